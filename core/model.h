@@ -1,0 +1,54 @@
+// Plain data the unwinder returns: what the formatter prints and the tests
+// compare. No pointers into the target beyond addresses kept for display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/version.h"
+
+namespace pyunwind {
+
+struct Frame {
+  std::string kind = "python";  // "python"; "native" where native frames are merged in
+  std::string filename;
+  std::string name;      // co_name
+  std::string qualname;  // co_qualname
+  std::optional<int> line;  // null only where the location table has none
+  uint64_t frame_address = 0;  // the _PyInterpreterFrame
+  uint64_t code_address = 0;
+  bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+};
+
+struct Thread {
+  uint64_t tstate_address = 0;
+  std::optional<uint64_t> native_id;   // OS thread id (LWP)
+  std::optional<uint64_t> python_id;   // PyThreadState.thread_id (pthread_t)
+  bool is_main = false;
+  std::optional<bool> holds_gil;       // null where the build has no GIL or it cannot be told
+  std::vector<std::string> status;     // "main", "has_gil", "gc", ...
+  std::vector<Frame> frames;           // innermost first
+  bool truncated = false;              // a limit or a bad pointer cut the stack short
+  std::optional<std::string> error;    // why the stack stops early, if it does
+};
+
+struct Interpreter {
+  uint64_t address = 0;
+  int64_t id = 0;
+  std::vector<Thread> threads;
+};
+
+struct PythonInfo {
+  PythonVersion version;
+  bool free_threaded = false;
+};
+
+struct Snapshot {
+  PythonInfo python;
+  std::vector<Interpreter> interpreters;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace pyunwind

@@ -1,0 +1,49 @@
+// The only way the core sees the debugged program. Each front-end (LLDB
+// plugin, GDB bridge, test images) implements it; the core never includes a
+// debugger header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace pyunwind {
+
+struct MemoryRegion {
+  uint64_t start = 0;
+  uint64_t end = 0;  // exclusive
+  bool readable = true;
+  bool writable = false;
+  std::string name;  // mapped file, where the host knows it; empty otherwise
+};
+
+struct LoadedModule {
+  std::string path;       // on-disk path as the debugger knows it
+  uint64_t load_bias = 0; // added to the file's virtual addresses
+};
+
+class Target {
+ public:
+  virtual ~Target() = default;
+
+  // Copies `size` bytes at `address` into `out`. Returns false (and may leave
+  // `out` partly written) when any byte cannot be read.
+  virtual bool ReadMemory(uint64_t address, void* out, size_t size) = 0;
+
+  // Address of a global data symbol (e.g. "_PyRuntime"), where the host has symbols.
+  virtual std::optional<uint64_t> FindSymbol(std::string_view name) = 0;
+
+  // Memory regions of the target; empty where the host cannot list them.
+  virtual std::vector<MemoryRegion> MemoryRegions() { return {}; }
+
+  // Loaded executable and shared libraries; empty where unknown.
+  virtual std::vector<LoadedModule> Modules() { return {}; }
+
+  // OS thread ids (LWPs) the debugger knows, in its own order.
+  virtual std::vector<uint64_t> ThreadIds() { return {}; }
+};
+
+}  // namespace pyunwind
