@@ -1,0 +1,112 @@
+#include "lldb_plugin/lldb_target.h"
+
+#include <string>
+
+#include <lldb/API/SBAddress.h>
+#include <lldb/API/SBError.h>
+#include <lldb/API/SBFileSpec.h>
+#include <lldb/API/SBMemoryRegionInfo.h>
+#include <lldb/API/SBMemoryRegionInfoList.h>
+#include <lldb/API/SBModule.h>
+#include <lldb/API/SBSection.h>
+#include <lldb/API/SBSymbol.h>
+#include <lldb/API/SBSymbolContext.h>
+#include <lldb/API/SBSymbolContextList.h>
+#include <lldb/API/SBThread.h>
+
+namespace pyunwind_lldb {
+
+bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
+  if (size == 0) return true;
+  lldb::SBError error;
+  size_t read = process_.ReadMemory(address, out, size, error);
+  return error.Success() && read == size;
+}
+
+std::optional<uint64_t> LldbTarget::FindSymbol(std::string_view name) {
+  const std::string key(name);
+  lldb::SBSymbolContextList contexts = target_.FindSymbols(key.c_str());
+  for (uint32_t i = 0; i < contexts.GetSize(); ++i) {
+    lldb::SBSymbol symbol = contexts.GetContextAtIndex(i).GetSymbol();
+    if (!symbol.IsValid()) continue;
+    lldb::addr_t address = symbol.GetStartAddress().GetLoadAddress(target_);
+    if (address != LLDB_INVALID_ADDRESS) return address;
+  }
+  return std::nullopt;
+}
+
+std::vector<pyunwind::MemoryRegion> LldbTarget::MemoryRegions() {
+  std::vector<pyunwind::MemoryRegion> regions;
+  lldb::SBMemoryRegionInfoList list = process_.GetMemoryRegions();
+  const uint32_t count = list.GetSize();
+  regions.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    lldb::SBMemoryRegionInfo info;
+    if (!list.GetMemoryRegionAtIndex(i, info)) continue;
+    // LLDB also lists the unmapped gaps between regions; they are not memory.
+    if (!info.IsMapped()) continue;
+    pyunwind::MemoryRegion region;
+    region.start = info.GetRegionBase();
+    region.end = info.GetRegionEnd();
+    region.readable = info.IsReadable();
+    region.writable = info.IsWritable();
+    if (const char* name = info.GetName()) region.name = name;
+    regions.push_back(std::move(region));
+  }
+  return regions;
+}
+
+namespace {
+
+// Load bias of `module` in `target`: where its first loaded byte is minus
+// where the file says it is. nullopt when the module is not loaded.
+std::optional<uint64_t> LoadBias(lldb::SBModule& module, lldb::SBTarget& target) {
+  lldb::SBAddress header = module.GetObjectFileHeaderAddress();
+  if (header.IsValid()) {
+    lldb::addr_t load = header.GetLoadAddress(target);
+    lldb::addr_t file = header.GetFileAddress();
+    if (load != LLDB_INVALID_ADDRESS && file != LLDB_INVALID_ADDRESS) return load - file;
+  }
+  for (size_t i = 0; i < module.GetNumSections(); ++i) {
+    lldb::SBSection section = module.GetSectionAtIndex(i);
+    lldb::addr_t load = section.GetLoadAddress(target);
+    lldb::addr_t file = section.GetFileAddress();
+    if (load != LLDB_INVALID_ADDRESS && file != LLDB_INVALID_ADDRESS) return load - file;
+  }
+  return std::nullopt;
+}
+
+std::string PathOf(const lldb::SBFileSpec& spec) {
+  char buffer[4096];
+  uint32_t length = spec.GetPath(buffer, sizeof buffer);
+  if (length == 0 || length + 1 >= sizeof buffer) return {};  // none or cut short
+  return std::string(buffer, length);
+}
+
+}  // namespace
+
+std::vector<pyunwind::LoadedModule> LldbTarget::Modules() {
+  std::vector<pyunwind::LoadedModule> modules;
+  const uint32_t count = target_.GetNumModules();
+  for (uint32_t i = 0; i < count; ++i) {
+    lldb::SBModule module = target_.GetModuleAtIndex(i);
+    if (!module.IsValid()) continue;
+    std::optional<uint64_t> bias = LoadBias(module, target_);
+    if (!bias) continue;
+    modules.push_back({PathOf(module.GetFileSpec()), *bias});
+  }
+  return modules;
+}
+
+std::vector<uint64_t> LldbTarget::ThreadIds() {
+  std::vector<uint64_t> ids;
+  const uint32_t count = process_.GetNumThreads();
+  ids.reserve(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    lldb::SBThread thread = process_.GetThreadAtIndex(i);
+    if (thread.IsValid()) ids.push_back(thread.GetThreadID());
+  }
+  return ids;
+}
+
+}  // namespace pyunwind_lldb

@@ -1,0 +1,34 @@
+// pyunwind::Target backed by LLDB's SB API: the core reads the debugged
+// process (live or core file) through this and nothing else.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <lldb/API/SBProcess.h>
+#include <lldb/API/SBTarget.h>
+
+#include "core/target.h"
+
+namespace pyunwind_lldb {
+
+class LldbTarget final : public pyunwind::Target {
+ public:
+  LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
+      : target_(target), process_(process) {}
+
+  bool ReadMemory(uint64_t address, void* out, size_t size) override;
+  std::optional<uint64_t> FindSymbol(std::string_view name) override;
+  std::vector<pyunwind::MemoryRegion> MemoryRegions() override;
+  std::vector<pyunwind::LoadedModule> Modules() override;
+  std::vector<uint64_t> ThreadIds() override;
+
+ private:
+  lldb::SBTarget target_;
+  lldb::SBProcess process_;
+};
+
+}  // namespace pyunwind_lldb
