@@ -18,6 +18,7 @@ struct Layout {
   PythonVersion version;
   bool free_threaded = false;
   std::string source;  // "table 3.11", "_Py_DebugOffsets 3.14", ...
+  std::string warning;  // e.g. a version newer than the newest known table
 
   struct Runtime {
     int32_t interpreters_head = kAbsent;

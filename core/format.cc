@@ -1,0 +1,149 @@
+#include "core/format.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ANSI colours, only when writing to a terminal.
+struct Palette {
+  const char* file = "";
+  const char* line = "";
+  const char* name = "";
+  const char* header = "";
+  const char* reset = "";
+};
+
+Palette MakePalette(bool color) {
+  if (!color) return {};
+  return {"\x1b[35m", "\x1b[33m", "\x1b[36m", "\x1b[1m", "\x1b[0m"};
+}
+
+std::string ThreadFlags(const Thread& thread) {
+  std::vector<std::string> flags;
+  if (thread.is_main) flags.push_back("main thread");
+  if (thread.holds_gil.value_or(false)) flags.push_back("holds the GIL");
+  for (const std::string& status : thread.status) {
+    if (status == "gc") flags.push_back("collecting garbage");
+  }
+  if (flags.empty()) return "";
+  return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
+}
+
+size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
+  if (options.frame_limit == 0) return thread.frames.size();
+  return std::min(thread.frames.size(), options.frame_limit);
+}
+
+std::string StatsLine(const MemoryStats& s, double elapsed_ms, size_t frames) {
+  return fmt::format(
+      "stats: {} target reads ({} bytes, {} failed), {} cache hits, {} misses, {} frames, "
+      "{:.2f} reads per frame, {:.1f} ms",
+      s.target_reads, s.target_bytes, s.failed_reads, s.cache_hits, s.cache_misses, frames,
+      frames ? static_cast<double>(s.target_reads) / frames : 0.0, elapsed_ms);
+}
+
+size_t CountFrames(const Snapshot& snapshot) {
+  size_t frames = 0;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    for (const Thread& thread : interp.threads) frames += thread.frames.size();
+  }
+  return frames;
+}
+
+}  // namespace
+
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
+  const Palette p = MakePalette(options.color);
+  std::string out;
+  const bool several_interpreters = snapshot.interpreters.size() > 1;
+  bool first_thread = true;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    if (several_interpreters) out += fmt::format("{}Interpreter {}{}\n", p.header, interp.id, p.reset);
+    for (const Thread& thread : interp.threads) {
+      if (!first_thread) out += "\n";
+      first_thread = false;
+      const std::string id =
+          thread.native_id ? std::to_string(*thread.native_id) : fmt::format("(tstate {:#x})", thread.tstate_address);
+      out += fmt::format("{}Thread {}{}{}:\n", p.header, id, ThreadFlags(thread), p.reset);
+      if (thread.frames.empty() && !thread.truncated) {
+        out += "  (no Python frames)\n";
+        continue;
+      }
+      out += "Traceback (most recent call first):\n";
+      const size_t shown = ShownFrames(thread, options);
+      for (size_t i = 0; i < shown; ++i) {
+        const Frame& frame = thread.frames[i];
+        out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file, frame.filename,
+                           p.reset, p.line, frame.line ? std::to_string(*frame.line) : "?",
+                           p.reset, p.name, frame.qualname, p.reset);
+      }
+      if (shown < thread.frames.size()) {
+        out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
+                           thread.frames.size() - shown, options.frame_limit);
+      }
+      if (thread.error) out += fmt::format("  ...truncated: {}\n", *thread.error);
+    }
+  }
+  if (first_thread) out += "No Python threads.\n";
+  if (options.verbose) {
+    out += fmt::format("Python {}{}\n", snapshot.python.version.ToString(),
+                       snapshot.python.free_threaded ? " (free-threaded)" : "");
+  }
+  for (const std::string& warning : snapshot.warnings) out += fmt::format("warning: {}\n", warning);
+  if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot)) + "\n";
+  return out;
+}
+
+std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
+  Json doc;
+  doc["python"] = {{"version", snapshot.python.version.ToString()},
+                   {"hexversion", snapshot.python.version.hexversion},
+                   {"free_threaded", snapshot.python.free_threaded}};
+  Json interpreters = Json::array();
+  for (const Interpreter& interp : snapshot.interpreters) {
+    Json threads = Json::array();
+    for (const Thread& thread : interp.threads) {
+      Json frames = Json::array();
+      const size_t shown = ShownFrames(thread, options);
+      for (size_t i = 0; i < shown; ++i) {
+        const Frame& frame = thread.frames[i];
+        Json line = frame.line ? Json(*frame.line) : Json(nullptr);
+        frames.push_back({{"filename", frame.filename},
+                          {"line", line},
+                          {"name", frame.name},
+                          {"qualname", frame.qualname},
+                          {"kind", frame.kind}});
+      }
+      Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
+                    {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},
+                    {"is_main", thread.is_main},
+                    {"holds_gil", thread.holds_gil ? Json(*thread.holds_gil) : Json(nullptr)},
+                    {"status", thread.status},
+                    {"frames", std::move(frames)}};
+      if (thread.truncated || shown < thread.frames.size()) {
+        entry["truncated"] = thread.error ? *thread.error : "frame limit";
+      }
+      threads.push_back(std::move(entry));
+    }
+    interpreters.push_back({{"id", interp.id}, {"threads", std::move(threads)}});
+  }
+  doc["interpreters"] = std::move(interpreters);
+  doc["warnings"] = snapshot.warnings;
+  if (options.stats) {
+    const MemoryStats& s = *options.stats;
+    doc["stats"] = {{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
+                    {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
+                    {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
+                    {"elapsed_ms", options.elapsed_ms}};
+  }
+  // Invalid UTF-8 from the target is replaced, never thrown.
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,196 @@
+#include "core/runtime_locator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <regex>
+
+#include "core/debug_offsets.h"
+#include "core/objects.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr uint32_t kPython311 = 0x030b0000;
+constexpr uint32_t kPython312 = 0x030c0000;
+constexpr size_t kScanChunk = 1 << 20;
+
+// A 3.11/3.12 runtime embeds its main interpreter and points at it; the
+// interpreter points back. Two pointers that agree by chance are unlikely.
+bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
+  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  if (!main || *main != runtime + l.runtime.main_interpreter_embedded) return false;
+  auto back = memory.ReadPointer(*main + l.interp.runtime);
+  return back && *back == runtime;
+}
+
+// sys.hexversion, read through the main interpreter's sys dict.
+std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
+                                          uint64_t runtime) {
+  ObjectReader objects(memory, layout);
+  auto interp = memory.ReadPointer(runtime + layout.runtime.interpreters_main);
+  if (!interp || *interp == 0) return std::nullopt;
+  auto sysdict = memory.ReadPointer(*interp + layout.interp.sysdict);
+  if (!sysdict || *sysdict == 0) return std::nullopt;
+  auto value = objects.LookupStringKey(*sysdict, "hexversion");
+  if (!value.ok() || *value == 0) return std::nullopt;
+  auto number = objects.ReadInt(*value);
+  if (!number.ok() || *number <= 0 || *number > 0xffffffff) return std::nullopt;
+  return static_cast<uint32_t>(*number);
+}
+
+std::optional<uint32_t> HexversionFromSymbol(Target& target, RemoteMemory& memory) {
+  auto address = target.FindSymbol("Py_Version");  // 3.11+: const unsigned long
+  if (!address) return std::nullopt;
+  auto value = memory.ReadValue<uint64_t>(*address);
+  if (!value || (*value >> 24) != 3) return std::nullopt;
+  return static_cast<uint32_t>(*value);
+}
+
+// "python3.10" / "libpython3.10.so" among the modules names the version of
+// a Python we cannot read, so the user learns which one it is.
+std::optional<PythonVersion> VersionFromModuleNames(Target& target) {
+  static const std::regex kPythonName(R"((?:^|/)(?:lib)?python(\d)\.(\d+)[^/]*$)");
+  for (const LoadedModule& module : target.Modules()) {
+    std::smatch match;
+    if (!std::regex_search(module.path, match, kPythonName)) continue;
+    const uint32_t major = std::stoul(match[1].str()), minor = std::stoul(match[2].str());
+    if (minor > 255) continue;
+    return PythonVersion{(major << 24) | (minor << 16)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_t hexversion_hint) {
+  char cookie[sizeof(kDebugOffsetsCookie) - 1];
+  if (!memory.Read(address, cookie, sizeof cookie)) {
+    return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", address));
+  }
+  if (std::memcmp(cookie, kDebugOffsetsCookie, sizeof cookie) == 0) {
+    std::vector<uint8_t> block(kDebugOffsetsMaxSize);
+    if (!memory.Read(address, block.data(), block.size())) {
+      return MakeError(fmt::format("cannot read the debug offsets at {:#x}", address));
+    }
+    return LayoutFromDebugOffsets(block.data(), block.size());
+  }
+  std::vector<uint32_t> candidates = {kPython311, kPython312};
+  if ((hexversion_hint >> 16) == (kPython312 >> 16)) std::swap(candidates[0], candidates[1]);
+  for (uint32_t candidate : candidates) {
+    auto layout = LayoutFromTable(candidate);
+    if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
+    return layout;
+  }
+  return MakeError(fmt::format("the memory at {:#x} is not a CPython 3.11-3.15 runtime", address));
+}
+
+Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
+                                       const std::vector<MemoryRegion>& regions) {
+  // Small regions first: _PyRuntime sits in the data segment of python or
+  // libpython, far smaller than the heap and arena mappings.
+  std::vector<MemoryRegion> order;
+  for (const MemoryRegion& region : regions) {
+    if (region.readable && region.writable && region.end > region.start) order.push_back(region);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const MemoryRegion& a, const MemoryRegion& b) {
+    return a.end - a.start < b.end - b.start;
+  });
+  std::vector<Layout> tables;
+  for (uint32_t version : {kPython311, kPython312}) tables.push_back(*LayoutFromTable(version));
+
+  uint64_t scanned = 0;
+  std::vector<uint8_t> chunk(kScanChunk);
+  for (const MemoryRegion& region : order) {
+    for (uint64_t start = region.start; start < region.end; start += kScanChunk) {
+      if (scanned >= kMaxBytesScannedForRuntime) {
+        return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
+                                     kMaxBytesScannedForRuntime >> 20));
+      }
+      const size_t size = std::min<uint64_t>(kScanChunk, region.end - start);
+      scanned += size;
+      if (!memory.ReadUncached(start, chunk.data(), size)) continue;
+      for (size_t offset = 0; offset + 8 <= size; offset += 8) {
+        const uint8_t* word = chunk.data() + offset;
+        const uint64_t here = start + offset;
+        if (std::memcmp(word, kDebugOffsetsCookie, 8) == 0) {
+          auto layout = IdentifyRuntimeAt(memory, here, 0);
+          if (layout.ok()) return RuntimeLocation{here, *layout, "a scan for the debug offsets", {}};
+          continue;
+        }
+        uint64_t value;
+        std::memcpy(&value, word, 8);
+        for (const Layout& table : tables) {
+          // `here` would be runtime.interpreters.main, pointing into the runtime itself.
+          const uint64_t runtime = here - table.runtime.interpreters_main;
+          if (value != runtime + table.runtime.main_interpreter_embedded) continue;
+          if (TableMatches(memory, table, runtime)) {
+            return RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
+          }
+        }
+      }
+    }
+  }
+  return MakeError("no Python runtime found in the target's writable memory");
+}
+
+Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
+  Target& target = memory.target();
+  const std::optional<uint32_t> symbol_version = HexversionFromSymbol(target, memory);
+  RuntimeLocation location;
+  std::optional<Error> symbol_error;
+  if (auto address = target.FindSymbol("_PyRuntime")) {
+    auto layout = IdentifyRuntimeAt(memory, *address, symbol_version.value_or(0));
+    if (layout.ok()) {
+      location = {*address, *layout, "the _PyRuntime symbol", {}};
+    } else {
+      symbol_error = layout.error();
+    }
+  }
+  if (location.address == 0) {
+    if (symbol_error || symbol_version) {
+      // The program is Python, but one we cannot read.
+      PythonVersion found{symbol_version.value_or(0)};
+      if (symbol_version && !found.AtLeast(3, 11)) {
+        return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
+                                     found.ToString()));
+      }
+      if (symbol_error) return *symbol_error;
+    }
+    if (auto named = VersionFromModuleNames(target); named && !named->AtLeast(3, 11)) {
+      return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
+                                   named->MinorString()));
+    }
+    std::vector<MemoryRegion> regions = target.MemoryRegions();
+    if (regions.empty()) {
+      return MakeError(
+          "no Python runtime found: no _PyRuntime symbol, and the debugger cannot list memory "
+          "regions to search");
+    }
+    auto scanned = ScanForRuntime(memory, regions);
+    if (!scanned.ok()) {
+      return MakeError("not a Python process: " + scanned.error().message +
+                       " and there is no _PyRuntime symbol");
+    }
+    location = std::move(scanned).value();
+  }
+
+  // The tables know the minor version only; find the exact one.
+  if (location.layout.source.rfind("table", 0) == 0) {
+    std::optional<uint32_t> exact = symbol_version;
+    if (!exact) exact = HexversionFromSys(memory, location.layout, location.address);
+    if (exact && (*exact >> 16) == (location.layout.version.hexversion >> 16)) {
+      location.layout.version.hexversion = *exact;
+    } else {
+      location.warnings.push_back(fmt::format(
+          "the exact Python version is unknown; the runtime matches the {} layout",
+          location.layout.version.MinorString()));
+    }
+  }
+  PYU_RETURN_IF_ERROR(ValidateLayout(location.layout));
+  if (!location.layout.warning.empty()) location.warnings.push_back(location.layout.warning);
+  return location;
+}
+
+}  // namespace pyunwind
