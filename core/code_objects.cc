@@ -27,6 +27,19 @@ Result<const CodeInfo*> CodeCache::Get(uint64_t address) {
   return static_cast<const CodeInfo*>(slot.get());
 }
 
+Result<uint64_t> CodeCache::BytecodeFor(const CodeInfo& code, int32_t tlbc_index) {
+  if (tlbc_index <= 0 || code.tlbc_array == 0) return code.bytecode_address;
+  // _PyCodeArray: Py_ssize_t size, then `size` pointers.
+  RemoteMemory& memory = objects_.memory();
+  auto size = memory.ReadValue<int64_t>(code.tlbc_array);
+  if (!size || tlbc_index >= *size || *size > (1 << 20)) {
+    return MakeError(fmt::format("thread-local bytecode index {} is out of range", tlbc_index));
+  }
+  auto entry = memory.ReadPointer(code.tlbc_array + 8 + 8 * static_cast<uint64_t>(tlbc_index));
+  if (!entry || *entry == 0) return MakeError("cannot read a thread's copy of the bytecode");
+  return *entry;
+}
+
 Result<CodeInfo> CodeCache::Read(uint64_t address) {
   const Layout::Code& c = objects_.layout().code;
   if (address == 0 || address % 8 != 0) {
@@ -48,6 +61,7 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   info.first_line = FieldAt<int32_t>(raw, c.firstlineno);
   info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
   info.bytecode_address = address + c.code_adaptive;
+  if (c.tlbc != kAbsent) info.tlbc_array = FieldAt<uint64_t>(raw, c.tlbc);
   PYU_ASSIGN_OR_RETURN(
       std::string table,
       objects_.ReadBytes(FieldAt<uint64_t>(raw, c.linetable), kMaxLocationTableBytes));

@@ -20,6 +20,7 @@ struct CodeInfo {
   int first_line = 0;
   uint64_t bytecode_address = 0;  // co_code_adaptive
   int32_t first_traceable = 0;    // 3.11, 3.12: instructions before it set the frame up
+  uint64_t tlbc_array = 0;        // free-threaded 3.14+: _PyCodeArray of per-thread copies
   std::vector<LineRange> lines;
 };
 
@@ -31,6 +32,10 @@ class CodeCache {
   Result<const CodeInfo*> Get(uint64_t address);
 
   size_t size() const { return cache_.size(); }
+
+  // Where the bytecode that a frame runs starts: co_code_adaptive, or in
+  // free-threaded 3.14+ the thread's own copy, entry `tlbc_index` of co_tlbc.
+  Result<uint64_t> BytecodeFor(const CodeInfo& code, int32_t tlbc_index);
 
  private:
   Result<CodeInfo> Read(uint64_t address);

@@ -60,8 +60,15 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       return;
     }
     const CodeInfo& info = **code;
+    const int32_t tlbc_index =
+        f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(bytes, frame_size, f.tlbc_index);
+    auto bytecode = codes.BytecodeFor(info, tlbc_index);
+    if (!bytecode.ok()) {
+      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, bytecode.error().message));
+      return;
+    }
     const int64_t instruction_index =
-        (static_cast<int64_t>(instruction) - static_cast<int64_t>(info.bytecode_address)) / 2;
+        (static_cast<int64_t>(instruction) - static_cast<int64_t>(*bytecode)) / 2;
     // 3.11/3.12: a frame whose first instructions (copying free variables,
     // making the generator) have not run yet is not in Python's tracebacks.
     const bool incomplete = owner != f.owner_generator && f.instr_is_previous &&
