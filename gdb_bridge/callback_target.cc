@@ -1,0 +1,129 @@
+#include "gdb_bridge/callback_target.h"
+
+#include <charconv>
+#include <string>
+
+namespace pyunwind::gdb {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+
+// Splits off the next white-space separated word of `rest`.
+std::string_view NextWord(std::string_view& rest) {
+  size_t i = 0;
+  while (i < rest.size() && IsSpace(rest[i])) ++i;
+  size_t j = i;
+  while (j < rest.size() && !IsSpace(rest[j])) ++j;
+  std::string_view word = rest.substr(i, j - i);
+  rest.remove_prefix(j);
+  return word;
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<uint64_t> ParseNumber(std::string_view word, int base) {
+  if (base == 16 && word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X')) {
+    word.remove_prefix(2);
+  }
+  if (word.empty()) return std::nullopt;
+  uint64_t value = 0;
+  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value, base);
+  if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
+  return value;
+}
+
+template <typename F>
+void ForEachLine(std::string_view text, F&& f) {
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    f(line);
+    if (end == std::string_view::npos) break;
+    text.remove_prefix(end + 1);
+  }
+}
+
+std::string_view CallText(const char* (*callback)(void*), void* ctx) {
+  if (callback == nullptr) return {};
+  const char* text = callback(ctx);
+  return text == nullptr ? std::string_view() : std::string_view(text);
+}
+
+}  // namespace
+
+std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
+  std::vector<MemoryRegion> regions;
+  ForEachLine(text, [&](std::string_view line) {
+    std::string_view rest = line;
+    auto start = ParseNumber(NextWord(rest), 16);
+    auto end = ParseNumber(NextWord(rest), 16);
+    std::string_view flags = NextWord(rest);
+    if (!start || !end || *end <= *start || flags.empty()) return;
+    MemoryRegion region;
+    region.start = *start;
+    region.end = *end;
+    region.readable = flags.find('r') != std::string_view::npos;
+    region.writable = flags.find('w') != std::string_view::npos;
+    region.name = std::string(Trim(rest));
+    regions.push_back(std::move(region));
+  });
+  return regions;
+}
+
+std::vector<LoadedModule> ParseModules(std::string_view text) {
+  std::vector<LoadedModule> modules;
+  ForEachLine(text, [&](std::string_view line) {
+    std::string_view rest = line;
+    auto bias = ParseNumber(NextWord(rest), 16);
+    std::string_view path = Trim(rest);
+    if (!bias || path.empty()) return;
+    modules.push_back(LoadedModule{std::string(path), *bias});
+  });
+  return modules;
+}
+
+std::vector<uint64_t> ParseThreadIds(std::string_view text) {
+  std::vector<uint64_t> ids;
+  std::string_view rest = text;
+  for (std::string_view word = NextWord(rest); !word.empty(); word = NextWord(rest)) {
+    if (auto id = ParseNumber(word, 10)) ids.push_back(*id);
+  }
+  return ids;
+}
+
+bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
+  if (size == 0) return true;
+  if (callbacks_.read_memory == nullptr || out == nullptr) return false;
+  return callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
+}
+
+std::optional<uint64_t> CallbackTarget::FindSymbol(std::string_view name) {
+  if (callbacks_.find_symbol == nullptr) return std::nullopt;
+  std::string name_z(name);
+  uint64_t address = 0;
+  if (callbacks_.find_symbol(callbacks_.ctx, name_z.c_str(), &address) != 1 || address == 0) {
+    return std::nullopt;
+  }
+  return address;
+}
+
+std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
+  if (!regions_) regions_ = ParseMemoryRegions(CallText(callbacks_.memory_regions, callbacks_.ctx));
+  return *regions_;
+}
+
+std::vector<LoadedModule> CallbackTarget::Modules() {
+  if (!modules_) modules_ = ParseModules(CallText(callbacks_.modules, callbacks_.ctx));
+  return *modules_;
+}
+
+std::vector<uint64_t> CallbackTarget::ThreadIds() {
+  if (!thread_ids_) thread_ids_ = ParseThreadIds(CallText(callbacks_.thread_ids, callbacks_.ctx));
+  return *thread_ids_;
+}
+
+}  // namespace pyunwind::gdb

@@ -1,0 +1,41 @@
+// A pyunwind::Target over the C callbacks of pyunwind_c_api.h, and the
+// parsers of the text the callbacks return.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/target.h"
+#include "gdb_bridge/pyunwind_c_api.h"
+
+namespace pyunwind::gdb {
+
+// Lines "START END FLAGS [NAME]"; START/END hex; unparsable lines skipped.
+std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text);
+// Lines "LOAD_BIAS PATH"; LOAD_BIAS hex.
+std::vector<LoadedModule> ParseModules(std::string_view text);
+// Decimal ids separated by white space; anything else skipped.
+std::vector<uint64_t> ParseThreadIds(std::string_view text);
+
+class CallbackTarget : public Target {
+ public:
+  explicit CallbackTarget(const pyunwind_callbacks& callbacks) : callbacks_(callbacks) {}
+
+  bool ReadMemory(uint64_t address, void* out, size_t size) override;
+  std::optional<uint64_t> FindSymbol(std::string_view name) override;
+  // Each list is asked of the host once per command, when first needed.
+  std::vector<MemoryRegion> MemoryRegions() override;
+  std::vector<LoadedModule> Modules() override;
+  std::vector<uint64_t> ThreadIds() override;
+
+ private:
+  pyunwind_callbacks callbacks_;
+  std::optional<std::vector<MemoryRegion>> regions_;
+  std::optional<std::vector<LoadedModule>> modules_;
+  std::optional<std::vector<uint64_t>> thread_ids_;
+};
+
+}  // namespace pyunwind::gdb

@@ -1,0 +1,92 @@
+/* pyunwind's plain C ABI, for front-ends that load it with a foreign-function
+ * interface (GDB's embedded Python, through ctypes). No dependency on
+ * libpython: one build works with any GDB, whatever Python it embeds.
+ *
+ * Memory ownership:
+ *   - Strings returned by pyunwind_* functions are either static
+ *     (pyunwind_commands, pyunwind_abi_version) or malloc'd and released with
+ *     pyunwind_free (pyunwind_run_command).
+ *   - Strings returned by the callbacks belong to the caller of
+ *     pyunwind_run_command; the library copies them at once, so they need to
+ *     stay valid only until the callback returns to the library (e.g. a
+ *     buffer the script keeps until its next callback).
+ *
+ * Threading: pyunwind_run_command is reentrant; the callbacks are called on
+ * the calling thread only, before pyunwind_run_command returns.
+ */
+#ifndef PYUNWIND_C_API_H_
+#define PYUNWIND_C_API_H_
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define PYUNWIND_API __attribute__((visibility("default")))
+#else
+#define PYUNWIND_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped when the layout of pyunwind_callbacks or a signature changes. */
+#define PYUNWIND_ABI_VERSION 1
+
+struct pyunwind_callbacks {
+  /* Passed back unchanged as the first argument of every callback. */
+  void* ctx;
+
+  /* Copies `size` bytes at `addr` into `buf`. Returns 1 when every byte was
+   * read, 0 otherwise (`buf` may then be partly written). Required. */
+  int (*read_memory)(void* ctx, uint64_t addr, void* buf, uint64_t size);
+
+  /* Address of a global symbol (e.g. "_PyRuntime"). Returns 1 and writes
+   * `*addr_out` when found, 0 when not (silently). May be NULL. */
+  int (*find_symbol)(void* ctx, const char* name, uint64_t* addr_out);
+
+  /* Memory regions, one per line: "START END FLAGS [NAME]" with START and
+   * END (exclusive) in hex (0x prefix optional), FLAGS a string in which 'r'
+   * means readable and 'w' writable (e.g. "r-xp", "rw", "-"), NAME the mapped
+   * file (may contain spaces) or absent. Unparsable lines are skipped. NULL
+   * or "" when unknown. May be NULL. */
+  const char* (*memory_regions)(void* ctx);
+
+  /* Loaded modules, one per line: "LOAD_BIAS PATH", LOAD_BIAS in hex.
+   * NULL or "" when unknown. May be NULL. */
+  const char* (*modules)(void* ctx);
+
+  /* OS thread ids (LWPs) in the debugger's order, decimal, separated by
+   * white space. NULL or "" when unknown. May be NULL. */
+  const char* (*thread_ids)(void* ctx);
+};
+
+/* PYUNWIND_ABI_VERSION of the library. */
+PYUNWIND_API int pyunwind_abi_version(void);
+
+/* Every command to register, as a static JSON array of
+ * {"name": ..., "summary": ..., "help": ...}. Never NULL. */
+PYUNWIND_API const char* pyunwind_commands(void);
+
+/* Runs `command_name` (e.g. "py-bt") with `argument_line` (the rest of the
+ * command line, split like a shell would). `selected_thread_id` is the LWP
+ * of the debugger's selected thread, or -1 when none. `is_terminal` is
+ * non-zero when the output goes to a terminal (colour allowed).
+ *
+ * Returns a malloc'd UTF-8 string to print (ending with a newline), to be
+ * released with pyunwind_free; NULL only when out of memory. `*failed` (if
+ * `failed` is not NULL) is set to 1 when the string is one error line, 0
+ * otherwise. No C++ exception crosses this boundary. */
+PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbacks,
+                                        const char* command_name,
+                                        const char* argument_line,
+                                        int64_t selected_thread_id, int is_terminal,
+                                        int* failed);
+
+/* Releases a string returned by pyunwind_run_command. NULL is fine. */
+PYUNWIND_API void pyunwind_free(char* text);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* PYUNWIND_C_API_H_ */

@@ -1,0 +1,451 @@
+# pyunwind for GDB: the Python stacks of a CPython process or core file.
+#
+#   (gdb) source /path/to/pyunwind-gdb.py
+#   (gdb) py-bt --all
+#
+# Loads libpyunwind_gdb.so from this file's directory (or from
+# $PYUNWIND_GDB_LIBRARY) with ctypes: the library has a plain C ABI
+# (pyunwind_c_api.h) and does not depend on the Python GDB embeds.
+#
+# Memory of a live local process is read from /proc/PID/mem (one pread per
+# 64 KiB block); elsewhere (cores, gdbserver) through GDB, one
+# Inferior.read_memory call per block. PYUNWIND_GDB_NO_PROC_MEM=1 forces
+# GDB's reads.
+#
+# Every command is registered twice: under its own name (py-bt, ...) and as
+# "pyunwind <name>", which no other script defines. CPython's own
+# python3.X-gdb.py also defines py-bt, py-locals, ...; when GDB auto-loads it
+# after this script (a python3.X objfile loaded later), pyunwind registers its
+# commands again so that its names win (see README.md).
+
+import ctypes
+import json
+import os
+import re
+
+import gdb
+
+
+def _pyunwind_setup():
+    here = os.path.dirname(os.path.realpath(__file__))
+    lib_path = os.environ.get("PYUNWIND_GDB_LIBRARY") or os.path.join(here, "libpyunwind_gdb.so")
+    try:
+        lib = ctypes.CDLL(lib_path)
+    except OSError as e:
+        raise gdb.GdbError("pyunwind: cannot load %s: %s" % (lib_path, e))
+
+    READ = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
+                            ctypes.c_uint64)
+    SYMBOL = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p,
+                              ctypes.POINTER(ctypes.c_uint64))
+    # c_void_p, not c_char_p: a callback cannot hand back a Python-owned
+    # char*; it returns the address of a buffer the session keeps alive.
+    TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+
+    class Callbacks(ctypes.Structure):
+        _fields_ = [
+            ("ctx", ctypes.c_void_p),
+            ("read_memory", READ),
+            ("find_symbol", SYMBOL),
+            ("memory_regions", TEXT),
+            ("modules", TEXT),
+            ("thread_ids", TEXT),
+        ]
+
+    lib.pyunwind_abi_version.restype = ctypes.c_int
+    lib.pyunwind_abi_version.argtypes = []
+    lib.pyunwind_commands.restype = ctypes.c_char_p
+    lib.pyunwind_commands.argtypes = []
+    lib.pyunwind_run_command.restype = ctypes.c_void_p  # malloc'd, freed below
+    lib.pyunwind_run_command.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
+                                         ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
+                                         ctypes.POINTER(ctypes.c_int)]
+    lib.pyunwind_free.restype = None
+    lib.pyunwind_free.argtypes = [ctypes.c_void_p]
+
+    if lib.pyunwind_abi_version() != 1:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 1"
+                           % (lib_path, lib.pyunwind_abi_version()))
+
+    symbol_name = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
+    # " [12]     0x7f00->0x7f10 at 0x00001000: load3 ALLOC LOAD READONLY HAS_CONTENTS"
+    section_line = re.compile(
+        r"^\s*\[\s*\d+\]\s+0x([0-9a-fA-F]+)->0x([0-9a-fA-F]+)\s+at\s+0x[0-9a-fA-F]+:\s+"
+        r"(load\d+\w*)\s*(.*)$")
+    # "  0x55d0c000  0x55d0d000  0x1000  0x0  r--p  /usr/bin/python3.11" (Perms column optional)
+    mapping_line = re.compile(
+        r"^\s*0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+0x[0-9a-fA-F]+\s+0x([0-9a-fA-F]+)"
+        r"(?:\s+([r-][w-][x-][ps-]))?\s*(.*)$")
+
+    class Session:
+        """What one command run needs of GDB; lives as long as the run."""
+
+        def __init__(self, inferior):
+            self.inferior = inferior
+            self.pid = inferior.pid
+            self.interrupted = False
+            self.keep = {}  # buffers handed to the library, by callback name
+            self.mem_fd = None
+            self.live = False
+            try:
+                conn = inferior.connection  # GDB 13: "native", "core", "remote", ...
+                self.live = conn is not None and conn.type == "native" and self.pid > 0
+            except Exception:
+                self.live = False
+            if self.live and not os.environ.get("PYUNWIND_GDB_NO_PROC_MEM"):
+                try:
+                    self.mem_fd = os.open("/proc/%d/mem" % self.pid, os.O_RDONLY)
+                except OSError:
+                    self.mem_fd = None
+
+        def close(self):
+            if self.mem_fd is not None:
+                os.close(self.mem_fd)
+                self.mem_fd = None
+
+        def text(self, name, value):
+            buf = ctypes.create_string_buffer(value.encode("utf-8", "replace"))
+            self.keep[name] = buf
+            return ctypes.addressof(buf)
+
+        # -- memory --
+        def read(self, addr, buf, size):
+            if self.interrupted:
+                return 0
+            try:
+                if self.mem_fd is not None:
+                    view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
+                    got = 0
+                    while got < size:
+                        n = os.preadv(self.mem_fd, [view[got:]], addr + got)
+                        if n <= 0:
+                            return 0
+                        got += n
+                    return 1
+                data = self.inferior.read_memory(addr, size)
+                ctypes.memmove(buf, data.tobytes(), size)
+                return 1
+            except KeyboardInterrupt:
+                self.interrupted = True
+                return 0
+            except Exception:  # gdb.MemoryError, gdb.error, OSError, OverflowError
+                return 0
+
+        # -- symbols --
+        def symbol(self, name):
+            if not symbol_name.match(name):
+                return None
+            for lookup in (gdb.lookup_global_symbol, getattr(gdb, "lookup_static_symbol", None)):
+                if lookup is None:
+                    continue
+                try:
+                    sym = lookup(name)
+                    if sym is not None:
+                        address = sym.value().address
+                        if address is not None:
+                            return int(address)
+                except Exception:  # gdb.error; TLS or optimized-out values
+                    pass
+            try:
+                # Minimal symbols (e.g. _PyRuntime from .dynsym, no debug info).
+                value = gdb.parse_and_eval("(unsigned long)&'%s'" % name)
+                return int(value)
+            except Exception:  # not found: silent, the core decides what to say
+                return None
+
+        # -- mappings --
+        def proc_maps(self):
+            """[(start, end, perms, offset, name)] of a live local process."""
+            out = []
+            with open("/proc/%d/maps" % self.pid) as f:
+                for line in f:
+                    parts = line.split(None, 5)
+                    if len(parts) < 5:
+                        continue
+                    start, end = (int(x, 16) for x in parts[0].split("-"))
+                    name = parts[5].strip() if len(parts) > 5 else ""
+                    out.append((start, end, parts[1], int(parts[2], 16), name))
+            return out
+
+        def gdb_mappings(self):
+            """[(start, end, perms or None, offset, name)] from 'info proc mappings'."""
+            try:
+                text = gdb.execute("info proc mappings", to_string=True)
+            except gdb.error:
+                return []
+            out = []
+            for line in text.splitlines():
+                m = mapping_line.match(line)
+                if m:
+                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4),
+                                int(m.group(3), 16), m.group(5).strip()))
+            return out
+
+        def mappings(self):
+            if "mappings" not in self.keep:
+                maps = []
+                if self.live:
+                    try:
+                        maps = self.proc_maps()
+                    except OSError:
+                        maps = []
+                if not maps:
+                    maps = self.gdb_mappings()
+                self.keep["mappings"] = maps
+            return self.keep["mappings"]
+
+        def core_sections(self):
+            """[(start, end, flags)] of the core file's loadN segments."""
+            try:
+                text = gdb.execute("maint info sections", to_string=True)
+            except gdb.error:
+                return []
+            out = []
+            in_core = False
+            for line in text.splitlines():
+                if line.startswith("Core file:"):
+                    in_core = True
+                elif line and not line[0].isspace():
+                    in_core = False
+                m = section_line.match(line) if in_core else None
+                if m:
+                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4)))
+            return out
+
+        def regions(self):
+            lines = []
+            maps = self.mappings()
+            if self.live and maps:
+                for start, end, perms, _, name in maps:
+                    lines.append("%x %x %s %s" % (start, end, perms or "r", name))
+                return "\n".join(lines)
+            sections = self.core_sections()
+            if sections:
+                named = sorted((s, e, n) for s, e, _, _, n in maps if n)
+                for start, end, flags in sections:
+                    words = flags.split()
+                    perms = ("r" if "HAS_CONTENTS" in words else "-") + \
+                            ("-" if "READONLY" in words else "w")
+                    name = ""
+                    for s, e, n in named:
+                        if s <= start < e:
+                            name = n
+                            break
+                    lines.append("%x %x %s %s" % (start, end, perms, name))
+                return "\n".join(lines)
+            for start, end, perms, _, name in maps:  # e.g. a remote target
+                lines.append("%x %x %s %s" % (start, end, perms or "r", name))
+            return "\n".join(lines)
+
+        def modules(self):
+            """Each mapped ELF file with its load bias, from its headers in memory."""
+            seen = set()
+            lines = []
+            for start, _, _, offset, name in self.mappings():
+                if offset != 0 or not name.startswith("/") or name in seen:
+                    continue
+                seen.add(name)
+                bias = self.elf_load_bias(start)
+                if bias is not None:
+                    lines.append("%x %s" % (bias, name))
+            return "\n".join(lines)
+
+        def elf_load_bias(self, base):
+            header = self.read_bytes(base, 64)
+            if header is None or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
+                return None  # only ELF64 little-endian
+            phoff = int.from_bytes(header[32:40], "little")
+            phentsize = int.from_bytes(header[54:56], "little")
+            phnum = int.from_bytes(header[56:58], "little")
+            if phentsize < 56 or phnum == 0 or phnum > 256:
+                return None
+            table = self.read_bytes(base + phoff, phentsize * phnum)
+            if table is None:
+                return None
+            for i in range(phnum):
+                ph = table[i * phentsize:(i + 1) * phentsize]
+                if int.from_bytes(ph[0:4], "little") == 1:  # PT_LOAD
+                    p_offset = int.from_bytes(ph[8:16], "little")
+                    p_vaddr = int.from_bytes(ph[16:24], "little")
+                    # The mapping at file offset 0 holds this first PT_LOAD.
+                    return (base - (p_vaddr - p_offset)) & 0xFFFFFFFFFFFFFFFF
+            return None
+
+        def read_bytes(self, addr, size):
+            buf = ctypes.create_string_buffer(size)
+            if self.read(addr, ctypes.addressof(buf), size) != 1:
+                return None
+            return buf.raw
+
+        def thread_ids(self):
+            ids = []
+            for thread in self.inferior.threads():
+                pid, lwp, _ = thread.ptid
+                ids.append(lwp if lwp else pid)
+            return " ".join(str(i) for i in ids)
+
+    # The callbacks see the running session through this one slot; commands
+    # run one at a time on GDB's main thread.
+    current = [None]
+
+    def guarded_text(name, method):
+        def callback(_ctx):
+            session = current[0]
+            if session is None or session.interrupted:
+                return None
+            try:
+                return session.text(name, getattr(session, method)())
+            except KeyboardInterrupt:
+                session.interrupted = True
+                return None
+            except Exception:
+                return None
+        return TEXT(callback)
+
+    def read_cb(_ctx, addr, buf, size):
+        session = current[0]
+        return 0 if session is None else session.read(addr, buf, size)
+
+    def symbol_cb(_ctx, name, out):
+        session = current[0]
+        if session is None or session.interrupted:
+            return 0
+        try:
+            address = session.symbol(name.decode("utf-8", "replace"))
+        except KeyboardInterrupt:
+            session.interrupted = True
+            return 0
+        except Exception:
+            return 0
+        if not address:
+            return 0
+        out[0] = address
+        return 1
+
+    callbacks = Callbacks(None, READ(read_cb), SYMBOL(symbol_cb),
+                          guarded_text("regions", "regions"),
+                          guarded_text("modules", "modules"),
+                          guarded_text("threads", "thread_ids"))
+
+    def has_process(inferior):
+        if inferior is None:
+            return False
+        if inferior.pid > 0:
+            return True
+        try:
+            return len(inferior.threads()) > 0
+        except gdb.error:
+            return False
+
+    def selected_thread_id():
+        try:
+            thread = gdb.selected_thread()
+        except gdb.error:
+            return -1
+        if thread is None:
+            return -1
+        pid, lwp, _ = thread.ptid
+        return lwp if lwp else pid
+
+    def is_terminal(from_tty):
+        try:
+            return bool(from_tty and gdb.parameter("style enabled") and os.isatty(1))
+        except Exception:
+            return False
+
+    def run(name, argument, from_tty):
+        inferior = gdb.selected_inferior()
+        if not has_process(inferior):
+            raise gdb.GdbError("pyunwind: no process: attach to a process or load a core file first")
+        if current[0] is not None:
+            raise gdb.GdbError("pyunwind: a pyunwind command is already running")
+        session = Session(inferior)
+        current[0] = session
+        failed = ctypes.c_int(1)
+        try:
+            result = lib.pyunwind_run_command(ctypes.byref(callbacks), name.encode(),
+                                              (argument or "").encode("utf-8"),
+                                              selected_thread_id(), 1 if is_terminal(from_tty) else 0,
+                                              ctypes.byref(failed))
+        finally:
+            current[0] = None
+            session.close()
+        if not result:
+            raise gdb.GdbError("pyunwind: out of memory")
+        try:
+            text = ctypes.string_at(result).decode("utf-8", "replace")
+        finally:
+            lib.pyunwind_free(result)
+        if session.interrupted:
+            raise gdb.GdbError("pyunwind: interrupted")
+        if failed.value:
+            raise gdb.GdbError(text.rstrip("\n"))
+        gdb.write(text)
+
+    def make_command(gdb_name, name, summary, help_text):
+        class PyunwindCommand(gdb.Command):
+            __doc__ = (summary + "\n\n" + help_text).strip() or name
+
+            def __init__(self):
+                super().__init__(gdb_name, gdb.COMMAND_STACK, gdb.COMPLETE_NONE)
+
+            def invoke(self, argument, from_tty):
+                self.dont_repeat()
+                run(name, argument, from_tty)
+
+        PyunwindCommand.__name__ = "Pyunwind_" + re.sub(r"\W", "_", gdb_name)
+        return PyunwindCommand()
+
+    class PyunwindPrefix(gdb.Command):
+        """pyunwind: the Python stacks of a CPython process or core file.
+
+Each pyunwind command can also be run as "pyunwind COMMAND", a name no
+other script (e.g. CPython's python3.X-gdb.py) can take over."""
+
+        def __init__(self):
+            super().__init__("pyunwind", gdb.COMMAND_STACK, gdb.COMPLETE_NONE, True)
+
+    commands = json.loads(lib.pyunwind_commands().decode("utf-8"))
+    registered = {}
+
+    def register_all():
+        registered["prefix"] = PyunwindPrefix()
+        for c in commands:
+            registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
+            registered["pyunwind " + c["name"]] = make_command(
+                "pyunwind " + c["name"], c["name"], c["summary"], c["help"])
+
+    def register_plain_names():
+        for c in commands:
+            registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
+
+    # CPython's python3.X-gdb.py is auto-loaded when its objfile is loaded
+    # (file, attach, a core's executable, libpython), which may be after this
+    # script, and defines py-bt, py-locals, ... again. GDB 13 runs the
+    # auto-load before Python's new_objfile event, so taking the plain names
+    # back right there wins. Every objfile, not only python*: the script may
+    # come with libpython or a .debug file. (Not gdb.post_event: an event
+    # still pending when `gdb -batch` exits crashes GDB 13.)
+    def on_new_objfile(_event):
+        try:
+            register_plain_names()
+        except Exception:
+            pass
+
+    register_all()
+    gdb.events.new_objfile.connect(on_new_objfile)
+    return lib, callbacks, registered, on_new_objfile, register_plain_names, commands
+
+
+def _pyunwind_install():
+    g = globals()
+    old = g.get("_pyunwind_state")
+    if old is not None:  # sourced again: drop the old event handler
+        try:
+            gdb.events.new_objfile.disconnect(old[3])
+        except Exception:
+            pass
+    g["_pyunwind_state"] = _pyunwind_setup()
+
+
+_pyunwind_install()
