@@ -25,7 +25,8 @@ struct Layout {
     int32_t interpreters_main = kAbsent;
     int32_t main_thread = kAbsent;  // pthread id of the main thread (3.11, 3.12)
     int32_t gil = kAbsent;          // 3.11: the one GIL is embedded in the runtime
-    // Offset of the embedded main interpreter, used to validate a candidate runtime.
+    // Offset of the embedded main interpreter in the release the table was
+    // read from; patch releases move it a little (3.12.1: 76392, 3.12.6: 76440).
     int32_t main_interpreter_embedded = kAbsent;
   } runtime;
 

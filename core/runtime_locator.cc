@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <regex>
 
 #include "core/debug_offsets.h"
+#include "core/elf_sections.h"
 #include "core/objects.h"
 
 namespace pyunwind {
@@ -16,11 +18,22 @@ constexpr uint32_t kPython311 = 0x030b0000;
 constexpr uint32_t kPython312 = 0x030c0000;
 constexpr size_t kScanChunk = 1 << 20;
 
-// A 3.11/3.12 runtime embeds its main interpreter and points at it; the
-// interpreter points back. Two pointers that agree by chance are unlikely.
+// How far a patch release may move the embedded main interpreter from where
+// the table's release had it.
+constexpr int64_t kEmbeddedInterpreterSlack = 4096;
+
+// A 3.11/3.12 runtime embeds its main interpreter near a known offset and
+// points at it; the interpreter points back at the runtime. Two pointers that
+// agree by chance are unlikely.
+bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t main) {
+  const int64_t offset = static_cast<int64_t>(main - runtime);
+  return main % 8 == 0 && main > runtime &&
+         std::abs(offset - l.runtime.main_interpreter_embedded) <= kEmbeddedInterpreterSlack;
+}
+
 bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
   auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
-  if (!main || *main != runtime + l.runtime.main_interpreter_embedded) return false;
+  if (!main || !PointsToEmbeddedInterpreter(l, runtime, *main)) return false;
   auto back = memory.ReadPointer(*main + l.interp.runtime);
   return back && *back == runtime;
 }
@@ -124,7 +137,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
         for (const Layout& table : tables) {
           // `here` would be runtime.interpreters.main, pointing into the runtime itself.
           const uint64_t runtime = here - table.runtime.interpreters_main;
-          if (value != runtime + table.runtime.main_interpreter_embedded) continue;
+          if (!PointsToEmbeddedInterpreter(table, runtime, value)) continue;
           if (TableMatches(memory, table, runtime)) {
             return RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
           }
@@ -146,6 +159,19 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
       location = {*address, *layout, "the _PyRuntime symbol", {}};
     } else {
       symbol_error = layout.error();
+    }
+  }
+  if (location.address == 0) {
+    // A stripped 3.12+ binary still has its runtime in the .PyRuntime section.
+    for (const LoadedModule& module : target.Modules()) {
+      auto section = FindElfSection(module.path, ".PyRuntime");
+      if (!section) continue;
+      const uint64_t address = *section + module.load_bias;
+      auto layout = IdentifyRuntimeAt(memory, address, symbol_version.value_or(0));
+      if (layout.ok()) {
+        location = {address, *layout, "the .PyRuntime section of " + module.path, {}};
+        break;
+      }
     }
   }
   if (location.address == 0) {
