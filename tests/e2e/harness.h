@@ -1,0 +1,190 @@
+// The end-to-end test harness: start CPython scenario processes, make cores, run LLDB and
+// GDB in batch mode with pyunwind loaded, pull the JSON document out of their output and
+// compare it with the scenario's truth file.
+//
+// Every process the harness starts is in its own process group, gets SIGKILL if the test
+// process dies (PR_SET_PDEATHSIG), and is killed and reaped when its Process object goes
+// away, also when an assertion fails half-way.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pyunwind_e2e {
+
+using nlohmann::json;
+
+// ---------------------------------------------------------------- paths
+
+// The test's scratch directory ($TEST_TMPDIR, or a fresh directory under /tmp).
+const std::string& TempDir();
+
+// The real project root (the git checkout), found by resolving the runfiles symlink of
+// tests/e2e/harness.h (a data dependency of the harness). Empty if it cannot be found.
+const std::string& WorkspaceRoot();
+
+// The shared fixtures directory: $PYUNWIND_SHARED_DIR if set, else <workspace root>/../shared
+// (the layout of the development machines and of CI: <clone>/ and <clone>/../shared/).
+const std::string& SharedDir();
+
+// <shared>/fixtures/scenarios/<name>.
+std::string ScenarioScript(const std::string& name);
+
+// Debian's interpreter (static, non-PIE).
+inline constexpr const char* kDebianPython = "/usr/bin/python3.11";
+
+// pyenv's python3.11 of the given version ($PYENV_ROOT, else /root/.pyenv, else ~/.pyenv),
+// or nullopt when that interpreter is not installed.
+std::optional<std::string> PyenvPython(const std::string& version);
+
+bool FileExists(const std::string& path);
+std::string ReadFile(const std::string& path);
+
+// ---------------------------------------------------------------- processes
+
+struct ProcessOptions {
+  std::vector<std::string> argv;  // argv[0] without '/' is looked up in PATH=/usr/bin:/bin
+  // The child's environment is the test's, with these set (an empty value removes it).
+  std::map<std::string, std::string> env;
+  std::string stdout_path;  // where stdout goes (empty: /dev/null)
+  std::string stderr_path;  // where stderr goes (empty: /dev/null)
+};
+
+// A child process, killed (SIGKILL to its process group) and reaped when destroyed.
+class Process {
+ public:
+  // Starts the child; on failure returns nullptr and sets *error.
+  static std::unique_ptr<Process> Spawn(const ProcessOptions& options, std::string* error);
+  ~Process();
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  // True while the child has not exited (reaps it if it has).
+  bool Running();
+  // Waits up to timeout_s seconds; false on timeout. Sets the exit status fields.
+  bool Wait(double timeout_s);
+  void Kill();
+
+  bool exited() const { return exited_; }
+  int exit_code() const { return exit_code_; }
+  int term_signal() const { return term_signal_; }
+
+ private:
+  explicit Process(pid_t pid) : pid_(pid) {}
+  void Record(int status);
+  pid_t pid_;
+  bool reaped_ = false;
+  bool exited_ = false;
+  int exit_code_ = -1;
+  int term_signal_ = 0;
+};
+
+struct RunResult {
+  bool started = false;
+  bool timed_out = false;
+  bool exited = false;  // exited normally (not by a signal)
+  int exit_code = -1;
+  int term_signal = 0;
+  std::string out;
+  std::string err;
+  std::string command;  // the command line, for messages
+  // "exit 0", "killed by signal 11", "timed out after 120 s", ...
+  std::string Status() const;
+};
+
+// Runs a command to completion (killing it after timeout_s) and captures its output.
+RunResult RunCommand(const std::vector<std::string>& argv, double timeout_s,
+              const std::map<std::string, std::string>& env = {});
+
+// The environment the debuggers and scenarios run with: PATH=/usr/bin:/bin, so that no
+// pyenv python3 on PATH changes what LLDB's embedded Python does.
+std::map<std::string, std::string> CleanEnv();
+
+// ---------------------------------------------------------------- scenarios and cores
+
+// A scenario script running under a given interpreter, parked, with its truth loaded.
+class Scenario {
+ public:
+  // Starts `python <shared>/fixtures/scenarios/<name>.py <truth>` and waits (up to
+  // timeout_s) for the truth file. On failure returns nullptr and sets *error.
+  static std::unique_ptr<Scenario> Start(const std::string& python, const std::string& name,
+                                         std::string* error, double timeout_s = 60);
+  pid_t pid() const { return process_->pid(); }
+  const json& truth() const { return truth_; }
+  const std::string& python() const { return python_; }
+
+ private:
+  Scenario() = default;
+  std::unique_ptr<Process> process_;
+  json truth_;
+  std::string python_;
+};
+
+// `gcore -o <dir>/<prefix> PID`; returns the core's path, or "" and sets *error.
+std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error);
+
+// `xz -dc xz_path > dest`; false and *error on failure.
+bool DecompressXz(const std::string& xz_path, const std::string& dest, std::string* error);
+
+// ---------------------------------------------------------------- debuggers
+
+enum class Debugger { kLldb, kGdb };
+const char* DebuggerName(Debugger d);
+
+// pyunwind installed with `//:install` into the test's temp dir (once per test binary).
+struct Install {
+  std::string dir;
+  std::string lldb_plugin;  // <dir>/libpyunwind_lldb.so
+  std::string gdb_script;   // <dir>/pyunwind-gdb.py
+};
+// The installed files, or nullptr and *error if //:install failed.
+const Install* Installed(std::string* error);
+
+// What the debugger opens: a live process, a core (with or without its executable), or
+// nothing at all.
+struct Target {
+  pid_t pid = 0;
+  std::string core;
+  std::string executable;
+};
+
+// The debugger's batch command line: loads pyunwind, then runs each of `commands`.
+std::vector<std::string> DebuggerArgv(Debugger d, const Install& install, const Target& target,
+                                      const std::vector<std::string>& commands);
+
+// Runs the debugger (PATH=/usr/bin:/bin) and captures its output.
+RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
+                      const std::vector<std::string>& commands, double timeout_s = 180);
+
+// ---------------------------------------------------------------- JSON and comparison
+
+// The one JSON object in a debugger's output, ignoring the noise around it (LLDB's
+// "(lldb) ..." echo lines, "Process 123 stopped" blocks, Python start-up errors, GDB's
+// thread messages). A candidate starts at a '{' that begins a line and ends at its matching
+// '}' (strings and escapes respected); exactly one candidate must parse as an object.
+// On failure returns nullopt and sets *error.
+std::optional<json> ExtractJson(const std::string& output, std::string* error);
+
+// Compares pyunwind's `py-bt --all --json` document with a truth file. For every truth
+// thread (matched by native_id) pyunwind's thread must have exactly the same Python frames
+// in the same order (filename, line, name, qualname); frames pyunwind marks with a kind other
+// than "python" (native/shim/gc, shown only on request) are not Python frames and are left
+// out; a thread pyunwind shows that the truth does not have is an error. Returns "" when
+// they match, else a readable report of every difference.
+std::string CompareWithTruth(const json& truth, const json& tool);
+
+// Lines of `text` containing `needle`.
+std::vector<std::string> LinesContaining(const std::string& text, const std::string& needle);
+
+// A name usable in a gtest test name (letters, digits, '_').
+std::string SanitizeName(const std::string& s);
+
+}  // namespace pyunwind_e2e
