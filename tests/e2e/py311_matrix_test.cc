@@ -1,0 +1,124 @@
+// Issue "3.11": `py-bt --all --json` on threads.py must show exactly what the scenario's
+// truth says, in {LLDB, GDB} x {Debian 3.11, pyenv 3.11.7} x {live, core with executable,
+// core without executable}. Each cell is its own test case. One scenario process per
+// interpreter serves all its cells (and its core is made once, with gcore).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+enum class Interp { kDebian, kPyenv };
+enum class Mode { kLive, kCoreWithExe, kCoreNoExe };
+
+struct Cell {
+  Debugger debugger;
+  Interp interp;
+  Mode mode;
+};
+
+const char* InterpName(Interp i) { return i == Interp::kDebian ? "debian_3_11" : "pyenv_3_11_7"; }
+const char* ModeName(Mode m) {
+  switch (m) {
+    case Mode::kLive: return "live";
+    case Mode::kCoreWithExe: return "core_with_exe";
+    case Mode::kCoreNoExe: return "core_no_exe";
+  }
+  return "?";
+}
+
+constexpr const char* kPyenvVersion = "3.11.7";
+
+// The scenario process and core of one interpreter, made on first use and kept for the
+// suite. A failure to start is remembered, so the other cells fail at once with it.
+struct Shared {
+  std::unique_ptr<Scenario> scenario;
+  std::string scenario_error;
+  bool core_tried = false;
+  std::string core;
+  std::string core_error;
+};
+
+class Py311Matrix : public ::testing::TestWithParam<Cell> {
+ public:
+  static void TearDownTestSuite() { shared_.clear(); }  // kills and reaps the scenarios
+
+ protected:
+  static std::map<Interp, Shared> shared_;
+};
+
+std::map<Interp, Shared> Py311Matrix::shared_;
+
+TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
+  const Cell& cell = GetParam();
+
+  std::string python = kDebianPython;
+  if (cell.interp == Interp::kPyenv) {
+    auto pyenv = PyenvPython(kPyenvVersion);
+    if (!pyenv) {
+      GTEST_SKIP() << "pyenv's Python " << kPyenvVersion
+                   << " is not installed ($PYENV_ROOT, /root/.pyenv, ~/.pyenv)";
+    }
+    python = *pyenv;
+  }
+
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+
+  Shared& shared = shared_[cell.interp];
+  if (!shared.scenario && shared.scenario_error.empty()) {
+    shared.scenario = Scenario::Start(python, "threads", &shared.scenario_error);
+  }
+  ASSERT_NE(shared.scenario, nullptr) << shared.scenario_error;
+  const Scenario& scenario = *shared.scenario;
+
+  Target target;
+  if (cell.mode == Mode::kLive) {
+    target.pid = scenario.pid();
+  } else {
+    if (!shared.core_tried) {
+      shared.core_tried = true;
+      shared.core = MakeCore(scenario.pid(), std::string("threads-") + InterpName(cell.interp),
+                             &shared.core_error);
+    }
+    ASSERT_FALSE(shared.core.empty()) << shared.core_error;
+    target.core = shared.core;
+    if (cell.mode == Mode::kCoreWithExe) target.executable = python;
+  }
+
+  RunResult r = RunDebugger(cell.debugger, *install, target, {"py-bt --all --json"});
+  std::string context = "command: " + r.command + "\nstatus: " + r.Status() + "\nstdout:\n" +
+                        r.out.substr(0, 4000) + "\nstderr:\n" + r.err.substr(0, 4000);
+  ASSERT_TRUE(r.exited) << "the debugger did not exit normally\n" << context;
+
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc.has_value()) << error << "\n" << context;
+  std::string diff = CompareWithTruth(scenario.truth(), *doc);
+  EXPECT_EQ(diff, "") << "py-bt --all --json differs from the truth (" << scenario.python()
+                      << ", pid " << scenario.pid() << ")\n"
+                      << diff << "\ncommand: " << r.command;
+}
+
+std::vector<Cell> AllCells() {
+  std::vector<Cell> cells;
+  for (Interp i : {Interp::kDebian, Interp::kPyenv})
+    for (Mode m : {Mode::kLive, Mode::kCoreWithExe, Mode::kCoreNoExe})
+      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({d, i, m});
+  return cells;
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, Py311Matrix, ::testing::ValuesIn(AllCells()),
+                         [](const ::testing::TestParamInfo<Cell>& info) {
+                           return std::string(DebuggerName(info.param.debugger)) + "_" +
+                                  InterpName(info.param.interp) + "_" +
+                                  ModeName(info.param.mode);
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
