@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# pyunwind in two minutes: build and install it, start demo/demo.py under Debian's
+# python3.11, show `py-bt --all` from LLDB and then from GDB, and stop the demo.
+#
+#   bash demo/run_demo.sh
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+python=${PYTHON:-/usr/bin/python3.11}
+tmp=$(mktemp -d /tmp/pyunwind-demo.XXXXXX)
+demo_pid=""
+
+cleanup() {
+  if [[ -n "$demo_pid" ]]; then
+    kill -KILL "$demo_pid" 2>/dev/null || true
+    wait "$demo_pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+cd "$root"
+echo "== building and installing pyunwind into $tmp/pyunwind"
+bazel run //:install -- "$tmp/pyunwind"
+
+# The debuggers run with PATH=/usr/bin:/bin, so that a pyenv python3 first on PATH does not
+# confuse LLDB's embedded Python.
+export PATH=/usr/bin:/bin
+
+"$python" "$root/demo/demo.py" "$tmp/demo.pid" &
+demo_pid=$!
+for _ in $(seq 300); do
+  [[ -s "$tmp/demo.pid" ]] && break
+  kill -0 "$demo_pid" 2>/dev/null || { echo "the demo exited early" >&2; exit 1; }
+  sleep 0.1
+done
+[[ -s "$tmp/demo.pid" ]] || { echo "the demo did not get ready within 30 s" >&2; exit 1; }
+
+echo
+echo "===== LLDB: py-bt --all (demo pid $demo_pid) ====="
+lldb --batch --no-lldbinit \
+  -o "plugin load $tmp/pyunwind/libpyunwind_lldb.so" \
+  -o "py-bt --all" \
+  -p "$demo_pid" </dev/null || echo "(lldb exited with status $?)"
+
+echo
+echo "===== GDB: py-bt --all (demo pid $demo_pid) ====="
+gdb -batch -nx \
+  -ex "source $tmp/pyunwind/pyunwind-gdb.py" \
+  -ex "py-bt --all" \
+  -p "$demo_pid" </dev/null || echo "(gdb exited with status $?)"
