@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "core/asyncio.h"
 #include "core/code_objects.h"
 #include "core/format.h"
 #include "core/memory.h"
@@ -124,6 +125,8 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
 const std::vector<CommandInfo>& AllCommands() {
   static const std::vector<CommandInfo> commands = {
       {"py-bt", "Print the Python stack of the selected thread, or of every thread.", kPyBtHelp},
+      {"py-tasks", "List the asyncio tasks, their coroutine stacks and who awaits whom.",
+       kPyTasksHelp},
   };
   return commands;
 }
@@ -131,6 +134,7 @@ const std::vector<CommandInfo>& AllCommands() {
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
                          CommandContext& context) {
   if (name == "py-bt") return RunPyBt(args, context);
+  if (name == "py-tasks") return RunPyTasks(args, context);
   return Failure(fmt::format("unknown command '{}'", name));
 }
 

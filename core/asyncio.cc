@@ -1,0 +1,776 @@
+#include "core/asyncio.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/frames.h"
+#include "core/memory.h"
+#include "core/remote_collections.h"
+#include "core/runtime_locator.h"
+#include "core/threads.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr size_t kMaxTasks = 1 << 16;
+constexpr size_t kMaxCoroutineDepth = 1024;
+constexpr int64_t kMaxStackDepth = 1 << 16;
+
+bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
+
+// Where the asyncio objects keep what py-tasks reads, for one version. The
+// offsets are those of the default (GIL) build; `delta` (16 in free-threaded
+// builds, whose object header is 16 bytes longer) is added to every field of
+// an object. Read from the debug info of the fixture interpreters
+// (../shared/fixtures/layouts: TaskObj, PyCoroObject, _PyInterpreterFrame,
+// _PyThreadStateImpl) and CPython's headers.
+struct AsyncioLayout {
+  int minor = 0;
+  int32_t delta = 0;
+  // TaskObj (FutureObj fields first).
+  int32_t task_loop = 16;
+  int32_t task_callback0 = 24;
+  int32_t task_callbacks = 40;
+  int32_t task_state = kAbsent;
+  int32_t task_fut_waiter = kAbsent;
+  int32_t task_coro = kAbsent;
+  int32_t task_name = kAbsent;
+  int32_t task_awaited_by = kAbsent;         // 3.14+
+  int32_t task_awaited_by_is_set = kAbsent;  // 3.14+
+  int32_t task_node = kAbsent;               // 3.14+: llist_node in the thread's list
+  // PyCoroObject.
+  int32_t cr_frame_state = kAbsent;
+  int32_t cr_iframe = kAbsent;
+  // _PyInterpreterFrame: stacktop (int, 3.11-3.13) or stackpointer (3.14+).
+  int32_t frame_stack = 64;
+  bool frame_stack_is_pointer = false;
+  int8_t frame_created = -2;
+  int8_t frame_suspended_yield_from = -1;
+  int8_t frame_completed = 1;
+  // _PyThreadStateImpl and PyInterpreterState (3.14+).
+  int32_t tstate_running_task = kAbsent;
+  int32_t tstate_tasks_head = kAbsent;
+  int32_t interp_tasks_head = kAbsent;
+  std::string source;
+};
+
+Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, Target& target, RemoteMemory& memory) {
+  AsyncioLayout a;
+  const PythonVersion& v = layout.version;
+  a.minor = v.minor();
+  if (v.major() != 3 || v.minor() < 11 || v.minor() > 14) {
+    return MakeError(fmt::format("py-tasks does not support Python {} yet", v.MinorString()));
+  }
+  a.source = fmt::format("table {}", v.MinorString());
+  switch (v.minor()) {
+    case 11:
+    case 12:
+      a.task_state = 88;
+      a.task_fut_waiter = 128;
+      a.task_coro = 136;
+      a.task_name = 144;
+      break;
+    case 13:
+      a.task_state = 96;
+      a.task_fut_waiter = 112;
+      a.task_coro = 120;
+      a.task_name = 128;
+      break;
+    case 14:
+      a.task_awaited_by = 96;
+      a.task_state = 104;
+      a.task_awaited_by_is_set = 109;
+      a.task_fut_waiter = 120;
+      a.task_coro = 128;
+      a.task_name = 136;
+      a.task_node = 152;
+      a.tstate_running_task = 872;
+      a.tstate_tasks_head = 880;
+      a.interp_tasks_head = layout.free_threaded ? 17632 : 10880;
+      break;
+  }
+  a.cr_frame_state = v.minor() == 11 ? 75 : 67;
+  a.cr_iframe = v.minor() == 11 ? 80 : 72;
+  if (v.minor() >= 13) {
+    a.frame_created = -3;  // FRAME_CREATED; -2 is FRAME_SUSPENDED
+    a.frame_suspended_yield_from = -1;
+  }
+  a.frame_stack_is_pointer = v.minor() >= 14;
+  a.delta = layout.object.ob_type - 8;
+  for (int32_t* field : {&a.task_loop, &a.task_callback0, &a.task_callbacks, &a.task_state,
+                         &a.task_fut_waiter, &a.task_coro, &a.task_name, &a.task_awaited_by,
+                         &a.task_awaited_by_is_set, &a.task_node, &a.cr_frame_state,
+                         &a.cr_iframe}) {
+    if (*field != kAbsent) *field += a.delta;
+  }
+  // 3.14+: the _asyncio module's own offsets where the host has its symbol
+  // (Py_AsyncioModuleDebugOffsets: task {size, name, awaited_by, is_task,
+  // awaited_by_is_set, coro, node}, interpreter {size, tasks_head}, thread
+  // {size, running_loop, running_task, tasks_head}).
+  if (v.minor() >= 14) {
+    if (auto address = target.FindSymbol("_AsyncioDebug")) {
+      uint64_t block[13];
+      if (memory.Read(*address, block, sizeof block)) {
+        const uint64_t task_size = block[0];
+        bool sane = task_size > 64 && task_size < 4096 && block[7] > 0 && block[9] < 1 << 20;
+        for (int i : {1, 2, 3, 4, 5, 6}) sane = sane && block[i] < task_size;
+        for (int i : {10, 11, 12}) sane = sane && block[i] < block[9];
+        sane = sane && block[8] < block[7];
+        if (sane) {
+          a.task_name = static_cast<int32_t>(block[1]);
+          a.task_awaited_by = static_cast<int32_t>(block[2]);
+          a.task_awaited_by_is_set = static_cast<int32_t>(block[4]);
+          a.task_coro = static_cast<int32_t>(block[5]);
+          a.task_node = static_cast<int32_t>(block[6]);
+          a.interp_tasks_head = static_cast<int32_t>(block[8]);
+          a.tstate_running_task = static_cast<int32_t>(block[11]);
+          a.tstate_tasks_head = static_cast<int32_t>(block[12]);
+          a.source = "_AsyncioDebug";
+        }
+      }
+    }
+  }
+  return a;
+}
+
+class TaskReader {
+ public:
+  TaskReader(ObjectReader& objects, CodeCache& codes, const AsyncioLayout& a,
+             std::vector<std::string>& warnings)
+      : objects_(objects), codes_(codes), c_(objects), a_(a), warnings_(warnings) {}
+
+  RemoteCollections& collections() { return c_; }
+
+  // Type objects found through sys.modules: a core without the binaries
+  // often lacks the read-only pages that hold a static type's tp_name, so
+  // types are compared by address first and by name only as a fallback.
+  struct KnownTypes {
+    uint64_t task = 0;        // asyncio.tasks.Task (_asyncio.Task)
+    uint64_t coroutine = 0;   // types.CoroutineType
+    uint64_t method = 0;      // types.MethodType
+    uint64_t int_type = 0;    // builtins.int
+    uint64_t gathering = 0;   // asyncio.tasks._GatheringFuture
+  } known;
+
+  bool IsA(uint64_t object, uint64_t type, std::string_view name) {
+    auto actual = c_.TypeOf(object);
+    if (!actual.ok()) return false;
+    if (type != 0) return *actual == type;
+    auto actual_name = TypeNameOfType(*actual);
+    return actual_name.ok() && *actual_name == name;
+  }
+
+  void Warn(std::string message) {
+    if (warnings_.size() < 64) warnings_.push_back(std::move(message));
+  }
+
+  // True for an instance of _asyncio.Task or of a class derived from it.
+  bool IsTask(uint64_t object) {
+    auto found = is_task_cache_.find(object);
+    if (found != is_task_cache_.end()) return found->second;
+    bool result = false;
+    auto type = c_.TypeOf(object);
+    uint64_t t = type.ok() ? *type : 0;
+    for (int depth = 0; t != 0 && depth < 16; ++depth) {
+      if (known.task != 0) {
+        if (t == known.task) {
+          result = true;
+          break;
+        }
+      } else {
+        auto name = TypeNameOfType(t);
+        if (!name.ok()) break;
+        if (*name == "_asyncio.Task") {
+          result = true;
+          break;
+        }
+      }
+      auto base = objects_.memory().ReadPointer(t + 256 + a_.delta);  // tp_base
+      if (!base || !Aligned(*base) || *base == t) break;
+      t = *base;
+    }
+    is_task_cache_[object] = result;
+    return result;
+  }
+
+  Result<std::string> TypeNameOfType(uint64_t type) {
+    auto name = objects_.memory().ReadPointer(type + objects_.layout().type.tp_name);
+    if (!name || *name == 0) return MakeError("cannot read a type's name");
+    std::string out;
+    for (size_t i = 0; i < 128; ++i) {
+      auto c = objects_.memory().ReadValue<char>(*name + i);
+      if (!c) return MakeError("cannot read a type's name");
+      if (*c == '\0') break;
+      out += *c;
+    }
+    return out;
+  }
+
+  AsyncTask ReadTask(uint64_t address) {
+    RemoteMemory& memory = objects_.memory();
+    AsyncTask task;
+    task.address = address;
+    task.loop = memory.ReadPointer(address + a_.task_loop).value_or(0);
+    task.fut_waiter = memory.ReadPointer(address + a_.task_fut_waiter).value_or(0);
+    task.coroutine = memory.ReadPointer(address + a_.task_coro).value_or(0);
+    const auto state = memory.ReadValue<int32_t>(address + a_.task_state);
+    static const char* kStates[] = {"pending", "cancelled", "finished"};
+    task.state = state && *state >= 0 && *state <= 2 ? kStates[*state] : "unknown";
+    task.name = ReadName(address);
+    ReadCoroutineStack(task);
+    return task;
+  }
+
+  std::string ReadName(uint64_t task) {
+    auto name = objects_.memory().ReadPointer(task + a_.task_name);
+    if (!name || !Aligned(*name)) {
+      Warn(fmt::format("task {:#x}: cannot read its name", task));
+      return fmt::format("<task {:#x}>", task);
+    }
+    if (IsA(*name, known.int_type, "int")) {  // 3.12+: an unnamed task keeps its counter
+      auto number = objects_.ReadInt(*name);
+      if (number.ok()) return fmt::format("Task-{}", *number);
+    }
+    auto text = objects_.ReadString(*name);
+    if (text.ok()) return *text;
+    Warn(fmt::format("task {:#x}: {}", task, text.error().message));
+    return fmt::format("<task {:#x}>", task);
+  }
+
+  // The task's coroutine and what it awaits, through suspended frames.
+  void ReadCoroutineStack(AsyncTask& task) {
+    RemoteMemory& memory = objects_.memory();
+    std::vector<Frame> outermost_first;
+    std::unordered_set<uint64_t> seen;
+    uint64_t coro = task.coroutine;
+    while (coro != 0) {
+      if (!seen.insert(coro).second || seen.size() > kMaxCoroutineDepth) {
+        Warn(fmt::format("task {}: the coroutine chain loops or is too deep", task.name));
+        break;
+      }
+      if (!IsA(coro, known.coroutine, "coroutine")) break;  // a future, a generator...
+      const auto state = memory.ReadValue<int8_t>(coro + a_.cr_frame_state);
+      if (!state) {
+        Warn(fmt::format("task {}: cannot read coroutine {:#x}", task.name, coro));
+        break;
+      }
+      if (*state >= a_.frame_completed) break;  // finished: no frame
+      const uint64_t frame = coro + a_.cr_iframe;
+      Thread one;
+      WalkFrames(objects_, codes_, frame, 1, one);
+      if (one.frames.empty()) {
+        Warn(fmt::format("task {}: coroutine {:#x}: {}", task.name, coro,
+                         one.error.value_or("no frame")));
+        break;
+      }
+      Frame f = std::move(one.frames.front());
+      if (*state == a_.frame_created) f.line = codes_.Get(f.code_address).ok() ? std::optional<int>((*codes_.Get(f.code_address))->first_line) : f.line;
+      outermost_first.push_back(std::move(f));
+      const bool awaiting = a_.minor >= 13 ? *state == a_.frame_suspended_yield_from
+                                           : *state == -1;
+      if (!awaiting) break;
+      coro = StackTop(frame).value_or(0);
+    }
+    task.coroutine_stack.assign(outermost_first.rbegin(), outermost_first.rend());
+  }
+
+  // The object on top of a suspended frame's value stack: what `await` or
+  // `yield from` waits for.
+  std::optional<uint64_t> StackTop(uint64_t frame) {
+    RemoteMemory& memory = objects_.memory();
+    const Layout::Frame& f = objects_.layout().frame;
+    uint64_t slot = 0;
+    if (a_.frame_stack_is_pointer) {
+      auto pointer = memory.ReadPointer(frame + a_.frame_stack);
+      if (!pointer || *pointer <= frame + f.localsplus ||
+          *pointer - frame > static_cast<uint64_t>(kMaxStackDepth) * 8) {
+        return std::nullopt;
+      }
+      slot = *pointer - 8;
+    } else {
+      auto top = memory.ReadValue<int32_t>(frame + a_.frame_stack);
+      if (!top || *top <= 0 || *top > kMaxStackDepth) return std::nullopt;
+      slot = frame + f.localsplus + 8 * static_cast<uint64_t>(*top - 1);
+    }
+    auto value = memory.ReadPointer(slot);
+    if (!value) return std::nullopt;
+    const uint64_t object = *value & ~f.stackref_tag_mask & ~uint64_t{1};
+    return Aligned(object) ? std::optional<uint64_t>(object) : std::nullopt;
+  }
+
+  // The done-callbacks of a future: callback0, then the (callback, context)
+  // pairs of the callbacks list.
+  std::vector<uint64_t> Callbacks(uint64_t future) {
+    RemoteMemory& memory = objects_.memory();
+    std::vector<uint64_t> out;
+    if (auto first = memory.ReadPointer(future + a_.task_callback0); first && *first) {
+      out.push_back(*first);
+    }
+    auto list = memory.ReadPointer(future + a_.task_callbacks);
+    if (list && *list) {
+      auto items = c_.ListItems(*list, 4096);
+      if (items.ok()) {
+        for (uint64_t pair : *items) {
+          auto tuple = c_.TupleItems(pair, 4);
+          if (tuple.ok() && !tuple->empty()) out.push_back((*tuple)[0]);
+        }
+      }
+    }
+    return out;
+  }
+
+  // 3.14+: the tasks recorded in task_awaited_by (one object, or a set).
+  std::vector<uint64_t> AwaitedBy(uint64_t task) {
+    RemoteMemory& memory = objects_.memory();
+    std::vector<uint64_t> out;
+    if (a_.task_awaited_by == kAbsent) return out;
+    auto value = memory.ReadPointer(task + a_.task_awaited_by);
+    auto is_set = memory.ReadValue<uint8_t>(task + a_.task_awaited_by_is_set);
+    if (!value || !is_set || *value == 0) return out;
+    if (*is_set) {
+      auto items = c_.SetItems(*value, 4096);
+      if (items.ok()) return *items;
+      Warn(fmt::format("task {:#x}: awaited_by: {}", task, items.error().message));
+      return out;
+    }
+    out.push_back(*value);
+    return out;
+  }
+
+ private:
+  ObjectReader& objects_;
+  CodeCache& codes_;
+  RemoteCollections c_;
+  const AsyncioLayout& a_;
+  std::vector<std::string>& warnings_;
+  std::unordered_map<uint64_t, bool> is_task_cache_;
+};
+
+// Appends the tasks of an llist whose head is at `head`: each node is the
+// task_node of a TaskObj.
+void WalkTaskList(RemoteMemory& memory, uint64_t head, int32_t node_offset,
+                  std::vector<uint64_t>& out, TaskReader& reader) {
+  std::unordered_set<uint64_t> seen;
+  auto node = memory.ReadPointer(head);
+  while (node && *node != 0 && *node != head) {
+    if (!Aligned(*node) || !seen.insert(*node).second || seen.size() > kMaxTasks) {
+      reader.Warn(fmt::format("the task list at {:#x} is damaged or loops: cut", head));
+      return;
+    }
+    out.push_back(*node - node_offset);
+    node = memory.ReadPointer(*node);
+  }
+  if (!node) reader.Warn(fmt::format("cannot read the task list at {:#x}", head));
+}
+
+}  // namespace
+
+Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
+                                        const Snapshot& threads) {
+  RemoteMemory& memory = objects.memory();
+  const Layout& layout = objects.layout();
+  PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(layout, memory.target(), memory));
+  AsyncSnapshot out;
+  out.python = threads.python;
+  TaskReader reader(objects, codes, a, out.warnings);
+  RemoteCollections& c = reader.collections();
+
+  // Which candidates are tasks, and on which thread's list they were found.
+  std::vector<uint64_t> candidates;
+  std::unordered_map<uint64_t, uint64_t> list_thread;  // task -> native id (3.14+)
+  for (const Interpreter& interp : threads.interpreters) {
+    uint64_t tasks_module = 0;
+    // A module's dict: PyModuleObject.md_dict follows the object header.
+    auto module_dict = [&](uint64_t module) -> uint64_t {
+      if (module == 0) return 0;
+      return memory.ReadPointer(module + 16 + a.delta).value_or(0);
+    };
+    auto module_global = [&](uint64_t module, const char* name) -> uint64_t {
+      const uint64_t dict = module_dict(module);
+      if (dict == 0) return 0;
+      auto value = c.DictGetString(dict, name);
+      return value.ok() ? *value : 0;
+    };
+    if (layout.interp.modules != kAbsent) {
+      auto modules = memory.ReadPointer(interp.address + layout.interp.modules);
+      if (modules && *modules) {
+        auto found = c.DictGetString(*modules, "asyncio.tasks");
+        if (found.ok()) {
+          tasks_module = *found;
+          auto types = c.DictGetString(*modules, "types");
+          auto builtins = c.DictGetString(*modules, "builtins");
+          const uint64_t types_module = types.ok() ? *types : 0;
+          reader.known.coroutine = module_global(types_module, "CoroutineType");
+          reader.known.method = module_global(types_module, "MethodType");
+          reader.known.int_type = module_global(builtins.ok() ? *builtins : 0, "int");
+          reader.known.task = module_global(tasks_module, "Task");
+          reader.known.gathering = module_global(tasks_module, "_GatheringFuture");
+        } else {
+          reader.Warn(fmt::format("sys.modules: {}", found.error().message));
+        }
+      }
+    }
+    if (tasks_module != 0) out.asyncio_imported = true;
+    if (a.minor >= 14) {
+      for (const Thread& thread : interp.threads) {
+        std::vector<uint64_t> found;
+        WalkTaskList(memory, thread.tstate_address + a.tstate_tasks_head, a.task_node, found,
+                     reader);
+        for (uint64_t task : found) {
+          if (thread.native_id) list_thread[task] = *thread.native_id;
+          candidates.push_back(task);
+        }
+      }
+      WalkTaskList(memory, interp.address + a.interp_tasks_head, a.task_node, candidates, reader);
+      continue;
+    }
+    if (tasks_module == 0) continue;
+    auto dict = std::optional<uint64_t>(module_dict(tasks_module));
+    if (!*dict) {
+      reader.Warn("cannot read the dict of asyncio.tasks");
+      continue;
+    }
+    for (const char* name : {"_scheduled_tasks", "_all_tasks"}) {
+      auto weakset = c.DictGetString(*dict, name);
+      if (!weakset.ok() || *weakset == 0) continue;
+      auto data = c.InstanceAttribute(*weakset, "data");
+      if (!data.ok() || *data == 0) {
+        reader.Warn(fmt::format("asyncio.tasks.{}: cannot read its data set{}", name,
+                                data.ok() ? "" : ": " + data.error().message));
+        continue;
+      }
+      auto refs = c.SetItems(*data, kMaxTasks);
+      if (!refs.ok()) {
+        reader.Warn(fmt::format("asyncio.tasks.{}: {}", name, refs.error().message));
+        continue;
+      }
+      for (uint64_t ref : *refs) {
+        auto target = c.WeakrefTarget(ref);
+        if (target.ok() && *target) candidates.push_back(*target);
+      }
+      break;
+    }
+    if (auto eager = c.DictGetString(*dict, "_eager_tasks"); eager.ok() && *eager) {
+      auto items = c.SetItems(*eager, kMaxTasks);
+      if (items.ok()) candidates.insert(candidates.end(), items->begin(), items->end());
+    }
+    if (auto current = c.DictGetString(*dict, "_current_tasks"); current.ok() && *current) {
+      auto items = c.DictItems(*current, kMaxTasks);
+      if (items.ok()) {
+        for (const auto& [loop, task] : *items) candidates.push_back(task);
+      }
+    }
+  }
+  if (!out.asyncio_imported && candidates.empty()) return out;
+
+  std::sort(candidates.begin(), candidates.end());
+  candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+  std::map<uint64_t, size_t> index;  // task address -> position in out.tasks
+  for (uint64_t candidate : candidates) {
+    if (!reader.IsTask(candidate)) continue;
+    index[candidate] = 0;
+  }
+  for (auto& [address, position] : index) {
+    position = out.tasks.size();
+    out.tasks.push_back(reader.ReadTask(address));
+    if (auto it = list_thread.find(address); it != list_thread.end()) {
+      out.tasks.back().thread_native_id = it->second;
+    }
+  }
+
+  // Running tasks: a coroutine frame on a thread's stack. Loops: the `self`
+  // of a run_forever frame.
+  std::unordered_map<uint64_t, uint64_t> frame_thread;  // frame address -> native id
+  std::unordered_map<uint64_t, uint64_t> loop_thread;
+  const Layout::Frame& f = layout.frame;
+  for (const Interpreter& interp : threads.interpreters) {
+    for (const Thread& thread : interp.threads) {
+      if (!thread.native_id) continue;
+      for (const Frame& frame : thread.frames) {
+        frame_thread[frame.frame_address] = *thread.native_id;
+        if (frame.name == "run_forever" || frame.name == "_run_once") {
+          auto self = memory.ReadPointer(frame.frame_address + f.localsplus);
+          if (self && *self) loop_thread[*self & ~f.stackref_tag_mask] = *thread.native_id;
+        }
+      }
+    }
+  }
+  for (AsyncTask& task : out.tasks) {
+    if (!task.coroutine) continue;
+    auto it = frame_thread.find(task.coroutine + a.cr_iframe);
+    if (it == frame_thread.end()) continue;
+    task.running = true;
+    task.thread_native_id = it->second;
+    if (task.loop) loop_thread.emplace(task.loop, it->second);
+  }
+  for (AsyncTask& task : out.tasks) {
+    if (task.thread_native_id) continue;
+    if (auto it = loop_thread.find(task.loop); it != loop_thread.end()) {
+      task.thread_native_id = it->second;
+    }
+  }
+
+  // Edges.
+  std::set<std::pair<uint64_t, uint64_t>> have;  // (awaited, awaiter)
+  auto add_edge = [&](uint64_t awaited, uint64_t awaiter, const char* kind) {
+    auto it = index.find(awaited);
+    if (it == index.end() || !index.count(awaiter) || awaited == awaiter) return;
+    if (!have.insert({awaited, awaiter}).second) return;
+    out.tasks[it->second].awaited_by.push_back({awaiter, kind});
+  };
+  for (const AsyncTask& task : out.tasks) {
+    if (task.fut_waiter == 0) continue;
+    if (index.count(task.fut_waiter)) {
+      add_edge(task.fut_waiter, task.address, "await");
+      continue;
+    }
+    if (reader.IsA(task.fut_waiter, reader.known.gathering, "_GatheringFuture")) {
+      auto children = c.InstanceAttribute(task.fut_waiter, "_children");
+      if (!children.ok()) {
+        reader.Warn(fmt::format("task {}: gather: {}", task.name, children.error().message));
+        continue;
+      }
+      if (*children == 0) continue;
+      auto items = c.ListItems(*children, kMaxTasks);
+      if (!items.ok()) continue;
+      for (uint64_t child : *items) add_edge(child, task.address, "gather");
+    }
+  }
+  for (const AsyncTask& task : out.tasks) {
+    for (uint64_t callback : reader.Callbacks(task.address)) {
+      if (!reader.IsA(callback, reader.known.method, "method")) continue;
+      auto method = c.BoundMethod(callback);
+      if (!method.ok()) continue;
+      auto qualname = c.FunctionQualname(method->first);
+      if (!qualname.ok() || *qualname != "TaskGroup._on_task_done") continue;
+      auto parent = c.InstanceAttribute(method->second, "_parent_task");
+      if (parent.ok() && *parent) add_edge(task.address, *parent, "taskgroup");
+    }
+  }
+  for (const AsyncTask& task : out.tasks) {
+    for (uint64_t awaiter : reader.AwaitedBy(task.address)) {
+      add_edge(task.address, awaiter, "awaited_by");
+    }
+  }
+  if (memory.BudgetExhausted()) {
+    out.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");
+  }
+  return out;
+}
+
+namespace {
+
+const AsyncTask* FindTask(const AsyncSnapshot& s, uint64_t address) {
+  for (const AsyncTask& task : s.tasks) {
+    if (task.address == address) return &task;
+  }
+  return nullptr;
+}
+
+std::string FrameText(const Frame& frame) {
+  return fmt::format("{} {}:{}", frame.qualname, frame.filename,
+                     frame.line ? std::to_string(*frame.line) : "?");
+}
+
+std::string Warnings(const AsyncSnapshot& s) {
+  std::string out;
+  for (const std::string& w : s.warnings) out += fmt::format("warning: {}\n", w);
+  return out;
+}
+
+std::string ThreadOf(const AsyncTask& task) {
+  return task.thread_native_id ? std::to_string(*task.thread_native_id) : "?";
+}
+
+}  // namespace
+
+std::string FormatTasksTable(const AsyncSnapshot& s) {
+  if (s.tasks.empty()) return "no asyncio tasks\n" + Warnings(s);
+  std::string out = fmt::format("{:<16} {:<20} {:<8} {:<9} {:<50} {}\n", "task id", "name",
+                                "thread", "state", "coroutine stack", "awaited by");
+  for (const AsyncTask& task : s.tasks) {
+    std::vector<std::string> stack;
+    for (const Frame& frame : task.coroutine_stack) stack.push_back(FrameText(frame));
+    std::vector<std::string> awaiters;
+    for (const TaskEdge& edge : task.awaited_by) {
+      const AsyncTask* awaiter = FindTask(s, edge.awaiter);
+      awaiters.push_back(fmt::format("{} ({:#x}, {})", awaiter ? awaiter->name : "?",
+                                     edge.awaiter, edge.kind));
+    }
+    const size_t rows = std::max<size_t>({1, stack.size(), awaiters.size()});
+    for (size_t i = 0; i < rows; ++i) {
+      const bool first = i == 0;
+      out += fmt::format("{:<16} {:<20} {:<8} {:<9} {:<50} {}\n",
+                         first ? fmt::format("{:#x}", task.address) : "",
+                         first ? task.name : "", first ? ThreadOf(task) : "",
+                         first ? (task.running ? "running" : task.state) : "",
+                         i < stack.size() ? stack[i] : "", i < awaiters.size() ? awaiters[i] : "");
+    }
+  }
+  return out + Warnings(s);
+}
+
+std::string FormatTasksTree(const AsyncSnapshot& s) {
+  if (s.tasks.empty()) return "no asyncio tasks\n" + Warnings(s);
+  // Children of a task: the tasks it awaits.
+  std::map<uint64_t, std::vector<std::pair<uint64_t, std::string>>> children;
+  for (const AsyncTask& task : s.tasks) {
+    for (const TaskEdge& edge : task.awaited_by) children[edge.awaiter].push_back({task.address, edge.kind});
+  }
+  std::string out;
+  std::unordered_set<uint64_t> shown;
+  std::vector<uint64_t> path;
+  std::function<void(uint64_t, const std::string&, const std::string&, bool, size_t)> print =
+      [&](uint64_t address, const std::string& prefix, const std::string& kind, bool last,
+          size_t depth) {
+        const AsyncTask* task = FindTask(s, address);
+        const std::string branch = depth == 0 ? "" : (last ? "└── " : "├── ");
+        const std::string label = fmt::format("(T) {} [{:#x}]{}{}", task ? task->name : "?",
+                                              address, kind.empty() ? "" : " via " + kind,
+                                              task && task->running ? " (running)" : "");
+        if (std::find(path.begin(), path.end(), address) != path.end()) {
+          out += prefix + branch + label + " (cycle)\n";
+          return;
+        }
+        if (!shown.insert(address).second) {
+          out += prefix + branch + label + " (shown above)\n";
+          return;
+        }
+        out += prefix + branch + label + "\n";
+        const std::string inner = depth == 0 ? "" : prefix + (last ? "    " : "│   ");
+        const auto& kids = children[address];
+        if (task) {
+          for (auto it = task->coroutine_stack.rbegin(); it != task->coroutine_stack.rend(); ++it) {
+            out += inner + (kids.empty() ? "    " : "│   ") + FrameText(*it) + "\n";
+          }
+        }
+        if (depth > 256) return;
+        path.push_back(address);
+        for (size_t i = 0; i < kids.size(); ++i) {
+          print(kids[i].first, inner, kids[i].second, i + 1 == kids.size(), depth + 1);
+        }
+        path.pop_back();
+      };
+  for (const AsyncTask& task : s.tasks) {
+    if (task.awaited_by.empty()) print(task.address, "", "", true, 0);
+  }
+  // Tasks only reachable through a cycle.
+  for (const AsyncTask& task : s.tasks) {
+    if (!shown.count(task.address)) print(task.address, "", "", true, 0);
+  }
+  return out + Warnings(s);
+}
+
+std::string FormatRunningTasks(const AsyncSnapshot& s) {
+  std::string out;
+  for (const AsyncTask& task : s.tasks) {
+    if (!task.running) continue;
+    out += fmt::format("Thread {} is running task {} [{:#x}]:\n", ThreadOf(task), task.name,
+                       task.address);
+    std::unordered_set<uint64_t> seen;
+    const AsyncTask* current = &task;
+    std::string kind;
+    while (current && seen.insert(current->address).second) {
+      if (current != &task) {
+        out += fmt::format("awaited by task {} [{:#x}] ({}):\n", current->name, current->address, kind);
+      }
+      for (const Frame& frame : current->coroutine_stack) out += "  " + FrameText(frame) + "\n";
+      if (current->awaited_by.empty()) break;
+      kind = current->awaited_by.front().kind;
+      current = FindTask(s, current->awaited_by.front().awaiter);
+    }
+  }
+  if (out.empty()) out = s.tasks.empty() ? "no asyncio tasks\n" : "no task is running\n";
+  return out + Warnings(s);
+}
+
+std::string FormatTasksJson(const AsyncSnapshot& s) {
+  using Json = nlohmann::ordered_json;
+  Json doc;
+  doc["python"] = {{"version", s.python.version.ToString()},
+                   {"hexversion", s.python.version.hexversion},
+                   {"free_threaded", s.python.free_threaded}};
+  Json tasks = Json::array();
+  Json running = Json::array();
+  for (const AsyncTask& task : s.tasks) {
+    Json stack = Json::array();
+    for (const Frame& frame : task.coroutine_stack) {
+      stack.push_back({{"filename", frame.filename},
+                       {"line", frame.line ? Json(*frame.line) : Json(nullptr)},
+                       {"name", frame.name},
+                       {"qualname", frame.qualname}});
+    }
+    Json awaited_by = Json::array();
+    for (const TaskEdge& edge : task.awaited_by) {
+      const AsyncTask* awaiter = FindTask(s, edge.awaiter);
+      awaited_by.push_back({{"id", fmt::format("{:#x}", edge.awaiter)},
+                            {"name", awaiter ? Json(awaiter->name) : Json(nullptr)},
+                            {"kind", edge.kind}});
+    }
+    tasks.push_back({{"id", fmt::format("{:#x}", task.address)},
+                     {"name", task.name},
+                     {"thread_native_id",
+                      task.thread_native_id ? Json(*task.thread_native_id) : Json(nullptr)},
+                     {"state", task.state},
+                     {"running", task.running},
+                     {"coroutine_stack", std::move(stack)},
+                     {"awaited_by", std::move(awaited_by)}});
+    if (task.running) running.push_back(task.name);
+  }
+  doc["asyncio_imported"] = s.asyncio_imported;
+  doc["tasks"] = std::move(tasks);
+  doc["running_tasks"] = std::move(running);
+  doc["warnings"] = s.warnings;
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+const char kPyTasksHelp[] =
+    "Usage: py-tasks [--json] [--tree] [--running]\n"
+    "List the asyncio tasks: address, name, thread, coroutine stack (innermost first)\n"
+    "and the tasks that await each one.\n"
+    "  --tree     the await graph as a tree, rooted at tasks nobody awaits\n"
+    "  --running  the task each thread's event loop is running, with its async call chain\n"
+    "  --json     one JSON document (see the README)\n";
+
+CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& context) {
+  bool json = false, tree = false, running = false;
+  for (const std::string& arg : args) {
+    if (arg == "--json") {
+      json = true;
+    } else if (arg == "--tree") {
+      tree = true;
+    } else if (arg == "--running") {
+      running = true;
+    } else {
+      return {fmt::format("pyunwind: py-tasks: unknown option '{}' (see 'help py-tasks')\n", arg),
+              true};
+    }
+  }
+  auto fail = [](const std::string& message) {
+    return CommandOutput{"pyunwind: " + message + "\n", true};
+  };
+  RemoteMemory memory(context.target);
+  auto location = LocateRuntime(memory);
+  if (!location.ok()) return fail(location.error().message);
+  ObjectReader objects(memory, location->layout);
+  CodeCache codes(objects);
+  auto threads = WalkRuntime(objects, codes, location->address, WalkOptions{});
+  if (!threads.ok()) return fail(threads.error().message);
+  auto tasks = CollectAsyncTasks(objects, codes, *threads);
+  if (!tasks.ok()) return fail(tasks.error().message);
+  for (const std::string& warning : location->warnings) tasks->warnings.push_back(warning);
+  if (json) return {FormatTasksJson(*tasks), false};
+  if (running) return {FormatRunningTasks(*tasks), false};
+  if (tree) return {FormatTasksTree(*tasks), false};
+  return {FormatTasksTable(*tasks), false};
+}
+
+}  // namespace pyunwind
