@@ -28,6 +28,10 @@ const char* SituationName(Situation s) {
   return "?";
 }
 
+void PrintTo(const ErrorCase& c, std::ostream* os) {
+  *os << DebuggerName(c.debugger) << ", " << SituationName(c.situation);
+}
+
 class ErrorPaths : public ::testing::TestWithParam<ErrorCase> {
  public:
   static void TearDownTestSuite() {

@@ -26,6 +26,10 @@ struct CoreCase {
   std::string Dir() const { return SharedDir() + "/fixtures/cores/" + version + "/" + scenario; }
 };
 
+void PrintTo(const CoreCase& c, std::ostream* os) {
+  *os << c.version << "/" << c.scenario << " in " << DebuggerName(c.debugger);
+}
+
 std::vector<std::string> Subdirs(const std::string& dir) {
   std::vector<std::string> names;
   if (DIR* d = opendir(dir.c_str())) {
@@ -110,7 +114,7 @@ TEST_P(FixtureCores, PyBtAllJsonMatchesTruth) {
   auto doc = ExtractJson(r.out, &error);
   ASSERT_TRUE(doc.has_value()) << error << "\n" << context;
   std::string diff = CompareWithTruth(truth, *doc);
-  EXPECT_EQ(diff, "") << "py-bt --all --json differs from " << c.Dir() << "/truth.json\n"
+  EXPECT_TRUE(diff.empty()) << "py-bt --all --json differs from " << c.Dir() << "/truth.json\n"
                       << diff << "\ncommand: " << r.command;
 }
 

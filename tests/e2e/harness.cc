@@ -614,13 +614,38 @@ std::string CompareWithTruth(const json& truth, const json& tool) {
            << ", pyunwind " << tool_frames.size() << "; innermost first, '!' marks a difference)";
       if (it->second.contains("error")) diff << " pyunwind error: " << it->second["error"].dump();
       diff << "\n";
+      // Each differing frame with one matching frame of context either side; longer runs
+      // of matching frames are folded into one line (scale.py has 1,500-frame stacks).
       size_t n = std::max(truth_frames.size(), tool_frames.size());
+      std::vector<bool> ok(n);
       for (size_t i = 0; i < n; ++i) {
-        bool has_t = i < truth_frames.size(), has_p = i < tool_frames.size();
-        bool ok = has_t && has_p && SameFrame(truth_frames[i], tool_frames[i]);
-        diff << (ok ? "    " : "  ! ") << "#" << i << "\n";
-        diff << "      truth:    " << (has_t ? FrameText(truth_frames[i]) : "-") << "\n";
-        if (!ok) diff << "      pyunwind: " << (has_p ? FrameText(tool_frames[i]) : "-") << "\n";
+        ok[i] = i < truth_frames.size() && i < tool_frames.size() &&
+                SameFrame(truth_frames[i], tool_frames[i]);
+      }
+      size_t shown = 0;
+      for (size_t i = 0; i < n;) {
+        bool near_difference = !ok[i] || (i > 0 && !ok[i - 1]) || (i + 1 < n && !ok[i + 1]);
+        if (!near_difference) {
+          size_t j = i;
+          while (j < n && ok[j] && !(j + 1 < n && !ok[j + 1])) ++j;
+          if (j - i >= 2) {
+            diff << "    #" << i << "-#" << (j - 1) << ": " << (j - i) << " frames the same\n";
+            i = j;
+            continue;
+          }
+        }
+        if (++shown > 60) {
+          diff << "    ... (more differences left out)\n";
+          break;
+        }
+        diff << (ok[i] ? "    #" : "  ! #") << i << "\n";
+        diff << "      truth:    " << (i < truth_frames.size() ? FrameText(truth_frames[i]) : "-")
+             << "\n";
+        if (!ok[i]) {
+          diff << "      pyunwind: " << (i < tool_frames.size() ? FrameText(tool_frames[i]) : "-")
+               << "\n";
+        }
+        ++i;
       }
     }
     for (const auto& [id, t] : tool_threads) {

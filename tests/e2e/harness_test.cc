@@ -4,6 +4,7 @@
 #include "tests/e2e/harness.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -110,11 +111,15 @@ TEST(Process, TimeoutKillsTheWholeGroup) {
       RunCommand({"sh", "-c", "sleep 300 & echo $! > " + pidfile + "; wait"}, 1, CleanEnv());
   EXPECT_TRUE(r.timed_out);
   pid_t grandchild = std::stoi(ReadFile(pidfile));
-  // Reaped by init (or the sandbox's), or at least dead: kill(0) fails or it is a zombie.
-  bool gone = kill(grandchild, 0) != 0 ||
-              ReadFile("/proc/" + std::to_string(grandchild) + "/stat").find(") Z") !=
-                  std::string::npos;
-  EXPECT_TRUE(gone) << "sleep " << grandchild << " survived";
+  // SIGKILL takes effect asynchronously: within 5 s the grandchild must be gone (reaped by
+  // init or the sandbox's pid 1) or at least a zombie.
+  auto gone = [&] {
+    return kill(grandchild, 0) != 0 ||
+           ReadFile("/proc/" + std::to_string(grandchild) + "/stat").find(") Z") !=
+               std::string::npos;
+  };
+  for (int i = 0; i < 500 && !gone(); ++i) usleep(10000);
+  EXPECT_TRUE(gone()) << "sleep " << grandchild << " survived";
 }
 
 TEST(Process, DestructorKillsAndReaps) {

@@ -32,6 +32,10 @@ const char* ModeName(Mode m) {
   return "?";
 }
 
+void PrintTo(const Cell& c, std::ostream* os) {
+  *os << DebuggerName(c.debugger) << ", " << InterpName(c.interp) << ", " << ModeName(c.mode);
+}
+
 constexpr const char* kPyenvVersion = "3.11.7";
 
 // The scenario process and core of one interpreter, made on first use and kept for the
@@ -100,7 +104,7 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
   auto doc = ExtractJson(r.out, &error);
   ASSERT_TRUE(doc.has_value()) << error << "\n" << context;
   std::string diff = CompareWithTruth(scenario.truth(), *doc);
-  EXPECT_EQ(diff, "") << "py-bt --all --json differs from the truth (" << scenario.python()
+  EXPECT_TRUE(diff.empty()) << "py-bt --all --json differs from the truth (" << scenario.python()
                       << ", pid " << scenario.pid() << ")\n"
                       << diff << "\ncommand: " << r.command;
 }
