@@ -1,0 +1,200 @@
+// py-bt --all --json on every fixture core (<shared>/fixtures/cores/VERSION/
+// SCENARIO/core.xz), read by ElfCoreTarget without a debugger, against the
+// scenario's truth.json (what the process itself recorded before it dumped):
+//   * every truth thread, by native_id, has exactly the truth's frames
+//     (filename, line, name, qualname), innermost first;
+//   * python.version and free_threaded are the truth's;
+//   * holds_gil is true exactly for the thread whose role is the truth's
+//     gil_holder_role (where the truth names one, on a GIL build), and null
+//     on every thread of a free-threaded build.
+//
+// Where <shared> is: PYUNWIND_SHARED if set; otherwise the directory
+// "shared" beside the workspace root. The root is found by resolving the
+// runfile symlink of this very source file (it is also a data dependency of
+// the test) back to the source tree: <root>/tests/fixture_cores_core_test.cc.
+// That keeps the BUILD rule free of absolute paths and works from any
+// checkout. The test skips, with the reason, only when <shared>/fixtures/cores
+// does not exist.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/commands.h"
+#include "core/elf_core_target.h"
+
+namespace pyunwind {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr char kThisFile[] = "tests/fixture_cores_core_test.cc";
+
+std::string RunfilePath(const std::string& relative) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr) return relative;  // run by hand from the workspace root
+  return std::string(srcdir) + "/" + (workspace ? workspace : "pyunwind") + "/" + relative;
+}
+
+// <shared>/fixtures/cores, or empty with `why` set.
+fs::path CoresDir(std::string* why) {
+  fs::path shared;
+  if (const char* env = std::getenv("PYUNWIND_SHARED")) {
+    shared = env;
+  } else {
+    std::error_code ec;
+    const fs::path source = fs::canonical(RunfilePath(kThisFile), ec);
+    if (ec) {
+      *why = "cannot resolve " + RunfilePath(kThisFile) + " to the source tree";
+      return {};
+    }
+    shared = source.parent_path().parent_path().parent_path() / "shared";
+  }
+  const fs::path cores = shared / "fixtures" / "cores";
+  std::error_code ec;
+  if (!fs::is_directory(cores, ec)) {
+    *why = "no fixture cores at " + cores.string() + " (set PYUNWIND_SHARED)";
+    return {};
+  }
+  return cores;
+}
+
+struct Fixture {
+  std::string name;  // "v3_11_2_threads"
+  fs::path dir;      // holds core.xz and truth.json
+};
+
+std::vector<Fixture> FindFixtures() {
+  std::vector<Fixture> fixtures;
+  std::string why;
+  const fs::path cores = CoresDir(&why);
+  if (cores.empty()) return {{"none", {}}};  // one case, to skip with the reason
+  for (const auto& version : fs::directory_iterator(cores)) {
+    if (!version.is_directory()) continue;
+    for (const auto& scenario : fs::directory_iterator(version.path())) {
+      if (!fs::exists(scenario.path() / "core.xz")) continue;
+      std::string name = "v" + version.path().filename().string() + "_" +
+                         scenario.path().filename().string();
+      for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      fixtures.push_back({name, scenario.path()});
+    }
+  }
+  std::sort(fixtures.begin(), fixtures.end(),
+            [](const Fixture& a, const Fixture& b) { return a.name < b.name; });
+  if (fixtures.empty()) return {{"none", {}}};
+  return fixtures;
+}
+
+Json AtOrNull(const Json& array, size_t index) {
+  return index < array.size() ? array[index] : Json();
+}
+
+class FixtureCore : public ::testing::TestWithParam<Fixture> {};
+
+Json FrameKey(const Json& frame) {
+  return {frame.at("filename"), frame.at("line"), frame.at("name"), frame.at("qualname")};
+}
+
+TEST_P(FixtureCore, PyBtMatchesTruth) {
+  const Fixture& fixture = GetParam();
+  if (fixture.dir.empty()) {
+    std::string why;
+    CoresDir(&why);
+    GTEST_SKIP() << why;
+  }
+  std::ifstream truth_file(fixture.dir / "truth.json");
+  ASSERT_TRUE(truth_file) << "no truth.json in " << fixture.dir;
+  const Json truth = Json::parse(truth_file);
+
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const fs::path core = fs::path(tmp ? tmp : "/tmp") / (fixture.name + ".core");
+  const std::string command =
+      "xz -dc '" + (fixture.dir / "core.xz").string() + "' > '" + core.string() + "'";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  struct Remove {
+    fs::path path;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } remove{core};
+
+  auto target = ElfCoreTarget::Open(core.string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  CommandContext context{**target, std::nullopt, false};
+  const CommandOutput output = RunCommand("py-bt", {"--all", "--json"}, context);
+  ASSERT_FALSE(output.failed) << output.text;
+  const Json got = Json::parse(output.text);
+
+  EXPECT_EQ(got.at("python").at("version"), truth.at("python").at("version"));
+  const bool free_threaded = truth.at("python").at("free_threaded");
+  EXPECT_EQ(got.at("python").at("free_threaded"), free_threaded);
+
+  std::map<uint64_t, Json> threads;
+  for (const Json& interp : got.at("interpreters")) {
+    for (const Json& thread : interp.at("threads")) {
+      if (thread.at("native_id").is_number()) {
+        threads[thread.at("native_id").get<uint64_t>()] = thread;
+      }
+    }
+  }
+  const bool check_gil = truth.contains("gil_holder_role") && !free_threaded;
+  for (const Json& want : truth.at("threads")) {
+    const uint64_t native_id = want.at("native_id");
+    const std::string role = want.at("role");
+    auto found = threads.find(native_id);
+    if (found == threads.end()) {
+      ADD_FAILURE() << "thread " << native_id << " (" << role << ") is missing";
+      continue;
+    }
+    const Json& thread = found->second;
+    Json want_frames = Json::array(), got_frames = Json::array();
+    for (const Json& frame : want.at("frames")) want_frames.push_back(FrameKey(frame));
+    for (const Json& frame : thread.at("frames")) got_frames.push_back(FrameKey(frame));
+    if (want_frames != got_frames) {
+      size_t first_difference = 0;
+      while (first_difference < want_frames.size() && first_difference < got_frames.size() &&
+             want_frames[first_difference] == got_frames[first_difference]) {
+        ++first_difference;
+      }
+      ADD_FAILURE() << "thread " << native_id << " (" << role << "): " << want_frames.size()
+                    << " frames in the truth, " << got_frames.size() << " read; first difference"
+                    << " at frame " << first_difference << ": truth "
+                    << AtOrNull(want_frames, first_difference) << ", read "
+                    << AtOrNull(got_frames, first_difference)
+                    << (thread.contains("truncated") ? ", truncated: " + thread["truncated"].dump()
+                                                     : "");
+    }
+    if (free_threaded) {
+      EXPECT_TRUE(thread.at("holds_gil").is_null()) << "thread " << native_id << " (" << role << ")";
+    } else if (check_gil) {
+      const bool holder = role == truth.at("gil_holder_role").get<std::string>();
+      EXPECT_EQ(thread.at("holds_gil"), holder) << "thread " << native_id << " (" << role << ")";
+    }
+  }
+  if (check_gil) {
+    // Threads the truth does not list (none expected) must not hold the GIL either.
+    for (const auto& [native_id, thread] : threads) {
+      bool listed = false;
+      for (const Json& want : truth.at("threads")) listed |= want.at("native_id") == native_id;
+      if (!listed) EXPECT_NE(thread.at("holds_gil"), true) << "unlisted thread " << native_id;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cores, FixtureCore, ::testing::ValuesIn(FindFixtures()),
+                         [](const ::testing::TestParamInfo<Fixture>& info) {
+                           return info.param.name;
+                         });
+
+}  // namespace
+}  // namespace pyunwind

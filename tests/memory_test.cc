@@ -1,0 +1,233 @@
+// core/memory: the page cache over Target::ReadMemory, its statistics, its
+// fall-back to single pages at the end of a mapping, and its byte budget.
+#include "core/memory.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tests/fake_target.h"
+
+namespace pyunwind {
+namespace {
+
+using testing::FakeTarget;
+
+constexpr uint64_t kPage = RemoteMemory::kPageSize;
+constexpr uint64_t kBlock = RemoteMemory::kPageSize * RemoteMemory::kPagesPerFetch;
+constexpr uint64_t kBase = 0x7f0000000000;  // block-aligned
+
+// The byte the fake target holds at `address`.
+uint8_t Pattern(uint64_t address) { return static_cast<uint8_t>(address * 7 + (address >> 12)); }
+
+class MemoryTest : public ::testing::Test {
+ protected:
+  // Maps [start, start + size) filled with Pattern.
+  void MapPattern(uint64_t start, uint64_t size) {
+    target_.Map(start, size);
+    std::vector<uint8_t> bytes(size);
+    for (uint64_t i = 0; i < size; ++i) bytes[i] = Pattern(start + i);
+    target_.Write(start, bytes.data(), size);
+    target_.reads.clear();
+    target_.read_calls = 0;
+  }
+  bool ReadsMatchPattern(RemoteMemory& memory, uint64_t address, size_t size) {
+    std::vector<uint8_t> out(size);
+    if (!memory.Read(address, out.data(), size)) return false;
+    for (size_t i = 0; i < size; ++i) {
+      if (out[i] != Pattern(address + i)) return false;
+    }
+    return true;
+  }
+  size_t ReadsOfSize(uint64_t size) {
+    return std::count_if(target_.reads.begin(), target_.reads.end(),
+                         [&](const auto& read) { return read.second == size; });
+  }
+
+  FakeTarget target_;
+};
+
+TEST_F(MemoryTest, MissThenHitsWithinABlock) {
+  MapPattern(kBase, 4 * kBlock);
+  RemoteMemory memory(target_);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 100, 8));
+  EXPECT_EQ(memory.stats().cache_misses, 1u);
+  EXPECT_EQ(memory.stats().cache_hits, 0u);
+  EXPECT_EQ(memory.stats().target_reads, 1u);
+  EXPECT_EQ(memory.stats().target_bytes, kBlock);  // one block of pages per miss
+  ASSERT_EQ(target_.reads.size(), 1u);
+  EXPECT_EQ(target_.reads[0], std::make_pair(kBase, static_cast<size_t>(kBlock)));
+
+  // Same page, then another page of the same block: no new target reads.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 5 * kPage + 3, 100));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
+  EXPECT_EQ(memory.stats().cache_misses, 1u);
+  EXPECT_EQ(memory.stats().cache_hits, 3u);
+  EXPECT_EQ(target_.read_calls, 1u);
+
+  // The next block is a new miss.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kBlock + 8, 8));
+  EXPECT_EQ(memory.stats().cache_misses, 2u);
+  EXPECT_EQ(memory.stats().target_reads, 2u);
+  EXPECT_EQ(memory.stats().failed_reads, 0u);
+}
+
+TEST_F(MemoryTest, ReadSpanningPagesAndBlocks) {
+  MapPattern(kBase, 4 * kBlock);
+  RemoteMemory memory(target_);
+  // Across a page boundary inside one block: one miss, one hit.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kPage - 5, 10));
+  EXPECT_EQ(memory.stats().cache_misses, 1u);
+  EXPECT_EQ(memory.stats().cache_hits, 1u);
+  // Across a block boundary: the second block is fetched.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 2 * kBlock - 3, 6));
+  EXPECT_EQ(memory.stats().cache_misses, 3u);
+  EXPECT_EQ(memory.stats().target_reads, 3u);
+  // Many pages at once.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 17, 3 * kBlock));
+  EXPECT_EQ(memory.stats().target_reads, 4u);  // only the fourth block was new
+}
+
+TEST_F(MemoryTest, BlockFailingAtTheEndOfAMappingFallsBackToPages) {
+  // Three pages mapped: the 16-page block around them cannot be read whole.
+  MapPattern(kBase, 3 * kPage);
+  RemoteMemory memory(target_);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 10, 8));
+  EXPECT_EQ(memory.stats().failed_reads, 1u);  // the block
+  EXPECT_EQ(memory.stats().target_reads, 2u);  // the block, then the page
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kPage + 10, 8));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 2 * kPage + 10, kPage - 10));
+  // The block was tried once; every later miss in it reads one page.
+  EXPECT_EQ(ReadsOfSize(kBlock), 1u);
+  EXPECT_EQ(ReadsOfSize(kPage), 3u);
+  EXPECT_EQ(memory.stats().failed_reads, 1u);
+
+  // Past the mapping: false, once from the target, then from the cache.
+  uint8_t byte;
+  EXPECT_FALSE(memory.Read(kBase + 3 * kPage, &byte, 1));
+  EXPECT_EQ(memory.stats().failed_reads, 2u);
+  EXPECT_EQ(ReadsOfSize(kBlock), 1u);
+  const uint64_t calls = target_.read_calls;
+  EXPECT_FALSE(memory.Read(kBase + 3 * kPage + 100, &byte, 1));
+  EXPECT_EQ(target_.read_calls, calls);
+  // A read starting in the mapping and running past its end fails as a whole.
+  std::vector<uint8_t> out(32);
+  EXPECT_FALSE(memory.Read(kBase + 3 * kPage - 16, out.data(), out.size()));
+  EXPECT_EQ(target_.read_calls, calls);
+  // And the pages that were readable still are.
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase, 3 * kPage));
+  EXPECT_EQ(target_.read_calls, calls);
+}
+
+TEST_F(MemoryTest, UnreadablePages) {
+  MapPattern(kBase, kBlock);
+  target_.Map(kBase + kBlock, kBlock, /*writable=*/false, /*readable=*/false);
+  RemoteMemory memory(target_);
+  uint64_t value;
+  EXPECT_FALSE(memory.Read(kBase + kBlock + 64, &value, 8));
+  EXPECT_FALSE(memory.ReadPointer(kBase + kBlock).has_value());
+  EXPECT_FALSE(memory.ReadValue<uint32_t>(0x1000).has_value());  // unmapped
+  EXPECT_FALSE(memory.ReadPointer(0).has_value());
+  EXPECT_TRUE(memory.ReadPointer(kBase + kBlock - 8).has_value());
+  EXPECT_FALSE(memory.ReadPointer(kBase + kBlock - 4).has_value());  // straddles into it
+  EXPECT_GT(memory.stats().failed_reads, 0u);
+  EXPECT_FALSE(memory.BudgetExhausted());
+}
+
+TEST_F(MemoryTest, WrapAroundAddressIsRefused) {
+  RemoteMemory memory(target_);
+  uint8_t out[16];
+  EXPECT_FALSE(memory.Read(~uint64_t{0} - 3, out, sizeof out));
+  EXPECT_FALSE(memory.Read(~uint64_t{0}, out, 2));
+  EXPECT_FALSE(memory.ReadPointer(~uint64_t{0} - 6).has_value());
+  EXPECT_EQ(target_.read_calls, 0u);
+  EXPECT_FALSE(memory.Read(1, out, ~size_t{0}));  // a size that wraps
+  EXPECT_EQ(target_.read_calls, 0u);
+}
+
+TEST_F(MemoryTest, EmptyReadNeedsNoTarget) {
+  RemoteMemory memory(target_);
+  EXPECT_TRUE(memory.Read(0xdead0000, nullptr, 0));
+  EXPECT_EQ(target_.read_calls, 0u);
+}
+
+TEST_F(MemoryTest, ValuesAndPointers) {
+  target_.Map(kBase, kPage);
+  target_.PutU64(kBase + 8, 0x1122334455667788);
+  target_.PutU32(kBase + 16, 0xcafef00d);
+  RemoteMemory memory(target_);
+  EXPECT_EQ(memory.ReadPointer(kBase + 8), 0x1122334455667788u);
+  EXPECT_EQ(memory.ReadValue<uint32_t>(kBase + 16), 0xcafef00du);
+  EXPECT_EQ(memory.ReadValue<uint16_t>(kBase + 9), 0x6677u);
+}
+
+TEST_F(MemoryTest, ClearForgetsThePages) {
+  target_.Map(kBase, kBlock);
+  target_.PutU64(kBase, 1);
+  RemoteMemory memory(target_);
+  EXPECT_EQ(memory.ReadPointer(kBase), 1u);
+  target_.PutU64(kBase, 2);  // the target ran
+  EXPECT_EQ(memory.ReadPointer(kBase), 1u);  // still the cached page
+  memory.Clear();
+  EXPECT_EQ(memory.ReadPointer(kBase), 2u);
+  EXPECT_EQ(memory.stats().target_reads, 2u);
+}
+
+TEST_F(MemoryTest, UncachedReadsBypassTheCache) {
+  MapPattern(kBase, kBlock);
+  RemoteMemory memory(target_);
+  std::vector<uint8_t> out(100);
+  EXPECT_TRUE(memory.ReadUncached(kBase + 3, out.data(), out.size()));
+  EXPECT_EQ(out[0], Pattern(kBase + 3));
+  EXPECT_TRUE(memory.ReadUncached(kBase + 3, out.data(), out.size()));
+  EXPECT_EQ(memory.stats().target_reads, 2u);
+  EXPECT_EQ(memory.stats().target_bytes, 200u);
+  EXPECT_EQ(memory.stats().cache_misses, 0u);
+  EXPECT_FALSE(memory.ReadUncached(kBase + kBlock - 50, out.data(), out.size()));
+  EXPECT_EQ(memory.stats().failed_reads, 1u);
+}
+
+TEST_F(MemoryTest, TinyBudgetIsExhaustedAtOnce) {
+  MapPattern(kBase, kBlock);
+  RemoteMemory memory(target_, /*byte_budget=*/100);
+  uint64_t value;
+  EXPECT_FALSE(memory.Read(kBase, &value, 8));
+  EXPECT_TRUE(memory.BudgetExhausted());
+  EXPECT_EQ(target_.read_calls, 0u);
+  EXPECT_EQ(memory.stats().target_bytes, 0u);
+}
+
+TEST_F(MemoryTest, BudgetRunsOutAfterSomeReads) {
+  MapPattern(kBase, 4 * kBlock);
+  RemoteMemory memory(target_, /*byte_budget=*/kBlock);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase, 8));
+  EXPECT_FALSE(memory.BudgetExhausted());
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kBlock - 8, 8));  // cached: free
+  EXPECT_FALSE(memory.BudgetExhausted());
+  uint64_t value;
+  EXPECT_FALSE(memory.Read(kBase + kBlock, &value, 8));  // neither a block nor a page fits
+  EXPECT_TRUE(memory.BudgetExhausted());
+  EXPECT_EQ(target_.read_calls, 1u);
+  EXPECT_LE(memory.stats().target_bytes, kBlock);
+  // Uncached reads count against the same budget.
+  EXPECT_FALSE(memory.ReadUncached(kBase, &value, 8));
+  EXPECT_EQ(target_.read_calls, 1u);
+}
+
+TEST_F(MemoryTest, BudgetCutsBlocksToPages) {
+  // Room for one block and one page: the second miss cannot have its block
+  // but still gets its page; the third gets nothing.
+  MapPattern(kBase, 4 * kBlock);
+  RemoteMemory memory(target_, /*byte_budget=*/kBlock + kPage);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase, 8));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kBlock, 8));
+  EXPECT_TRUE(memory.BudgetExhausted());  // the block was refused
+  EXPECT_FALSE(ReadsMatchPattern(memory, kBase + kBlock + kPage, 8));
+  EXPECT_EQ(memory.stats().target_bytes, kBlock + kPage);
+  EXPECT_EQ(target_.read_calls, 2u);
+}
+
+}  // namespace
+}  // namespace pyunwind

@@ -1,0 +1,615 @@
+// The whole walk, from RunCommand down, over a CPython 3.11 process built in
+// memory by the test (tests/fake_python.h): a runtime whose embedded main
+// interpreter points back at it, thread states with cframes, frames and code
+// objects with real location tables. Found by the _PyRuntime symbol and by
+// the memory scan; then damage (cycles, unreadable frames) and the options
+// of py-bt.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/commands.h"
+#include "core/layout.h"
+#include "tests/fake_python.h"
+#include "tests/fake_target.h"
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::json;
+using testing::FakeHeap;
+using testing::FakeObjects;
+using testing::FakeTarget;
+
+constexpr uint64_t kData = 0x555555a00000;  // python's data segment: _PyRuntime lives here
+constexpr uint64_t kDataSize = 0x40000;
+constexpr uint64_t kHeap = 0x7f1000000000;
+constexpr uint64_t kUnmapped = 0x7f2000000000;
+constexpr uint32_t kHexversion = 0x030b02f0;
+
+// A location table of "no columns" entries (code 13): `runs` of
+// (code units, line), line -1 for "no location" (code 15).
+std::string LineTable(int first_line, const std::vector<std::pair<int, int>>& runs) {
+  std::string table;
+  int line = first_line;
+  for (auto [units, run_line] : runs) {
+    while (units > 0) {
+      const int length = std::min(units, 8);
+      units -= length;
+      if (run_line < 0) {
+        table += static_cast<char>(0x80 | (15 << 3) | (length - 1));
+        continue;
+      }
+      table += static_cast<char>(0x80 | (13 << 3) | (length - 1));
+      const int delta = run_line - line;
+      line = run_line;
+      uint32_t zigzag = delta < 0 ? (static_cast<uint32_t>(-delta) << 1) | 1 : delta << 1;
+      do {
+        uint8_t byte = zigzag & 63;
+        zigzag >>= 6;
+        if (zigzag) byte |= 64;
+        table += static_cast<char>(byte);
+      } while (zigzag);
+    }
+  }
+  return table;
+}
+
+struct Thread311 {
+  uint64_t tstate = 0;
+  uint64_t cframe = 0;
+  uint64_t native_id = 0;
+  uint64_t pthread_id = 0;
+};
+
+// A 3.11 process image, following core/layout_tables.cc.
+class Fake311 {
+ public:
+  Fake311()
+      : layout(*LayoutFromTable(kHexversion)),
+        heap(target, kHeap, 4 << 20),
+        objects(target, heap, layout) {
+    target.Map(kData, kDataSize, /*writable=*/true, /*readable=*/true, "/usr/bin/python3.11");
+    runtime = kData + 0x100;
+    interp = runtime + layout.runtime.main_interpreter_embedded;
+    target.PutU64(runtime + layout.runtime.interpreters_head, interp);
+    target.PutU64(runtime + layout.runtime.interpreters_main, interp);
+    target.PutU64(interp + layout.interp.runtime, runtime);
+    target.PutU64(interp + layout.interp.next, 0);
+    target.Put<int64_t>(interp + layout.interp.id, 0);
+    py_version = kData + 0x20;  // the Py_Version constant
+    target.PutU64(py_version, kHexversion);
+  }
+
+  // The symbols a debugger with python's symbol table would give.
+  void AddSymbols() {
+    target.symbols["_PyRuntime"] = runtime;
+    target.symbols["Py_Version"] = py_version;
+  }
+  // sys.hexversion in the interpreter's sys dict, for the scan to find the exact version.
+  void AddSysDict() {
+    const uint64_t sysdict = objects.Dict({{objects.Str("version"), objects.Str("3.11.2 (fake)")},
+                                           {objects.Str("hexversion"), objects.Int(kHexversion)}});
+    target.PutU64(interp + layout.interp.sysdict, sysdict);
+  }
+
+  // A new thread state, linked in front as PyThreadState_New does.
+  Thread311 AddThread(uint64_t native_id, uint64_t pthread_id) {
+    Thread311 t;
+    t.native_id = native_id;
+    t.pthread_id = pthread_id;
+    t.tstate = heap.Alloc(layout.tstate.size);
+    t.cframe = heap.Alloc(24);
+    const uint64_t head = *Read(interp + layout.interp.threads_head);
+    target.PutU64(t.tstate + layout.tstate.next, head);
+    target.PutU64(t.tstate + layout.tstate.prev, 0);
+    if (head) target.PutU64(head + layout.tstate.prev, t.tstate);
+    target.PutU64(interp + layout.interp.threads_head, t.tstate);
+    target.PutU64(t.tstate + layout.tstate.interp, interp);
+    target.PutU64(t.tstate + layout.tstate.thread_id, pthread_id);
+    target.PutU64(t.tstate + layout.tstate.native_thread_id, native_id);
+    target.PutU64(t.tstate + layout.tstate.cframe, t.cframe);
+    target.PutU64(t.cframe + layout.tstate.cframe_current_frame, 0);
+    return t;
+  }
+  void SetMainThread(const Thread311& t) {
+    target.PutU64(runtime + layout.runtime.main_thread, t.pthread_id);
+  }
+  void SetGil(bool locked, uint64_t holder_tstate) {
+    const uint64_t gil = runtime + layout.runtime.gil;
+    target.Put<int32_t>(gil + layout.gil.locked, locked ? 1 : 0);
+    target.PutU64(gil + layout.gil.last_holder, holder_tstate);
+  }
+
+  // A code object whose bytecode is `units` code units long.
+  uint64_t Code(const std::string& filename, const std::string& name, const std::string& qualname,
+                int first_line, const std::string& linetable, int units, int first_traceable = 0) {
+    const uint64_t code = heap.Alloc(layout.code.code_adaptive + 2 * units);
+    objects.Header(code, objects.code_type());
+    target.PutU64(code + layout.code.filename, objects.Str(filename));
+    target.PutU64(code + layout.code.name, objects.Str(name));
+    target.PutU64(code + layout.code.qualname, objects.Str(qualname));
+    target.PutU64(code + layout.code.linetable, objects.Bytes(linetable));
+    target.Put<int32_t>(code + layout.code.firstlineno, first_line);
+    target.Put<int32_t>(code + layout.code.firsttraceable, first_traceable);
+    return code;
+  }
+  // A _PyInterpreterFrame running code unit `index` of `code` (prev_instr points at it).
+  uint64_t Frame(uint64_t code, int index, uint64_t previous, uint8_t owner = 0) {
+    const uint64_t frame = heap.Alloc(layout.frame.size);
+    target.PutU64(frame + layout.frame.executable, code);
+    target.PutU64(frame + layout.frame.previous, previous);
+    target.PutU64(frame + layout.frame.instr_ptr, code + layout.code.code_adaptive + 2 * index);
+    target.PutU8(frame + layout.frame.owner, owner);
+    return frame;
+  }
+  void SetCurrentFrame(const Thread311& t, uint64_t frame) {
+    target.PutU64(t.cframe + layout.tstate.cframe_current_frame, frame);
+  }
+  void SetPrevious(uint64_t frame, uint64_t previous) {
+    target.PutU64(frame + layout.frame.previous, previous);
+  }
+  void SetNext(const Thread311& t, uint64_t next) {
+    target.PutU64(t.tstate + layout.tstate.next, next);
+  }
+  std::optional<uint64_t> Read(uint64_t address) {
+    uint64_t value;
+    if (!target.ReadMemory(address, &value, 8)) return std::nullopt;
+    return value;
+  }
+
+  CommandOutput Run(std::vector<std::string> args, std::optional<uint64_t> selected = {}) {
+    CommandContext context{target, selected, false};
+    return RunCommand("py-bt", args, context);
+  }
+  Json RunJson(std::vector<std::string> args = {"--all", "--json"}) {
+    CommandOutput out = Run(args);
+    EXPECT_FALSE(out.failed) << out.text;
+    if (out.failed) return Json::object();
+    return Json::parse(out.text);
+  }
+
+  FakeTarget target;
+  Layout layout;
+  FakeHeap heap;
+  FakeObjects objects;
+  uint64_t runtime = 0;
+  uint64_t interp = 0;
+  uint64_t py_version = 0;
+};
+
+// The two-thread program the tests share.
+class WalkTest : public ::testing::Test {
+ protected:
+  WalkTest() {
+    // Thread A (the main thread): Worker.run <- main <- <module>.
+    a = p.AddThread(1001, 0x7f00aaaa0001);
+    b = p.AddThread(1002, 0x7f00bbbb0002);
+    p.SetMainThread(a);
+    p.SetGil(true, b.tstate);
+
+    const uint64_t run_code = p.Code("/app/worker.py", "run", "Worker.run", 10,
+                                     LineTable(10, {{1, 10}, {4, 12}, {6, 14}, {2, -1}}), 13);
+    const uint64_t main_code = p.Code("/app/main.py", "main", "main", 25,
+                                      LineTable(25, {{2, 25}, {10, 30}, {3, 28}}), 15);
+    const uint64_t module_code = p.Code("/app/main.py", "<module>", "<module>", 1,
+                                        LineTable(1, {{1, 0}, {20, 42}, {9, 1200}}), 30);
+    a_outer = p.Frame(module_code, 15, 0);
+    a_middle = p.Frame(main_code, 13, a_outer);  // a backward line delta: 28
+    a_inner = p.Frame(run_code, 7, a_middle);
+    p.SetCurrentFrame(a, a_inner);
+
+    // Thread B: Outer.<locals>.helper (unicode file name) <- Thread.run.
+    const uint64_t helper_code =
+        p.Code("/srv/λ_utils/größe🐍.py", "helper", "Outer.<locals>.helper", 5,
+               LineTable(5, {{3, 5}, {3, 7}}), 6);
+    const uint64_t thread_code = p.Code("/usr/lib/python3.11/threading.py", "run", "Thread.run",
+                                        940, LineTable(940, {{2, 940}, {70, 975}}), 72);
+    b_outer = p.Frame(thread_code, 71, 0);
+    b_inner = p.Frame(helper_code, 4, b_outer);
+    p.SetCurrentFrame(b, b_inner);
+  }
+
+  static Json Frame(const char* filename, int line, const char* name, const char* qualname) {
+    return {{"filename", filename}, {"line", line}, {"name", name}, {"qualname", qualname},
+            {"kind", "python"}};
+  }
+  static Json AFrames() {
+    return Json::array({Frame("/app/worker.py", 14, "run", "Worker.run"),
+                        Frame("/app/main.py", 28, "main", "main"),
+                        Frame("/app/main.py", 42, "<module>", "<module>")});
+  }
+  static Json BFrames() {
+    return Json::array({Frame("/srv/λ_utils/größe🐍.py", 7, "helper", "Outer.<locals>.helper"),
+                        Frame("/usr/lib/python3.11/threading.py", 975, "run", "Thread.run")});
+  }
+  static const Json& Threads(const Json& doc) { return doc.at("interpreters").at(0).at("threads"); }
+
+  static void ExpectOneErrorLine(const CommandOutput& out) {
+    EXPECT_TRUE(out.failed);
+    EXPECT_EQ(out.text.rfind("pyunwind: ", 0), 0u) << out.text;
+    ASSERT_FALSE(out.text.empty());
+    EXPECT_EQ(out.text.back(), '\n');
+    EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;
+  }
+
+  Fake311 p;
+  Thread311 a, b;
+  uint64_t a_inner = 0, a_middle = 0, a_outer = 0, b_inner = 0, b_outer = 0;
+};
+
+TEST_F(WalkTest, AllThreadsAsJsonFoundBySymbol) {
+  p.AddSymbols();
+  const Json doc = p.RunJson();
+  EXPECT_EQ(doc.at("python").at("version"), "3.11.2");
+  EXPECT_EQ(doc.at("python").at("hexversion"), kHexversion);
+  EXPECT_EQ(doc.at("python").at("free_threaded"), false);
+  EXPECT_EQ(doc.at("warnings"), Json::array());
+  ASSERT_EQ(doc.at("interpreters").size(), 1u);
+  EXPECT_EQ(doc.at("interpreters").at(0).at("id"), 0);
+  const Json& threads = Threads(doc);
+  ASSERT_EQ(threads.size(), 2u);
+  // Oldest first.
+  EXPECT_EQ(threads[0].at("native_id"), 1001);
+  EXPECT_EQ(threads[0].at("python_id"), 0x7f00aaaa0001);
+  EXPECT_EQ(threads[0].at("is_main"), true);
+  EXPECT_EQ(threads[0].at("holds_gil"), false);
+  EXPECT_EQ(threads[0].at("status"), Json::array({"main"}));
+  EXPECT_EQ(threads[0].at("frames"), AFrames());
+  EXPECT_FALSE(threads[0].contains("truncated"));
+  EXPECT_EQ(threads[1].at("native_id"), 1002);
+  EXPECT_EQ(threads[1].at("python_id"), 0x7f00bbbb0002);
+  EXPECT_EQ(threads[1].at("is_main"), false);
+  EXPECT_EQ(threads[1].at("holds_gil"), true);
+  EXPECT_EQ(threads[1].at("status"), Json::array({"has_gil"}));
+  EXPECT_EQ(threads[1].at("frames"), BFrames());
+}
+
+TEST_F(WalkTest, FoundByTheMemoryScanWithoutSymbols) {
+  p.AddSysDict();
+  // Noise the scan meets first: smaller writable regions of random bytes.
+  p.target.Map(0x600000000000, 0x3000, true, true, "noise");
+  p.target.FillRandom(0x600000000000, 7);
+  p.target.Map(0x600000010000, 0x20000, true, true, "noise2");
+  p.target.FillRandom(0x600000010000, 8);
+  const Json doc = p.RunJson({"--all", "--json", "--verbose"});
+  EXPECT_EQ(doc.at("python").at("version"), "3.11.2");  // from sys.hexversion
+  EXPECT_EQ(Threads(doc).at(0).at("frames"), AFrames());
+  EXPECT_EQ(Threads(doc).at(1).at("frames"), BFrames());
+  const std::string warnings = doc.at("warnings").dump();
+  EXPECT_NE(warnings.find("scan"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("table 3.11"), std::string::npos) << warnings;
+}
+
+TEST_F(WalkTest, ScanWithoutSysDictWarnsOfTheUnknownExactVersion) {
+  const Json doc = p.RunJson();
+  EXPECT_EQ(doc.at("python").at("version"), "3.11.0");
+  EXPECT_NE(doc.at("warnings").dump().find("exact Python version is unknown"), std::string::npos)
+      << doc.at("warnings");
+  EXPECT_EQ(Threads(doc).at(1).at("frames"), BFrames());
+}
+
+TEST_F(WalkTest, NoSymbolAndNoRegionsIsOneErrorLine) {
+  p.target.list_regions = false;
+  const CommandOutput out = p.Run({"--all"});
+  ExpectOneErrorLine(out);
+  EXPECT_NE(out.text.find("no Python runtime found"), std::string::npos) << out.text;
+}
+
+TEST_F(WalkTest, TextTraceback) {
+  p.AddSymbols();
+  const CommandOutput out = p.Run({"--all"});
+  ASSERT_FALSE(out.failed) << out.text;
+  EXPECT_EQ(out.text,
+            "Thread 1001 (main thread):\n"
+            "Traceback (most recent call first):\n"
+            "  File \"/app/worker.py\", line 14, in Worker.run\n"
+            "  File \"/app/main.py\", line 28, in main\n"
+            "  File \"/app/main.py\", line 42, in <module>\n"
+            "\n"
+            "Thread 1002 (holds the GIL):\n"
+            "Traceback (most recent call first):\n"
+            "  File \"/srv/λ_utils/größe🐍.py\", line 7, in Outer.<locals>.helper\n"
+            "  File \"/usr/lib/python3.11/threading.py\", line 975, in Thread.run\n");
+}
+
+TEST_F(WalkTest, SelectedThreadOnly) {
+  p.AddSymbols();
+  const CommandOutput out = p.Run({}, 1002);
+  ASSERT_FALSE(out.failed) << out.text;
+  EXPECT_NE(out.text.find("Thread 1002"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("Outer.<locals>.helper"), std::string::npos);
+  EXPECT_EQ(out.text.find("Thread 1001"), std::string::npos) << out.text;
+  EXPECT_EQ(out.text.find("Worker.run"), std::string::npos) << out.text;
+
+  const CommandOutput json = p.Run({"--json"}, 1001);
+  ASSERT_FALSE(json.failed) << json.text;
+  const Json doc = Json::parse(json.text);
+  ASSERT_EQ(Threads(doc).size(), 1u);
+  EXPECT_EQ(Threads(doc)[0].at("native_id"), 1001);
+  EXPECT_EQ(Threads(doc)[0].at("frames"), AFrames());
+}
+
+TEST_F(WalkTest, SelectedThreadWithoutPythonOrNoSelection) {
+  p.AddSymbols();
+  const CommandOutput other = p.Run({}, 4242);
+  ExpectOneErrorLine(other);
+  EXPECT_NE(other.text.find("4242"), std::string::npos);
+  ExpectOneErrorLine(p.Run({}));
+  // --all ignores the selection.
+  EXPECT_EQ(Threads(p.RunJson({"--all", "--json"})).size(), 2u);
+}
+
+TEST_F(WalkTest, FrameLimit) {
+  p.AddSymbols();
+  const Json doc = p.RunJson({"--all", "--json", "--limit", "1"});
+  const Json& threads = Threads(doc);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].at("frames"), Json::array({AFrames()[0]}));
+  EXPECT_EQ(threads[0].at("truncated"), "frame limit");
+  EXPECT_EQ(threads[1].at("frames"), Json::array({BFrames()[0]}));
+  EXPECT_EQ(threads[1].at("truncated"), "frame limit");
+  EXPECT_EQ(Threads(p.RunJson({"--all", "--json", "--limit=2"}))[0].at("frames").size(), 2u);
+  EXPECT_EQ(Threads(p.RunJson({"--all", "--json", "--limit", "3"}))[0].count("truncated"), 0u);
+
+  const CommandOutput text = p.Run({"--limit", "1"}, 1001);
+  ASSERT_FALSE(text.failed) << text.text;
+  EXPECT_NE(text.text.find("in Worker.run\n  ...truncated: 2 more frames (--limit 1)\n"),
+            std::string::npos)
+      << text.text;
+  EXPECT_EQ(text.text.find("in main"), std::string::npos);
+}
+
+TEST_F(WalkTest, BadOptionsAreOneErrorLine) {
+  p.AddSymbols();
+  for (const std::vector<std::string>& args :
+       std::vector<std::vector<std::string>>{{"--bogus"},
+                                             {"--all", "-x"},
+                                             {"--limit"},
+                                             {"--limit", "0"},
+                                             {"--limit", "abc"},
+                                             {"--limit", "-3"},
+                                             {"--limit=99999999999"},
+                                             {"all"}}) {
+    const CommandOutput out = p.Run(args, 1001);
+    ExpectOneErrorLine(out);
+  }
+  const CommandOutput out = p.Run({"--bogus"});
+  EXPECT_NE(out.text.find("--bogus"), std::string::npos) << out.text;
+  CommandContext context{p.target, std::nullopt, false};
+  ExpectOneErrorLine(RunCommand("py-nope", {}, context));
+}
+
+TEST_F(WalkTest, CyclicFrameChainStopsWithAWarning) {
+  p.AddSymbols();
+  p.SetPrevious(a_outer, a_inner);  // <module> "called from" Worker.run
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames"), AFrames());
+  ASSERT_TRUE(thread.contains("truncated"));
+  EXPECT_NE(thread.at("truncated").get<std::string>().find("loops"), std::string::npos)
+      << thread.at("truncated");
+  EXPECT_EQ(Threads(doc)[1].at("frames"), BFrames());  // the other thread is untouched
+
+  const CommandOutput text = p.Run({"--all"});
+  EXPECT_NE(text.text.find("  ...truncated: the frame chain loops"), std::string::npos)
+      << text.text;
+}
+
+TEST_F(WalkTest, SelfLoopingFrame) {
+  p.AddSymbols();
+  p.SetPrevious(b_inner, b_inner);
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[1];
+  EXPECT_EQ(thread.at("frames"), Json::array({BFrames()[0]}));
+  EXPECT_TRUE(thread.contains("truncated"));
+}
+
+TEST_F(WalkTest, CyclicThreadListStops) {
+  p.AddSymbols();
+  p.SetNext(a, b.tstate);  // b -> a -> b -> ...
+  const Json doc = p.RunJson();
+  const Json& threads = Threads(doc);
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].at("frames"), AFrames());
+  EXPECT_EQ(threads[1].at("frames"), BFrames());
+  EXPECT_NE(doc.at("warnings").dump().find("thread list loops"), std::string::npos)
+      << doc.at("warnings");
+}
+
+TEST_F(WalkTest, ThreadListWithABadPointer) {
+  p.AddSymbols();
+  p.SetNext(a, kUnmapped);  // aligned, unreadable
+  Json doc = p.RunJson();
+  EXPECT_GE(Threads(doc).size(), 2u);
+  EXPECT_NE(doc.at("warnings").dump().find("thread"), std::string::npos) << doc.at("warnings");
+  // The threads that could be read keep their stacks.
+  bool saw_a = false;
+  for (const Json& thread : Threads(doc)) {
+    if (thread.at("native_id") == 1001) {
+      saw_a = true;
+      EXPECT_EQ(thread.at("frames"), AFrames());
+    }
+  }
+  EXPECT_TRUE(saw_a);
+
+  p.SetNext(a, kHeap + 3);  // misaligned
+  doc = p.RunJson();
+  EXPECT_EQ(Threads(doc).size(), 2u);
+  EXPECT_NE(doc.at("warnings").dump().find("bad thread state pointer"), std::string::npos)
+      << doc.at("warnings");
+}
+
+TEST_F(WalkTest, FramePointingToUnreadableMemory) {
+  p.AddSymbols();
+  p.SetPrevious(a_inner, kUnmapped);
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames"), Json::array({AFrames()[0]}));
+  ASSERT_TRUE(thread.contains("truncated"));
+  EXPECT_NE(thread.at("truncated").get<std::string>().find("cannot read the frame"),
+            std::string::npos)
+      << thread.at("truncated");
+  EXPECT_EQ(Threads(doc)[1].at("frames"), BFrames());
+}
+
+TEST_F(WalkTest, MisalignedFramePointer) {
+  p.AddSymbols();
+  p.SetPrevious(a_middle, a_outer + 4);
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames").size(), 2u);
+  EXPECT_TRUE(thread.contains("truncated"));
+}
+
+TEST_F(WalkTest, FrameWithUnreadableCodeObject) {
+  p.AddSymbols();
+  p.target.PutU64(a_middle + p.layout.frame.executable, kUnmapped);
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames"), Json::array({AFrames()[0]}));
+  ASSERT_TRUE(thread.contains("truncated"));
+  EXPECT_NE(thread.at("truncated").get<std::string>().find("code object"), std::string::npos)
+      << thread.at("truncated");
+}
+
+TEST_F(WalkTest, CurrentFrameUnreadable) {
+  p.AddSymbols();
+  p.target.PutU64(b.tstate + p.layout.tstate.cframe, kUnmapped);
+  const Json doc = p.RunJson();
+  EXPECT_EQ(Threads(doc)[0].at("frames"), AFrames());
+  EXPECT_EQ(Threads(doc)[1].at("frames"), Json::array());
+  EXPECT_TRUE(Threads(doc)[1].contains("truncated"));
+}
+
+TEST_F(WalkTest, ThreadWithoutPythonFrames) {
+  p.AddSymbols();
+  p.SetCurrentFrame(b, 0);
+  const Json doc = p.RunJson();
+  EXPECT_EQ(Threads(doc)[1].at("frames"), Json::array());
+  EXPECT_FALSE(Threads(doc)[1].contains("truncated"));
+  const CommandOutput text = p.Run({}, 1002);
+  EXPECT_NE(text.text.find("(no Python frames)"), std::string::npos) << text.text;
+}
+
+TEST_F(WalkTest, GilHolder) {
+  p.AddSymbols();
+  p.SetGil(true, a.tstate);
+  Json threads = Threads(p.RunJson());
+  EXPECT_EQ(threads[0].at("holds_gil"), true);
+  EXPECT_EQ(threads[0].at("status"), Json::array({"main", "has_gil"}));
+  EXPECT_EQ(threads[1].at("holds_gil"), false);
+
+  // Released: last_holder still names a thread, but nobody holds it.
+  p.SetGil(false, a.tstate);
+  threads = Threads(p.RunJson());
+  EXPECT_EQ(threads[0].at("holds_gil"), false);
+  EXPECT_EQ(threads[1].at("holds_gil"), false);
+
+  // The collector runs on the holder.
+  p.SetGil(true, b.tstate);
+  p.target.Put<int32_t>(p.interp + p.layout.interp.gc_collecting, 1);
+  threads = Threads(p.RunJson());
+  EXPECT_EQ(threads[1].at("status"), Json::array({"has_gil", "gc"}));
+  EXPECT_EQ(threads[0].at("status"), Json::array({"main"}));
+}
+
+TEST_F(WalkTest, ShimIncompleteAndGeneratorFrames) {
+  p.AddSymbols();
+  // Between Worker.run and main: a frame the C stack owns (skipped), a frame
+  // not yet past its first traceable instruction (skipped), and a generator
+  // frame at the same point (kept: generators are created before they run).
+  const uint64_t gen_code = p.Code("/app/gen.py", "produce", "produce", 3,
+                                   LineTable(3, {{2, 3}, {4, 4}}), 6, /*first_traceable=*/2);
+  const uint64_t setup_code = p.Code("/app/gen.py", "setup", "setup", 9,
+                                     LineTable(9, {{2, 9}, {4, 10}}), 6, /*first_traceable=*/2);
+  const uint64_t generator = p.Frame(gen_code, 1, a_middle, /*owner=*/1);
+  const uint64_t incomplete = p.Frame(setup_code, 1, generator);
+  const uint64_t shim = p.Frame(setup_code, 3, incomplete, /*owner=*/3);
+  p.SetPrevious(a_inner, shim);
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  Json want = AFrames();
+  want.insert(want.begin() + 1, Frame("/app/gen.py", 3, "produce", "produce"));
+  EXPECT_EQ(thread.at("frames"), want);
+  EXPECT_FALSE(thread.contains("truncated"));
+}
+
+TEST_F(WalkTest, InstructionWithoutALine) {
+  p.AddSymbols();
+  // Worker.run's last two code units have no location; so does a prev_instr
+  // past the bytecode or before it (a frame about to run its first instruction).
+  p.target.PutU64(a_inner + p.layout.frame.instr_ptr,
+                  *p.Read(a_inner + p.layout.frame.executable) + p.layout.code.code_adaptive + 2 * 12);
+  Json frames = Threads(p.RunJson())[0].at("frames");
+  EXPECT_EQ(frames[0].at("line"), nullptr);
+  EXPECT_EQ(frames[0].at("qualname"), "Worker.run");
+  const CommandOutput text = p.Run({}, 1001);
+  EXPECT_NE(text.text.find("/app/worker.py\", line ?, in Worker.run"), std::string::npos)
+      << text.text;
+
+  // prev_instr just before the bytecode: the frame has not started. CPython
+  // leaves such a frame out (_PyFrame_IsIncomplete)...
+  const uint64_t run_code = *p.Read(a_inner + p.layout.frame.executable);
+  p.target.PutU64(a_inner + p.layout.frame.instr_ptr, run_code + p.layout.code.code_adaptive - 2);
+  frames = Threads(p.RunJson())[0].at("frames");
+  Json rest = AFrames();
+  rest.erase(rest.begin());
+  EXPECT_EQ(frames, rest);
+  // ... unless a generator owns it (created, not yet started): then it is
+  // on its first line, as PyCode_Addr2Line says for a negative offset.
+  p.target.PutU8(a_inner + p.layout.frame.owner, 1);
+  frames = Threads(p.RunJson())[0].at("frames");
+  ASSERT_EQ(frames.size(), 3u);
+  EXPECT_EQ(frames[0].at("line"), 10);
+}
+
+TEST_F(WalkTest, RuntimeWithoutInterpreters) {
+  p.AddSymbols();
+  p.target.PutU64(p.runtime + p.layout.runtime.interpreters_head, 0);
+  ExpectOneErrorLine(p.Run({"--all"}));
+}
+
+TEST_F(WalkTest, StatsAreReported) {
+  p.AddSymbols();
+  const Json doc = p.RunJson({"--all", "--json", "--stats"});
+  ASSERT_TRUE(doc.contains("stats"));
+  EXPECT_EQ(doc.at("stats").at("frames"), 5);
+  EXPECT_GT(doc.at("stats").at("target_reads").get<int>(), 0);
+  // Page-sized reads: a handful, not one per field.
+  EXPECT_LT(doc.at("stats").at("target_reads").get<int>(), 20);
+}
+
+TEST(NotPython, RandomMemoryIsOneErrorLine) {
+  FakeTarget target;
+  target.Map(0x400000, 0x20000, false, true, "/bin/true");
+  target.FillRandom(0x400000, 1);
+  target.Map(0x600000, 0x30000, true, true, "");
+  target.FillRandom(0x600000, 2);
+  target.Map(0x7ffff0000000, 0x21000, true, true, "[stack]");
+  target.FillRandom(0x7ffff0000000, 3);
+  CommandContext context{target, std::nullopt, false};
+  for (const auto& args : std::vector<std::vector<std::string>>{{"--all"}, {"--all", "--json"}}) {
+    const CommandOutput out = RunCommand("py-bt", args, context);
+    EXPECT_TRUE(out.failed);
+    EXPECT_EQ(out.text.rfind("pyunwind: ", 0), 0u) << out.text;
+    EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;
+    EXPECT_NE(out.text.find("not a Python process"), std::string::npos) << out.text;
+  }
+}
+
+TEST(NotPython, OldPythonNamedByItsModule) {
+  FakeTarget target;
+  target.Map(0x600000, 0x1000, true, true, "");
+  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 0});
+  CommandContext context{target, std::nullopt, false};
+  const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
+  EXPECT_TRUE(out.failed);
+  EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;
+  EXPECT_NE(out.text.find("3.10"), std::string::npos) << out.text;
+}
+
+}  // namespace
+}  // namespace pyunwind
