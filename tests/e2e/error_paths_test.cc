@@ -84,8 +84,7 @@ TEST_P(ErrorPaths, PyBtSaysWhyInOneLine) {
 
   RunResult r = RunDebugger(c.debugger, *install, target, {"py-bt"});
   std::string all = r.out + r.err;
-  std::string context = "command: " + r.command + "\nstatus: " + r.Status() + "\nstdout:\n" +
-                        r.out.substr(0, 4000) + "\nstderr:\n" + r.err.substr(0, 4000);
+  std::string context = r.Describe();
 
   ASSERT_TRUE(r.exited) << "the debugger did not exit normally\n" << context;
   auto lines = LinesContaining(all, "pyunwind:");

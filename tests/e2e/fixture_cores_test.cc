@@ -107,15 +107,8 @@ TEST_P(FixtureCores, PyBtAllJsonMatchesTruth) {
 
   Target target;
   target.core = core;  // no executable: these interpreters are not on this machine
-  RunResult r = RunDebugger(c.debugger, *install, target, {"py-bt --all --json"});
-  std::string context = "command: " + r.command + "\nstatus: " + r.Status() + "\nstdout:\n" +
-                        r.out.substr(0, 4000) + "\nstderr:\n" + r.err.substr(0, 4000);
-  ASSERT_TRUE(r.exited) << "the debugger did not exit normally\n" << context;
-  auto doc = ExtractJson(r.out, &error);
-  ASSERT_TRUE(doc.has_value()) << error << "\n" << context;
-  std::string diff = CompareWithTruth(truth, *doc);
-  EXPECT_TRUE(diff.empty()) << "py-bt --all --json differs from " << c.Dir() << "/truth.json\n"
-                      << diff << "\ncommand: " << r.command;
+  std::string mismatch = PyBtAllMismatch(c.debugger, *install, target, truth);
+  EXPECT_TRUE(mismatch.empty()) << c.Dir() << "/truth.json: " << mismatch;
 }
 
 INSTANTIATE_TEST_SUITE_P(Cores, FixtureCores, ::testing::ValuesIn(AllCases()),

@@ -287,6 +287,11 @@ std::string RunResult::Status() const {
   return "killed by signal " + std::to_string(term_signal) + " (" + strsignal(term_signal) + ")";
 }
 
+std::string RunResult::Describe() const {
+  return "command: " + command + "\nstatus: " + Status() + "\nstdout:\n" + out.substr(0, 4000) +
+         "\nstderr:\n" + err.substr(0, 4000);
+}
+
 RunResult RunCommand(const std::vector<std::string>& argv, double timeout_s,
               const std::map<std::string, std::string>& env) {
   RunResult result;
@@ -658,6 +663,18 @@ std::string CompareWithTruth(const json& truth, const json& tool) {
     diff << "malformed JSON (" << e.what() << ")\n";
   }
   return diff.str();
+}
+
+std::string PyBtAllMismatch(Debugger d, const Install& install, const Target& target,
+                            const json& truth) {
+  RunResult r = RunDebugger(d, install, target, {"py-bt --all --json"});
+  if (!r.exited) return "the debugger did not exit normally\n" + r.Describe();
+  std::string error;
+  auto doc = ExtractJson(r.out, &error);
+  if (!doc) return error + "\n" + r.Describe();
+  std::string diff = CompareWithTruth(truth, *doc);
+  if (diff.empty()) return "";
+  return "py-bt --all --json differs from the truth:\n" + diff + "command: " + r.command;
 }
 
 std::vector<std::string> LinesContaining(const std::string& text, const std::string& needle) {

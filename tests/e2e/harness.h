@@ -96,8 +96,10 @@ struct RunResult {
   std::string out;
   std::string err;
   std::string command;  // the command line, for messages
-  // "exit 0", "killed by signal 11", "timed out after 120 s", ...
+  // "exit 0", "killed by signal 11", "timed out (killed)", ...
   std::string Status() const;
+  // The command, its status and (the start of) its output, for failure messages.
+  std::string Describe() const;
 };
 
 // Runs a command to completion (killing it after timeout_s) and captures its output.
@@ -180,6 +182,12 @@ std::optional<json> ExtractJson(const std::string& output, std::string* error);
 // out; a thread pyunwind shows that the truth does not have is an error. Returns "" when
 // they match, else a readable report of every difference.
 std::string CompareWithTruth(const json& truth, const json& tool);
+
+// Runs `py-bt --all --json` in the debugger and checks it against the truth: the debugger
+// exits normally, its output holds one JSON document, and CompareWithTruth finds no
+// difference. Returns "" when all holds, else what went wrong with the debugger's output.
+std::string PyBtAllMismatch(Debugger d, const Install& install, const Target& target,
+                            const json& truth);
 
 // Lines of `text` containing `needle`.
 std::vector<std::string> LinesContaining(const std::string& text, const std::string& needle);

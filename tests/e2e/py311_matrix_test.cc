@@ -96,17 +96,9 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
     if (cell.mode == Mode::kCoreWithExe) target.executable = python;
   }
 
-  RunResult r = RunDebugger(cell.debugger, *install, target, {"py-bt --all --json"});
-  std::string context = "command: " + r.command + "\nstatus: " + r.Status() + "\nstdout:\n" +
-                        r.out.substr(0, 4000) + "\nstderr:\n" + r.err.substr(0, 4000);
-  ASSERT_TRUE(r.exited) << "the debugger did not exit normally\n" << context;
-
-  auto doc = ExtractJson(r.out, &error);
-  ASSERT_TRUE(doc.has_value()) << error << "\n" << context;
-  std::string diff = CompareWithTruth(scenario.truth(), *doc);
-  EXPECT_TRUE(diff.empty()) << "py-bt --all --json differs from the truth (" << scenario.python()
-                      << ", pid " << scenario.pid() << ")\n"
-                      << diff << "\ncommand: " << r.command;
+  std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
+  EXPECT_TRUE(mismatch.empty()) << scenario.python() << ", pid " << scenario.pid() << ": "
+                                << mismatch;
 }
 
 std::vector<Cell> AllCells() {
