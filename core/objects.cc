@@ -101,6 +101,8 @@ Result<int64_t> ObjectReader::ReadInt(uint64_t address) {
   } else {
     auto size = memory_.ReadValue<int64_t>(address + l.ob_size);
     if (!size) return MakeError(fmt::format("cannot read the int at {:#x}", address));
+    // -INT64_MIN overflows; any count past 2 is refused below anyway.
+    if (*size < -2 || *size > 2) return MakeError(fmt::format("the int at {:#x} exceeds 60 bits", address));
     negative = *size < 0;
     digit_count = negative ? -*size : *size;
   }
