@@ -1,0 +1,317 @@
+// py-tasks on every asyncio_tree fixture core (<shared>/fixtures/cores/VERSION/
+// asyncio_tree/core.xz), read by ElfCoreTarget without a debugger, against
+// the scenario's truth.json: the set of task names, each task's coroutine
+// stack (qualname, name, filename, line, innermost first) and every
+// awaited_by edge with its kind ("taskgroup", "gather", "await"); the
+// running task (--running, and running_tasks in the JSON); --tree as text on
+// 3.11.2; "no asyncio tasks" on a program that never imported asyncio.
+//
+// Every version of the fixtures (3.11.2, 3.12.6, 3.13.15, 3.13.15t, 3.14.7,
+// 3.14.7-shared, 3.14.7t) is supported: no case expects the "does not
+// support" error.
+//
+// 3.14 cores also carry remote_debugging.json, what CPython's own
+// _remote_debugging.RemoteUnwinder.get_all_awaited_by() returned for the same
+// live process. It agrees with py-tasks on every task name, coroutine stack
+// and awaiter. What differs, and why: it gives no edge kind (CPython's
+// awaited_by set does not record how the edge was made; py-tasks tells
+// "await", "gather" and "taskgroup" apart from the awaiter's fut_waiter, the
+// _GatheringFuture's _children and the TaskGroup done-callback), and it
+// names awaiters by task id plus their coroutine stack where py-tasks gives
+// id and name. The test checks the agreement.
+//
+// <shared> is found as in the other fixture tests: PYUNWIND_SHARED, else
+// beside the workspace, through fixture_facts.h's FixtureLayoutsDir (anchor:
+// this source file, a data dependency of the test).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/commands.h"
+#include "core/elf_core_target.h"
+#include "tests/fixture_facts.h"
+
+namespace pyunwind {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr char kThisFile[] = "tests/asyncio_core_test.cc";
+
+std::string fmt_hex(uint64_t value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "0x%llx", static_cast<unsigned long long>(value));
+  return buffer;
+}
+
+fs::path SharedFixtures() {
+  if (const char* env = std::getenv("PYUNWIND_SHARED")) return fs::path(env) / "fixtures";
+  const std::string layouts = testing::FixtureLayoutsDir(kThisFile);
+  if (layouts.empty()) return {};
+  return fs::path(layouts).parent_path();
+}
+
+std::vector<std::string> Versions() {
+  std::vector<std::string> versions;
+  const fs::path fixtures = SharedFixtures();
+  std::error_code ec;
+  if (fixtures.empty() || !fs::is_directory(fixtures / "cores", ec)) return {"none"};
+  for (const auto& entry : fs::directory_iterator(fixtures / "cores")) {
+    if (fs::exists(entry.path() / "asyncio_tree" / "core.xz")) {
+      versions.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  if (versions.empty()) return {"none"};
+  return versions;
+}
+
+// A decompressed core in the test's temporary directory, removed afterwards.
+class Core {
+ public:
+  Core(const fs::path& xz, const std::string& name) {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    path_ = fs::path(tmp ? tmp : "/tmp") / (name + ".core");
+    const std::string command = "xz -dc '" + xz.string() + "' > '" + path_.string() + "'";
+    ok_ = std::system(command.c_str()) == 0;
+  }
+  ~Core() {
+    std::error_code ec;
+    fs::remove(path_, ec);
+  }
+  bool ok() const { return ok_; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool ok_ = false;
+};
+
+CommandOutput PyTasks(ElfCoreTarget& target, std::vector<std::string> args) {
+  CommandContext context{target, std::nullopt, false};
+  return RunCommand("py-tasks", args, context);
+}
+
+Json StackKey(const Json& stack) {
+  Json out = Json::array();
+  for (const Json& frame : stack) {
+    out.push_back({frame.at("qualname"), frame.at("name"), frame.at("filename"), frame.at("line")});
+  }
+  return out;
+}
+
+std::set<std::pair<std::string, std::string>> Edges(const Json& awaited_by) {
+  std::set<std::pair<std::string, std::string>> out;
+  for (const Json& edge : awaited_by) {
+    out.insert(std::make_pair(edge.at("name").get<std::string>(), edge.at("kind").get<std::string>()));
+  }
+  return out;
+}
+
+class AsyncioCore : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AsyncioCore, PyTasksMatchesTruth) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
+  std::ifstream truth_file(dir / "truth.json");
+  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
+  const Json truth = Json::parse(truth_file);
+  Core core(dir / "core.xz", "asyncio_" + version);
+  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+
+  const CommandOutput output = PyTasks(**target, {"--json"});
+  ASSERT_FALSE(output.failed) << output.text;
+  const Json got = Json::parse(output.text);
+  EXPECT_EQ(got.at("python").at("version"), truth.at("python").at("version"));
+  EXPECT_TRUE(got.at("asyncio_imported").get<bool>());
+  EXPECT_TRUE(got.at("warnings").empty()) << got.at("warnings").dump();
+
+  std::map<std::string, Json> by_name;
+  for (const Json& task : got.at("tasks")) {
+    EXPECT_TRUE(by_name.emplace(task.at("name"), task).second) << "two tasks named " << task.at("name");
+  }
+  ASSERT_EQ(by_name.size(), truth.at("tasks").size()) << output.text;
+  std::set<uint64_t> loop_threads;
+  for (const Json& thread : truth.at("threads")) {
+    if (thread.at("role") == "loop") loop_threads.insert(thread.at("native_id").get<uint64_t>());
+  }
+  for (const Json& want : truth.at("tasks")) {
+    const std::string name = want.at("name");
+    SCOPED_TRACE("task " + name);
+    auto found = by_name.find(name);
+    ASSERT_NE(found, by_name.end()) << "missing task";
+    const Json& task = found->second;
+    EXPECT_EQ(StackKey(task.at("coroutine_stack")), StackKey(want.at("coroutine_stack")));
+    EXPECT_EQ(Edges(task.at("awaited_by")), Edges(want.at("awaited_by")));
+    EXPECT_EQ(task.at("state"), "pending");
+    ASSERT_FALSE(task.at("thread_native_id").is_null());
+    EXPECT_EQ(loop_threads.count(task.at("thread_native_id").get<uint64_t>()), 1u);
+  }
+  Json want_running = Json::array();
+  want_running.push_back(truth.at("running_task"));
+  EXPECT_EQ(got.at("running_tasks"), want_running);
+
+  // --running: the running task, then the task that awaits it.
+  const CommandOutput running = PyTasks(**target, {"--running"});
+  ASSERT_FALSE(running.failed) << running.text;
+  const std::string running_name = truth.at("running_task");
+  EXPECT_NE(running.text.find("is running task " + running_name + " "), std::string::npos)
+      << running.text;
+  const Json& running_truth = *std::find_if(
+      truth.at("tasks").begin(), truth.at("tasks").end(),
+      [&](const Json& t) { return t.at("name") == running_name; });
+  for (const Json& frame : running_truth.at("coroutine_stack")) {
+    EXPECT_NE(running.text.find(frame.at("qualname").get<std::string>()), std::string::npos);
+  }
+  for (const Json& edge : running_truth.at("awaited_by")) {
+    EXPECT_NE(running.text.find("awaited by task " + edge.at("name").get<std::string>()),
+              std::string::npos)
+        << running.text;
+  }
+
+  // The text table names every task.
+  const CommandOutput table = PyTasks(**target, {});
+  ASSERT_FALSE(table.failed) << table.text;
+  for (const auto& [name, task] : by_name) {
+    EXPECT_NE(table.text.find(name), std::string::npos) << name;
+  }
+
+  // CPython's own view (3.14): the same tasks, stacks and awaiters.
+  std::ifstream remote_file(dir / "remote_debugging.json");
+  if (!remote_file) return;
+  const Json remote = Json::parse(remote_file);
+  if (!remote.contains("get_all_awaited_by")) return;
+  std::map<uint64_t, std::string> names;
+  for (const Json& thread : remote.at("get_all_awaited_by")) {
+    for (const Json& task : thread.at(1)) names[task.at(0).get<uint64_t>()] = task.at(1);
+  }
+  size_t compared = 0;
+  for (const Json& thread : remote.at("get_all_awaited_by")) {
+    for (const Json& task : thread.at(1)) {
+      const std::string name = task.at(1);
+      SCOPED_TRACE("remote_debugging task " + name);
+      ASSERT_TRUE(by_name.count(name));
+      const Json& ours = by_name[name];
+      EXPECT_EQ(ours.at("id"), fmt_hex(task.at(0).get<uint64_t>()));
+      Json remote_stack = Json::array();
+      for (const Json& coro : task.at(2)) {
+        for (const Json& frame : coro.at(0)) {
+          remote_stack.push_back({frame.at(2), frame.at(0), frame.at(1)});
+        }
+      }
+      Json our_stack = Json::array();
+      for (const Json& frame : ours.at("coroutine_stack")) {
+        our_stack.push_back({frame.at("qualname"), frame.at("filename"), frame.at("line")});
+      }
+      EXPECT_EQ(our_stack, remote_stack);
+      std::set<std::string> remote_awaiters, our_awaiters;
+      for (const Json& awaiter : task.at(3)) remote_awaiters.insert(names[awaiter.at(1).get<uint64_t>()]);
+      for (const Json& edge : ours.at("awaited_by")) our_awaiters.insert(edge.at("name"));
+      EXPECT_EQ(our_awaiters, remote_awaiters);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, by_name.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = "v" + info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+// The await graph as a tree, on one case (3.11.2): roots are the tasks nobody
+// awaits; a task reached twice (gatherer: Task-1's TaskGroup and
+// awaits-gatherer's await) is printed in full once, then "(shown above)".
+TEST(AsyncioCoreTree, Python311) {
+  const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "asyncio_tree";
+  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 core";
+  Core core(dir / "core.xz", "asyncio_tree_3_11_2");
+  ASSERT_TRUE(core.ok());
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  const CommandOutput tree = PyTasks(**target, {"--tree"});
+  ASSERT_FALSE(tree.failed) << tree.text;
+  std::vector<std::string> lines;
+  std::string line;
+  for (char c : tree.text) {
+    if (c == '\n') {
+      // Addresses differ per core: keep the text around them.
+      const size_t open = line.find(" [0x");
+      if (open != std::string::npos) line.erase(open, line.find(']', open) - open + 1);
+      lines.push_back(line);
+      line.clear();
+    } else {
+      line += c;
+    }
+  }
+  const std::vector<std::string> want = {
+      "(T) Task-1",
+      "│   main /opt/fixtures/scenarios/asyncio_tree.py:115",
+      "│   TaskGroup.__aexit__ /usr/lib/python3.11/asyncio/taskgroups.py:98",
+      "├── (T) fetcher-1 via taskgroup",
+      "│       fetch /opt/fixtures/scenarios/asyncio_tree.py:37",
+      "│       middle /opt/fixtures/scenarios/asyncio_tree.py:33",
+      "│       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29",
+      "│       sleep /usr/lib/python3.11/asyncio/tasks.py:639",
+      "├── (T) fetcher-2 via taskgroup",
+      "│       fetch /opt/fixtures/scenarios/asyncio_tree.py:37",
+      "│       middle /opt/fixtures/scenarios/asyncio_tree.py:33",
+      "│       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29",
+      "│       sleep /usr/lib/python3.11/asyncio/tasks.py:639",
+      "├── (T) gatherer via taskgroup",
+      "│   │   gather_children /opt/fixtures/scenarios/asyncio_tree.py:47",
+      "│   ├── (T) child-a via gather",
+      "│   │       child /opt/fixtures/scenarios/asyncio_tree.py:41",
+      "│   │       Event.wait /usr/lib/python3.11/asyncio/locks.py:213",
+      "│   └── (T) child-b via gather",
+      "│           child /opt/fixtures/scenarios/asyncio_tree.py:41",
+      "│           Event.wait /usr/lib/python3.11/asyncio/locks.py:213",
+      "├── (T) awaits-gatherer via taskgroup",
+      "│   │   await_task /opt/fixtures/scenarios/asyncio_tree.py:51",
+      "│   └── (T) gatherer via await (shown above)",
+      "├── (T) consumer via taskgroup",
+      "│       consume /opt/fixtures/scenarios/asyncio_tree.py:55",
+      "│       Queue.get /usr/lib/python3.11/asyncio/queues.py:158",
+      "├── (T) Task-7 via taskgroup",
+      "│       hang /opt/fixtures/scenarios/asyncio_tree.py:59",
+      "└── (T) recorder via taskgroup (running)",
+      "        record_tasks /opt/fixtures/scenarios/asyncio_tree.py:102",
+  };
+  EXPECT_EQ(lines, want) << tree.text;
+}
+
+// A program that never imported asyncio.
+TEST(AsyncioCoreNoAsyncio, ThreadsScenario) {
+  const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "threads";
+  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 threads core";
+  Core core(dir / "core.xz", "threads_3_11_2");
+  ASSERT_TRUE(core.ok());
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  const CommandOutput table = PyTasks(**target, {});
+  ASSERT_FALSE(table.failed) << table.text;
+  EXPECT_EQ(table.text, "no asyncio tasks\n");
+  const Json json = Json::parse(PyTasks(**target, {"--json"}).text);
+  EXPECT_FALSE(json.at("asyncio_imported").get<bool>());
+  EXPECT_TRUE(json.at("tasks").empty());
+}
+
+}  // namespace
+}  // namespace pyunwind
