@@ -216,10 +216,10 @@ TEST_F(ObjectsTest, ReadsInts311) {
   EXPECT_FALSE(Fresh().ReadInt(0x30000).ok());
 }
 
-// CORE BUG: ob_size == INT64_MIN is negated (undefined behaviour) into a
-// digit count that passes the "at most 2 digits" check; the digits are then
-// read with size INT64_MIN * 4 == 0, and a garbage int reads as 0 instead of
-// being refused.
+// Regression: ob_size == INT64_MIN was negated (undefined behaviour) into a
+// digit count that passed the "at most 2 digits" check; the digits were then
+// read with size INT64_MIN * 4 == 0, and the garbage int read as 0 instead of
+// being refused (fixed in a606baa).
 TEST_F(ObjectsTest, ReadInt311RefusesMinimumObSize) {
   const uint64_t object = objects_.Int(1);
   target_.Put<int64_t>(object + layout_.long_object.ob_size, INT64_MIN);
