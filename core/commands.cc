@@ -9,6 +9,7 @@
 #include "core/code_objects.h"
 #include "core/format.h"
 #include "core/memory.h"
+#include "core/native.h"
 #include "core/runtime_locator.h"
 #include "core/threads.h"
 
@@ -16,9 +17,11 @@ namespace pyunwind {
 namespace {
 
 constexpr char kPyBtHelp[] =
-    "Usage: py-bt [--all|-a] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
+    "Usage: py-bt [--all|-a] [--native] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
     "Print the Python stack of the selected thread, innermost frame first.\n"
     "  -a, --all      every thread of every interpreter\n"
+    "  --native       the debugger's native backtrace, each eval-loop frame followed by\n"
+    "                 the Python frames it runs\n"
     "  --json         one JSON document (see the README)\n"
     "  --limit N      at most N frames per thread\n"
     "  -v, --verbose  also say how the runtime was found and which layout was used\n"
@@ -31,6 +34,7 @@ struct PyBtOptions {
   bool verbose = false;
   bool stats = false;
   bool no_color = false;
+  bool native = false;
   size_t limit = 0;
 };
 
@@ -42,6 +46,8 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.all = true;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--native") {
+      options.native = true;
     } else if (arg == "--verbose" || arg == "-v") {
       options.verbose = true;
     } else if (arg == "--stats") {
@@ -110,6 +116,20 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
           *context.selected_thread_id));
     }
   }
+  if (options.native) {
+    for (Interpreter& interp : snapshot->interpreters) {
+      for (Thread& thread : interp.threads) {
+        if (!thread.native_id) continue;
+        std::vector<NativeFrame> native = context.target.NativeFrames(*thread.native_id);
+        if (native.empty()) {
+          snapshot->warnings.push_back(fmt::format(
+              "thread {}: the debugger gave no native frames", *thread.native_id));
+          continue;
+        }
+        thread.frames = MergeNativeFrames(thread.frames, native).frames;
+      }
+    }
+  }
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
@@ -127,6 +147,9 @@ const std::vector<CommandInfo>& AllCommands() {
       {"py-bt", "Print the Python stack of the selected thread, or of every thread.", kPyBtHelp},
       {"py-tasks", "List the asyncio tasks, their coroutine stacks and who awaits whom.",
        kPyTasksHelp},
+      {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
+      {"py-down", "Select a newer Python frame (and the native frame running it).", kPyDownHelp},
+      {"py-frame", "Print or select a Python frame of the selected thread.", kPyFrameHelp},
   };
   return commands;
 }
@@ -135,6 +158,9 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
                          CommandContext& context) {
   if (name == "py-bt") return RunPyBt(args, context);
   if (name == "py-tasks") return RunPyTasks(args, context);
+  if (name == "py-up" || name == "py-down" || name == "py-frame") {
+    return RunPyFrameSelection(name, args, context);
+  }
   return Failure(fmt::format("unknown command '{}'", name));
 }
 

@@ -2,6 +2,7 @@
 // place so that LLDB and GDB print the same thing for the same input.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,6 +19,17 @@ struct CommandContext {
   std::optional<uint64_t> selected_thread_id;
   // Colour is used only when the debugger writes to a terminal.
   bool output_is_terminal = false;
+  // The Python frame of the selected thread that py-up / py-down / py-frame
+  // selected (0 = innermost, as py-bt numbers them); nullopt = none yet, which
+  // means frame 0. The front-end keeps it per (process, thread) between
+  // commands and drops it when the process resumes; commands that show "the
+  // selected Python frame" (py-list, py-locals) read it, py-up / py-down /
+  // py-frame set it.
+  std::optional<size_t> selected_python_frame;
+  // Out: the native frame (the debugger's frame number in the selected thread)
+  // whose eval loop runs the Python frame just selected; the front-end selects
+  // it so that `frame variable` / `info frame` mean the same frame.
+  std::optional<size_t> select_native_frame;
 };
 
 struct CommandOutput {

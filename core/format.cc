@@ -35,6 +35,12 @@ std::string ThreadFlags(const Thread& thread) {
   return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
 }
 
+// What a native frame's module is called in text: its file name.
+std::string ModuleName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
   if (options.frame_limit == 0) return thread.frames.size();
   return std::min(thread.frames.size(), options.frame_limit);
@@ -79,6 +85,12 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
+        if (frame.kind == "native") {
+          out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
+                             frame.function.empty() ? "??" : frame.function, p.reset,
+                             frame.module.empty() ? "" : " (" + ModuleName(frame.module) + ")");
+          continue;
+        }
         out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file, frame.filename,
                            p.reset, p.line, frame.line ? std::to_string(*frame.line) : "?",
                            p.reset, p.name, frame.qualname, p.reset);
@@ -113,6 +125,14 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
+        if (frame.kind == "native") {
+          frames.push_back({{"kind", frame.kind},
+                            {"index", frame.native_index},
+                            {"pc", fmt::format("{:#x}", frame.pc)},
+                            {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
+                            {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
+          continue;
+        }
         Json line = frame.line ? Json(*frame.line) : Json(nullptr);
         frames.push_back({{"filename", frame.filename},
                           {"line", line},

@@ -30,6 +30,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
   std::vector<uint8_t> raw(frame_size);
   std::unordered_set<uint64_t> seen;
   size_t visited = 0;
+  const size_t first_frame = thread.frames.size();
   while (frame_address != 0) {
     if (visited++ >= max_frames) {
       StopWalk(thread, fmt::format("more than {} frames: the rest are not shown", max_frames));
@@ -51,6 +52,8 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     const int owner = f.owner == kAbsent ? 0 : FieldAt<uint8_t>(bytes, frame_size, f.owner);
 
     if (owner >= f.owner_first_internal) {  // an entry shim the C stack owns
+      // 3.12+: one shim per eval-loop call, just outside the frames that call runs.
+      if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
       frame_address = previous;
       continue;
     }
@@ -81,10 +84,13 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       out.line = LineForInstruction(info.lines, info.first_line, instruction_index);
       out.frame_address = frame_address;
       out.code_address = code_address;
+      out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0;
       thread.frames.push_back(std::move(out));
     }
     frame_address = previous;
   }
+  // The outermost frame of a thread is where its first eval-loop call started.
+  if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
 }
 
 }  // namespace pyunwind

@@ -73,6 +73,7 @@ struct Layout {
     int32_t localsplus = kAbsent;
     int32_t stacktop = kAbsent;
     int32_t tlbc_index = kAbsent;  // free-threaded 3.14+
+    int32_t is_entry = kAbsent;    // 3.11: bool, set on the frame an eval-loop call started with
     // Frames whose owner is at least this are the interpreter's own
     // bookkeeping (C-stack entry shims), not Python code.
     int32_t owner_first_internal = 256;

@@ -82,6 +82,7 @@ Layout Python311() {
   l.frame.previous = 48;
   l.frame.instr_ptr = 56;
   l.frame.stacktop = 64;
+  l.frame.is_entry = 68;
   l.frame.owner = 69;
   l.frame.localsplus = 72;
   // 3.11 marks C-stack entry frames with is_entry, not an owner: every frame is Python code.

@@ -20,6 +20,11 @@ struct Frame {
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // kind "native" only (py-bt --native): the debugger's own unwind of the C stack.
+  uint64_t pc = 0;
+  std::string function;  // empty where the debugger has no symbol
+  std::string module;    // path of the object file, empty where unknown
+  size_t native_index = 0;  // the debugger's frame number
 };
 
 struct Thread {

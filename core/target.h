@@ -25,6 +25,13 @@ struct LoadedModule {
   uint64_t load_bias = 0; // added to the file's virtual addresses
 };
 
+// One frame of the debugger's own (native) unwind of a thread.
+struct NativeFrame {
+  uint64_t pc = 0;
+  std::string function;  // function or symbol name; empty where unknown
+  std::string module;    // object file path (or name); empty where unknown
+};
+
 class Target {
  public:
   virtual ~Target() = default;
@@ -44,6 +51,11 @@ class Target {
 
   // OS thread ids (LWPs) the debugger knows, in its own order.
   virtual std::vector<uint64_t> ThreadIds() { return {}; }
+
+  // The debugger's backtrace of the thread with OS thread id `thread_id`,
+  // innermost first, index i being the debugger's frame number i (inlined
+  // frames included). Empty where the host cannot unwind.
+  virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
 };
 
 }  // namespace pyunwind
