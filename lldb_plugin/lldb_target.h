@@ -25,6 +25,7 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<pyunwind::MemoryRegion> MemoryRegions() override;
   std::vector<pyunwind::LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
+  std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
 
  private:
   lldb::SBTarget target_;

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <map>
+#include <tuple>
 #include <optional>
 #include <string>
 #include <utility>
@@ -65,6 +67,20 @@ bool Fail(lldb::SBCommandReturnObject& result, const char* message) {
   return false;
 }
 
+// The Python frame py-up / py-down / py-frame selected, per (process, thread),
+// valid only for the stop it was chosen in: LLDB bumps the stop id whenever
+// the process resumes, which drops the selection.
+struct PythonFrameSelection {
+  uint32_t stop_id = 0;
+  size_t python_frame = 0;
+};
+using SelectionKey = std::tuple<lldb::pid_t, uint32_t, lldb::tid_t>;  // pid, unique id, tid
+
+std::map<SelectionKey, PythonFrameSelection>& Selections() {
+  static auto* selections = new std::map<SelectionKey, PythonFrameSelection>();
+  return *selections;
+}
+
 class PyunwindCommand final : public lldb::SBCommandPluginInterface {
  public:
   explicit PyunwindCommand(std::string name) : name_(std::move(name)) {}
@@ -94,7 +110,25 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
     context.output_is_terminal = OutputIsTerminal(debugger);
 
+    const SelectionKey key{process.GetProcessID(), process.GetUniqueID(),
+                           thread.IsValid() ? thread.GetThreadID() : LLDB_INVALID_THREAD_ID};
+    const uint32_t stop_id = process.GetStopID();
+    auto& selections = Selections();
+    if (auto it = selections.find(key); it != selections.end()) {
+      if (it->second.stop_id == stop_id) {
+        context.selected_python_frame = it->second.python_frame;
+      } else {
+        selections.erase(it);  // the process ran since
+      }
+    }
+
     pyunwind::CommandOutput output = pyunwind::RunCommand(name_, args, context);
+    if (thread.IsValid() && context.selected_python_frame) {
+      selections[key] = {stop_id, *context.selected_python_frame};
+    }
+    if (thread.IsValid() && context.select_native_frame) {
+      thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
+    }
     if (output.failed) return Fail(result, ErrorLine(output.text).c_str());
     if (output.text.empty()) {
       result.SetStatus(lldb::eReturnStatusSuccessFinishNoResult);
