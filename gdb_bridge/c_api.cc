@@ -61,6 +61,17 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
                                         const char* argument_line,
                                         int64_t selected_thread_id, int is_terminal,
                                         int* failed) {
+  return pyunwind_run_command_ex(callbacks, command_name, argument_line, selected_thread_id,
+                                 is_terminal, nullptr, nullptr, failed);
+}
+
+PYUNWIND_API char* pyunwind_run_command_ex(const struct pyunwind_callbacks* callbacks,
+                                           const char* command_name,
+                                           const char* argument_line,
+                                           int64_t selected_thread_id, int is_terminal,
+                                           int64_t* python_frame, int64_t* native_frame,
+                                           int* failed) {
+  if (native_frame != nullptr) *native_frame = -1;
   std::string text;
   bool is_failure = true;
   try {
@@ -75,10 +86,20 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
         context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
       }
       context.output_is_terminal = is_terminal != 0;
+      if (python_frame != nullptr && *python_frame >= 0) {
+        context.selected_python_frame = static_cast<size_t>(*python_frame);
+      }
       std::vector<std::string> args =
           pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);
       pyunwind::CommandOutput output = pyunwind::RunCommand(command_name, args, context);
       is_failure = output.failed;
+      if (python_frame != nullptr) {
+        *python_frame = context.selected_python_frame
+                            ? static_cast<int64_t>(*context.selected_python_frame) : -1;
+      }
+      if (native_frame != nullptr && context.select_native_frame) {
+        *native_frame = static_cast<int64_t>(*context.select_native_frame);
+      }
       text = is_failure ? ErrorLine(std::move(output.text)) : std::move(output.text);
       if (!text.empty() && text.back() != '\n') text += '\n';
     }

@@ -95,6 +95,25 @@ std::vector<uint64_t> ParseThreadIds(std::string_view text) {
   return ids;
 }
 
+std::vector<NativeFrame> ParseNativeFrames(std::string_view text) {
+  std::vector<NativeFrame> frames;
+  if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  if (text.empty()) return frames;
+  ForEachLine(text, [&](std::string_view line) {
+    NativeFrame frame;
+    const size_t tab1 = line.find('\t');
+    frame.pc = ParseNumber(Trim(line.substr(0, tab1)), 16).value_or(0);
+    if (tab1 != std::string_view::npos) {
+      std::string_view rest = line.substr(tab1 + 1);
+      const size_t tab2 = rest.find('\t');
+      frame.function = std::string(Trim(rest.substr(0, tab2)));
+      if (tab2 != std::string_view::npos) frame.module = std::string(Trim(rest.substr(tab2 + 1)));
+    }
+    frames.push_back(std::move(frame));
+  });
+  return frames;
+}
+
 bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (callbacks_.read_memory == nullptr || out == nullptr) return false;
@@ -119,6 +138,12 @@ std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
 std::vector<LoadedModule> CallbackTarget::Modules() {
   if (!modules_) modules_ = ParseModules(CallText(callbacks_.modules, callbacks_.ctx));
   return *modules_;
+}
+
+std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
+  if (callbacks_.native_frames == nullptr) return {};
+  const char* text = callbacks_.native_frames(callbacks_.ctx, thread_id);
+  return text == nullptr ? std::vector<NativeFrame>() : ParseNativeFrames(text);
 }
 
 std::vector<uint64_t> CallbackTarget::ThreadIds() {

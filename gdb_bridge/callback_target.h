@@ -19,6 +19,8 @@ std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text);
 std::vector<LoadedModule> ParseModules(std::string_view text);
 // Decimal ids separated by white space; anything else skipped.
 std::vector<uint64_t> ParseThreadIds(std::string_view text);
+// Lines "PC\tFUNCTION\tMODULE"; PC hex. A line without a PC is a frame with pc 0.
+std::vector<NativeFrame> ParseNativeFrames(std::string_view text);
 
 class CallbackTarget : public Target {
  public:
@@ -30,6 +32,7 @@ class CallbackTarget : public Target {
   std::vector<MemoryRegion> MemoryRegions() override;
   std::vector<LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
+  std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override;
 
  private:
   pyunwind_callbacks callbacks_;

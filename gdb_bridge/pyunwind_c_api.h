@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 1
+#define PYUNWIND_ABI_VERSION 2
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -58,6 +58,13 @@ struct pyunwind_callbacks {
   /* OS thread ids (LWPs) in the debugger's order, decimal, separated by
    * white space. NULL or "" when unknown. May be NULL. */
   const char* (*thread_ids)(void* ctx);
+
+  /* (ABI 2) The debugger's backtrace of the thread with OS thread id
+   * `thread_id`, innermost first, one frame per line, line i being the
+   * debugger's frame number i: "PC\tFUNCTION\tMODULE", PC in hex, FUNCTION
+   * and MODULE (object file path) empty where unknown. NULL or "" when the
+   * host cannot unwind. May be NULL. */
+  const char* (*native_frames)(void* ctx, uint64_t thread_id);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */
@@ -81,6 +88,19 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
                                         const char* argument_line,
                                         int64_t selected_thread_id, int is_terminal,
                                         int* failed);
+
+/* (ABI 2) pyunwind_run_command with the Python frame selection of
+ * py-up / py-down / py-frame. `python_frame` (may be NULL) is in/out: in, the
+ * Python frame the front-end keeps as selected for this thread (-1: none);
+ * out, the one selected after the command (-1: none). `native_frame` (may be
+ * NULL) is out: the debugger's frame number of the eval-loop frame running
+ * the newly selected Python frame, for the front-end to select; -1: none. */
+PYUNWIND_API char* pyunwind_run_command_ex(const struct pyunwind_callbacks* callbacks,
+                                           const char* command_name,
+                                           const char* argument_line,
+                                           int64_t selected_thread_id, int is_terminal,
+                                           int64_t* python_frame, int64_t* native_frame,
+                                           int* failed);
 
 /* Releases a string returned by pyunwind_run_command. NULL is fine. */
 PYUNWIND_API void pyunwind_free(char* text);

@@ -24,6 +24,7 @@ import os
 import re
 
 import gdb
+from gdb.FrameDecorator import FrameDecorator
 
 
 def _pyunwind_setup():
@@ -41,6 +42,7 @@ def _pyunwind_setup():
     # c_void_p, not c_char_p: a callback cannot hand back a Python-owned
     # char*; it returns the address of a buffer the session keeps alive.
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+    THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
         _fields_ = [
@@ -50,6 +52,7 @@ def _pyunwind_setup():
             ("memory_regions", TEXT),
             ("modules", TEXT),
             ("thread_ids", TEXT),
+            ("native_frames", THREAD_TEXT),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -60,11 +63,17 @@ def _pyunwind_setup():
     lib.pyunwind_run_command.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
                                          ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
                                          ctypes.POINTER(ctypes.c_int)]
+    lib.pyunwind_run_command_ex.restype = ctypes.c_void_p
+    lib.pyunwind_run_command_ex.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
+                                            ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
+                                            ctypes.POINTER(ctypes.c_int64),
+                                            ctypes.POINTER(ctypes.c_int64),
+                                            ctypes.POINTER(ctypes.c_int)]
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 1:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 1"
+    if lib.pyunwind_abi_version() != 2:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 2"
                            % (lib_path, lib.pyunwind_abi_version()))
 
     symbol_name = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
@@ -277,6 +286,54 @@ def _pyunwind_setup():
                 return None
             return buf.raw
 
+        def native_frames(self, thread_id):
+            """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
+            Switches to the thread if it is not the selected one, and back."""
+            thread = None
+            for t in self.inferior.threads():
+                pid, lwp, _ = t.ptid
+                if (lwp if lwp else pid) == thread_id:
+                    thread = t
+                    break
+            if thread is None or not thread.is_valid():
+                return ""
+            selected = gdb.selected_thread()
+            try:
+                selected_frame = gdb.selected_frame()
+            except gdb.error:
+                selected_frame = None
+            switched = selected is None or selected.ptid != thread.ptid
+            progspace = self.inferior.progspace
+            lines = []
+            try:
+                if switched:
+                    thread.switch()
+                frame = gdb.newest_frame()
+                while frame is not None and len(lines) < 4096:
+                    if self.interrupted:
+                        break
+                    pc = frame.pc()
+                    name = frame.name() or ""
+                    module = ""
+                    try:
+                        objfile = progspace.objfile_for_address(pc)
+                        module = objfile.filename if objfile is not None else ""
+                    except Exception:
+                        module = gdb.solib_name(pc) or ""
+                    if not module:
+                        module = gdb.solib_name(pc) or ""
+                    lines.append("%x\t%s\t%s" % (pc, name.replace("\t", " "), module))
+                    try:
+                        frame = frame.older()
+                    except gdb.error:
+                        break
+            finally:
+                if switched and selected is not None and selected.is_valid():
+                    selected.switch()
+                if selected_frame is not None and selected_frame.is_valid():
+                    selected_frame.select()
+            return "\n".join(lines)
+
         def thread_ids(self):
             ids = []
             for thread in self.inferior.threads():
@@ -302,6 +359,18 @@ def _pyunwind_setup():
                 return None
         return TEXT(callback)
 
+    def native_frames_cb(_ctx, thread_id):
+        session = current[0]
+        if session is None or session.interrupted:
+            return None
+        try:
+            return session.text("native_frames", session.native_frames(thread_id))
+        except KeyboardInterrupt:
+            session.interrupted = True
+            return None
+        except Exception:
+            return None
+
     def read_cb(_ctx, addr, buf, size):
         session = current[0]
         return 0 if session is None else session.read(addr, buf, size)
@@ -325,7 +394,8 @@ def _pyunwind_setup():
     callbacks = Callbacks(None, READ(read_cb), SYMBOL(symbol_cb),
                           guarded_text("regions", "regions"),
                           guarded_text("modules", "modules"),
-                          guarded_text("threads", "thread_ids"))
+                          guarded_text("threads", "thread_ids"),
+                          THREAD_TEXT(native_frames_cb))
 
     def has_process(inferior):
         if inferior is None:
@@ -353,34 +423,147 @@ def _pyunwind_setup():
         except Exception:
             return False
 
-    def run(name, argument, from_tty):
-        inferior = gdb.selected_inferior()
-        if not has_process(inferior):
-            raise gdb.GdbError("pyunwind: no process: attach to a process or load a core file first")
+    # The Python frame py-up / py-down / py-frame selected, per (inferior,
+    # pid, thread); py-list and py-locals show it. Dropped whenever the
+    # inferior resumes (gdb.events.cont).
+    selections = {}
+    # Bumped on every resume and stop: the frame decorator's cache key.
+    generation = [0]
+
+    def selection_key(inferior):
+        return (inferior.num, inferior.pid, selected_thread_id())
+
+    def select_native_frame(index):
+        frame = gdb.newest_frame()
+        for _ in range(index):
+            older = frame.older()
+            if older is None:
+                return
+            frame = older
+        frame.select()
+
+    def run_library(name, argument, from_tty, inferior):
+        """Runs one command of the library: (text, failed, interrupted)."""
         if current[0] is not None:
             raise gdb.GdbError("pyunwind: a pyunwind command is already running")
         session = Session(inferior)
         current[0] = session
         failed = ctypes.c_int(1)
+        key = selection_key(inferior)
+        python_frame = ctypes.c_int64(selections.get(key, -1))
+        native_frame = ctypes.c_int64(-1)
         try:
-            result = lib.pyunwind_run_command(ctypes.byref(callbacks), name.encode(),
-                                              (argument or "").encode("utf-8"),
-                                              selected_thread_id(), 1 if is_terminal(from_tty) else 0,
-                                              ctypes.byref(failed))
+            result = lib.pyunwind_run_command_ex(ctypes.byref(callbacks), name.encode(),
+                                                 (argument or "").encode("utf-8"),
+                                                 selected_thread_id(),
+                                                 1 if is_terminal(from_tty) else 0,
+                                                 ctypes.byref(python_frame),
+                                                 ctypes.byref(native_frame),
+                                                 ctypes.byref(failed))
         finally:
             current[0] = None
             session.close()
+        if python_frame.value >= 0:
+            selections[key] = python_frame.value
         if not result:
             raise gdb.GdbError("pyunwind: out of memory")
         try:
             text = ctypes.string_at(result).decode("utf-8", "replace")
         finally:
             lib.pyunwind_free(result)
-        if session.interrupted:
+        if native_frame.value >= 0 and not failed.value:
+            try:
+                select_native_frame(native_frame.value)
+            except gdb.error:
+                pass
+        return text, bool(failed.value), session.interrupted
+
+    def run(name, argument, from_tty):
+        inferior = gdb.selected_inferior()
+        if not has_process(inferior):
+            raise gdb.GdbError("pyunwind: no process: attach to a process or load a core file first")
+        text, failed, interrupted = run_library(name, argument, from_tty, inferior)
+        if interrupted:
             raise gdb.GdbError("pyunwind: interrupted")
-        if failed.value:
+        if failed:
             raise gdb.GdbError(text.rstrip("\n"))
         gdb.write(text)
+
+    def on_cont(_event):
+        selections.clear()
+        generation[0] += 1
+
+    def on_stop(_event):
+        generation[0] += 1
+
+    # -- plain `bt`: the Python frames each eval-loop frame runs, next to it --
+    eval_loop = re.compile(r"^(_PyEval_EvalFrameDefault(\..*)?|_TAIL_CALL_.*)$")
+    decorator_cache = {}
+
+    def python_frames_by_level():
+        """{native frame level: [python frames]} of the selected thread, one
+        py-bt --native run per stop and thread."""
+        inferior = gdb.selected_inferior()
+        if not has_process(inferior) or current[0] is not None:
+            return {}
+        key = (generation[0], inferior.num, inferior.pid, selected_thread_id())
+        if key in decorator_cache:
+            return decorator_cache[key]
+        decorator_cache.clear()
+        mapping = {}
+        try:
+            text, failed, _ = run_library("py-bt", "--native --json", False, inferior)
+            if not failed:
+                doc = json.loads(text)
+                for interp in doc.get("interpreters", []):
+                    for thread in interp.get("threads", []):
+                        level = None
+                        for frame in thread.get("frames", []):
+                            if frame.get("kind") == "native":
+                                level = frame.get("index") if eval_loop.match(
+                                    frame.get("function") or "") else None
+                            elif level is not None:
+                                mapping.setdefault(level, []).append(frame)
+        except Exception:
+            mapping = {}
+        decorator_cache[key] = mapping
+        return mapping
+
+    class PythonFramesDecorator(FrameDecorator):
+        def __init__(self, base, python_frames):
+            super().__init__(base)
+            self._python_frames = python_frames
+
+        def function(self):
+            name = super().function()
+            if not isinstance(name, str):
+                return name
+            shown = ", ".join("%s at %s:%s" % (f.get("qualname"), os.path.basename(
+                f.get("filename") or "?"), f.get("line")) for f in self._python_frames)
+            return "%s [Python: %s]" % (name, shown)
+
+    class PythonFramesFilter:
+        """Adds the Python frames an eval-loop frame runs to its line in bt."""
+
+        def __init__(self):
+            self.name = "pyunwind"
+            self.priority = 100
+            self.enabled = True
+
+        def filter(self, frame_iter):
+            mapping = python_frames_by_level()
+            if not mapping:
+                return frame_iter
+
+            def decorate(decorator):
+                try:
+                    level = decorator.inferior_frame().level()
+                except Exception:
+                    return decorator
+                frames = mapping.get(level)
+                return PythonFramesDecorator(decorator, frames) if frames else decorator
+
+            return map(decorate, frame_iter)
 
     def make_command(gdb_name, name, summary, help_text):
         class PyunwindCommand(gdb.Command):
@@ -434,7 +617,12 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
 
     register_all()
     gdb.events.new_objfile.connect(on_new_objfile)
-    return lib, callbacks, registered, on_new_objfile, register_plain_names, commands
+    gdb.events.cont.connect(on_cont)
+    gdb.events.stop.connect(on_stop)
+    frame_filter = PythonFramesFilter()
+    gdb.frame_filters[frame_filter.name] = frame_filter
+    return (lib, callbacks, registered, on_new_objfile, register_plain_names, commands, on_cont,
+            on_stop)
 
 
 def _pyunwind_install():
@@ -443,6 +631,8 @@ def _pyunwind_install():
     if old is not None:  # sourced again: drop the old event handler
         try:
             gdb.events.new_objfile.disconnect(old[3])
+            gdb.events.cont.disconnect(old[6])
+            gdb.events.stop.disconnect(old[7])
         except Exception:
             pass
     g["_pyunwind_state"] = _pyunwind_setup()
