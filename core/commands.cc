@@ -8,21 +8,25 @@
 #include "core/asyncio.h"
 #include "core/code_objects.h"
 #include "core/format.h"
+#include "core/locals.h"
 #include "core/memory.h"
 #include "core/native.h"
 #include "core/runtime_locator.h"
+#include "core/source_commands.h"
 #include "core/threads.h"
 
 namespace pyunwind {
 namespace {
 
 constexpr char kPyBtHelp[] =
-    "Usage: py-bt [--all|-a] [--native] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
+    "Usage: py-bt [--all|-a] [--native] [--locals] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
     "Print the Python stack of the selected thread, innermost frame first.\n"
     "  -a, --all      every thread of every interpreter\n"
     "  --native       the debugger's native backtrace, each eval-loop frame followed by\n"
     "                 the Python frames it runs\n"
     "  --json         one JSON document (see the README)\n"
+    "  --locals       arguments and locals of each Python frame, with short reprs\n"
+    "                 (cut at 200 characters, 50 items, depth 3; see py-locals)\n"
     "  --limit N      at most N frames per thread\n"
     "  -v, --verbose  also say how the runtime was found and which layout was used\n"
     "  --stats        memory reads, bytes, cache hits and time spent\n"
@@ -34,6 +38,7 @@ struct PyBtOptions {
   bool verbose = false;
   bool stats = false;
   bool no_color = false;
+  bool locals = false;
   bool native = false;
   size_t limit = 0;
 };
@@ -46,6 +51,8 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.all = true;
     } else if (arg == "--json") {
       options.json = true;
+    } else if (arg == "--locals") {
+      options.locals = true;
     } else if (arg == "--native") {
       options.native = true;
     } else if (arg == "--verbose" || arg == "-v") {
@@ -130,6 +137,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
       }
     }
   }
+  if (options.locals) AddLocals(objects, *snapshot);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
@@ -147,6 +155,11 @@ const std::vector<CommandInfo>& AllCommands() {
       {"py-bt", "Print the Python stack of the selected thread, or of every thread.", kPyBtHelp},
       {"py-tasks", "List the asyncio tasks, their coroutine stacks and who awaits whom.",
        kPyTasksHelp},
+      {"py-bt-full", "py-bt --locals: the Python stack with each frame's arguments and locals.",
+       kPyBtHelp},
+      {"py-locals", "Print the arguments and locals of the selected Python frame.", kPyLocalsHelp},
+      {"py-list", "List the source lines around the current line of the selected Python frame.",
+       kPyListHelp},
       {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
       {"py-down", "Select a newer Python frame (and the native frame running it).", kPyDownHelp},
       {"py-frame", "Print or select a Python frame of the selected thread.", kPyFrameHelp},
@@ -158,6 +171,13 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
                          CommandContext& context) {
   if (name == "py-bt") return RunPyBt(args, context);
   if (name == "py-tasks") return RunPyTasks(args, context);
+  if (name == "py-bt-full") {
+    std::vector<std::string> full = args;
+    full.push_back("--locals");
+    return RunPyBt(full, context);
+  }
+  if (name == "py-locals") return RunPyLocals(args, context);
+  if (name == "py-list") return RunPyList(args, context);
   if (name == "py-up" || name == "py-down" || name == "py-frame") {
     return RunPyFrameSelection(name, args, context);
   }

@@ -307,6 +307,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   in.threads_head = r.Offset("interpreter_state.threads_head", 8, in.size, kInterp);
   in.threads_main = r.Offset("interpreter_state.threads_main", 8, in.size, kInterp);
   in.sysdict = r.Offset("interpreter_state.sysdict", 8, in.size, kInterp);
+  in.builtins = r.Offset("interpreter_state.builtins", 8, in.size, kInterp);
   in.modules = r.Offset("interpreter_state.imports_modules", 8, in.size, kInterp);
   in.ceval_gil = r.Offset("interpreter_state.ceval_gil", 8, in.size, kInterp);
   const int32_t gc = r.Offset("interpreter_state.gc", 8, in.size, kInterp);
@@ -352,6 +353,16 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   ts.native_thread_id = r.Offset("thread_state.native_thread_id", 8, ts.size, kTstate);
   r.Offset("thread_state.status", 4, ts.size, kTstate);     // checked; the Layout has no field yet
   r.Offset("thread_state.holds_gil", 4, ts.size, kTstate);  // 3.15; likewise
+  // 3.15 only: the exception being raised, the thread's own handled-exception
+  // item (the innermost one is exc_info, which the block does not give) and
+  // whether the thread waits for the GIL.
+  ts.current_exception = r.Offset("thread_state.current_exception", 8, ts.size, kTstate);
+  ts.exc_state = r.Offset("thread_state.exc_state", 8, ts.size, kTstate);
+  ts.gil_requested = r.Offset("thread_state.gil_requested", 4, ts.size, kTstate);
+  if (r.Has("err_stackitem.exc_value")) {
+    l.err_stackitem.exc_value = r.Check("err_stackitem.exc_value", *r.Raw("err_stackitem.exc_value"),
+                                        8, 64, "exception stack item");
+  }
 
   // Interpreter frame.
   const char* kFrame = "interpreter frame";

@@ -30,6 +30,8 @@ std::string ThreadFlags(const Thread& thread) {
   if (thread.holds_gil.value_or(false)) flags.push_back("holds the GIL");
   for (const std::string& status : thread.status) {
     if (status == "gc") flags.push_back("collecting garbage");
+    if (status == "gil_requested") flags.push_back("waiting for the GIL");
+    if (status == "exception") flags.push_back("handling an exception");
   }
   if (flags.empty()) return "";
   return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
@@ -39,6 +41,18 @@ std::string ThreadFlags(const Thread& thread) {
 std::string ModuleName(const std::string& path) {
   const size_t slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Json LocalsJson(const Frame& frame) {
+  Json locals = Json::object();
+  if (!frame.locals) return locals;  // locals_error says why
+  for (const LocalVariable& local : *frame.locals) {
+    Json value = {{"type", local.type.empty() ? Json(nullptr) : Json(local.type)},
+                  {"repr", local.repr ? Json(*local.repr) : Json(nullptr)}};
+    if (local.error) value["error"] = *local.error;
+    locals[local.name] = std::move(value);
+  }
+  return locals;
 }
 
 size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
@@ -63,6 +77,32 @@ size_t CountFrames(const Snapshot& snapshot) {
 }
 
 }  // namespace
+
+std::string LocalsText(const Frame& frame, const std::string& indent) {
+  std::string out;
+  if (frame.locals_error) out += fmt::format("{}(locals not readable: {})\n", indent, *frame.locals_error);
+  if (!frame.locals) return out;
+  for (const LocalVariable& local : *frame.locals) {
+    if (local.repr) {
+      out += fmt::format("{}{} = {}\n", indent, local.name, *local.repr);
+    } else {
+      out += fmt::format("{}{} = <unreadable{}{}: {}>\n", indent, local.name,
+                         local.type.empty() ? "" : " ", local.type, local.error.value_or("?"));
+    }
+  }
+  return out;
+}
+
+std::string FormatLocalsJson(const Frame& frame, size_t index) {
+  Json doc = {{"frame", {{"index", index},
+                         {"filename", frame.filename},
+                         {"line", frame.line ? Json(*frame.line) : Json(nullptr)},
+                         {"name", frame.name},
+                         {"qualname", frame.qualname}}},
+              {"locals", LocalsJson(frame)}};
+  if (frame.locals_error) doc["locals_error"] = *frame.locals_error;
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   const Palette p = MakePalette(options.color);
@@ -94,6 +134,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
         out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file, frame.filename,
                            p.reset, p.line, frame.line ? std::to_string(*frame.line) : "?",
                            p.reset, p.name, frame.qualname, p.reset);
+        out += LocalsText(frame, "    ");
       }
       if (shown < thread.frames.size()) {
         out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
@@ -139,6 +180,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                           {"name", frame.name},
                           {"qualname", frame.qualname},
                           {"kind", frame.kind}});
+        if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
+        if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
       }
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
                     {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},

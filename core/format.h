@@ -20,4 +20,9 @@ struct FormatOptions {
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options);
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
 
+// The locals of one frame (filled by core/locals.h) as `name = repr` lines,
+// each starting with `indent`; and as the JSON document py-locals --json prints.
+std::string LocalsText(const Frame& frame, const std::string& indent);
+std::string FormatLocalsJson(const Frame& frame, size_t index);
+
 }  // namespace pyunwind

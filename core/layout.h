@@ -42,6 +42,7 @@ struct Layout {
     int32_t gc_collecting = kAbsent;
     int32_t ceval_gil = kAbsent;  // 3.12+: pointer to the GIL this interpreter uses
     int32_t gil_enabled = kAbsent;  // free-threaded 3.13+, inside the GIL struct
+    int32_t builtins = kAbsent;     // the builtins module dict (names the builtin types)
   } interp;
 
   struct Gil {  // struct _gil_runtime_state
@@ -61,7 +62,20 @@ struct Layout {
     int32_t current_frame = kAbsent;
     int32_t cframe = kAbsent;
     int32_t cframe_current_frame = kAbsent;
+    // Exceptions: the one being raised (curexc_type in 3.11, current_exception
+    // 3.12+), the innermost _PyErr_StackItem being handled (exc_info) and the
+    // thread's own one (exc_state). From the tables (3.11, 3.12) and the 3.15
+    // debug offsets; 3.13 and 3.14 export none of them.
+    int32_t current_exception = kAbsent;
+    int32_t exc_info = kAbsent;
+    int32_t exc_state = kAbsent;
+    int32_t gil_requested = kAbsent;  // 3.15: int, set while the thread waits for the GIL
   } tstate;
+
+  struct ErrStackItem {  // _PyErr_StackItem
+    int32_t exc_value = kAbsent;
+    int32_t previous_item = kAbsent;  // 3.11-3.14 tables; absent where not exported
+  } err_stackitem;
 
   struct Frame {
     int32_t size = 0;

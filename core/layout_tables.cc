@@ -53,6 +53,8 @@ Layout CommonLayout() {
 
   l.gil.last_holder = 8;
   l.gil.locked = 16;
+  l.err_stackitem.exc_value = 0;
+  l.err_stackitem.previous_item = 8;
   return l;
 }
 
@@ -71,11 +73,15 @@ Layout Python311() {
   l.interp.gc_collecting = 848;
   l.interp.modules = 888;
   l.interp.sysdict = 904;
+  l.interp.builtins = 912;
 
   l.tstate.size = 360;
   l.tstate.thread_id = 152;
   l.tstate.native_thread_id = 160;
   l.tstate.cframe_current_frame = 8;  // after `uint8_t use_tracing`
+  l.tstate.current_exception = 96;  // curexc_type
+  l.tstate.exc_info = 120;
+  l.tstate.exc_state = 320;
 
   l.frame.size = 80;
   l.frame.executable = 32;
@@ -115,6 +121,7 @@ Layout Python312() {
   l.interp.runtime = 96;
   l.interp.gc_collecting = 312;
   l.interp.sysdict = 352;
+  l.interp.builtins = 360;
   l.interp.ceval_gil = 384;
   l.interp.modules = 944;
 
@@ -122,6 +129,9 @@ Layout Python312() {
   l.tstate.thread_id = 136;
   l.tstate.native_thread_id = 144;
   l.tstate.cframe_current_frame = 0;
+  l.tstate.current_exception = 96;
+  l.tstate.exc_info = 104;
+  l.tstate.exc_state = 256;
 
   l.frame.size = 80;
   l.frame.executable = 0;

@@ -17,4 +17,18 @@ inline constexpr size_t kMaxCodeObjectsCached = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
+// Values shown by --locals, py-locals (core/values.h): a repr is cut after
+// kMaxReprLength characters (marked "..."), containers after kMaxReprItems
+// items (", ...") and nesting deeper than kMaxReprDepth ("..."). Ints with
+// more than kMaxReprIntDigits 30-bit digits (about 9,000 decimal digits) are
+// shown by size only; a frame shows at most kMaxLocalsPerFrame names.
+inline constexpr size_t kMaxReprLength = 200;
+inline constexpr size_t kMaxReprItems = 50;
+inline constexpr int kMaxReprDepth = 3;
+inline constexpr size_t kMaxReprIntDigits = 1000;
+inline constexpr size_t kMaxLocalsPerFrame = 1024;
+// py-list: lines read from a source file at most, and its longest line kept.
+inline constexpr size_t kMaxSourceLines = 1 << 20;
+inline constexpr size_t kMaxSourceLineLength = 4096;
+
 }  // namespace pyunwind

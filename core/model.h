@@ -11,6 +11,14 @@
 
 namespace pyunwind {
 
+// One argument or local of a Python frame (--locals, py-locals).
+struct LocalVariable {
+  std::string name;
+  std::string type;                  // type(value).__name__; empty when unreadable
+  std::optional<std::string> repr;   // null when it cannot be read safely
+  std::optional<std::string> error;  // why repr is null
+};
+
 struct Frame {
   std::string kind = "python";  // "python"; "native" where native frames are merged in
   std::string filename;
@@ -20,6 +28,9 @@ struct Frame {
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // --locals only: arguments and locals in co_localsplusnames order, or why not.
+  std::optional<std::vector<LocalVariable>> locals;
+  std::optional<std::string> locals_error;
   // kind "native" only (py-bt --native): the debugger's own unwind of the C stack.
   uint64_t pc = 0;
   std::string function;  // empty where the debugger has no symbol
