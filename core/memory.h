@@ -31,7 +31,9 @@ class RemoteMemory {
   static constexpr uint64_t kPageSize = 4096;
   // Pages fetched per target read on a miss; cut back to one page where the
   // larger block is not all readable (the end of a mapping).
-  static constexpr uint64_t kPagesPerFetch = 16;
+  // Four pages: fewer bytes than 16 moved through LLDB (which pays per byte)
+  // and still few calls through GDB (which pays per call); bench/README.md.
+  static constexpr uint64_t kPagesPerFetch = 4;
 
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand)
       : target_(target), byte_budget_(byte_budget) {}

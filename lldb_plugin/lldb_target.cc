@@ -1,6 +1,7 @@
 #include "lldb_plugin/lldb_target.h"
 
 #include <string>
+#include <string_view>
 
 #include <lldb/API/SBAddress.h>
 #include <lldb/API/SBError.h>
@@ -8,6 +9,7 @@
 #include <lldb/API/SBMemoryRegionInfo.h>
 #include <lldb/API/SBMemoryRegionInfoList.h>
 #include <lldb/API/SBModule.h>
+#include <lldb/API/SBPlatform.h>
 #include <lldb/API/SBSection.h>
 #include <lldb/API/SBSymbol.h>
 #include <lldb/API/SBSymbolContext.h>
@@ -16,8 +18,21 @@
 
 namespace pyunwind_lldb {
 
+LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
+    : target_(target), process_(process) {
+  const char* plugin = process_.GetPluginName();
+  const char* platform = target_.GetPlatform().GetName();
+  const bool live_on_this_host = plugin && std::string_view(plugin) != "elf-core" && platform &&
+                                 std::string_view(platform) == "host";
+  if (live_on_this_host && process_.GetProcessID() != LLDB_INVALID_PROCESS_ID) {
+    proc_mem_ = std::make_unique<ProcMem>(process_.GetProcessID());
+    if (!proc_mem_->IsOpen()) proc_mem_.reset();
+  }
+}
+
 bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
+  if (proc_mem_ && proc_mem_->Read(address, out, size)) return true;
   lldb::SBError error;
   size_t read = process_.ReadMemory(address, out, size, error);
   return error.Success() && read == size;

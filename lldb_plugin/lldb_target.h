@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -12,13 +13,13 @@
 #include <lldb/API/SBTarget.h>
 
 #include "core/target.h"
+#include "lldb_plugin/proc_mem.h"
 
 namespace pyunwind_lldb {
 
 class LldbTarget final : public pyunwind::Target {
  public:
-  LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
-      : target_(target), process_(process) {}
+  LldbTarget(lldb::SBTarget target, lldb::SBProcess process);
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
@@ -30,6 +31,9 @@ class LldbTarget final : public pyunwind::Target {
  private:
   lldb::SBTarget target_;
   lldb::SBProcess process_;
+  // A live process on this host is read through /proc/PID/mem; SB reads
+  // remain the fallback (core files, remote targets, unreadable pages).
+  std::unique_ptr<ProcMem> proc_mem_;
 };
 
 }  // namespace pyunwind_lldb

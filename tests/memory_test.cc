@@ -61,7 +61,7 @@ TEST_F(MemoryTest, MissThenHitsWithinABlock) {
 
   // Same page, then another page of the same block: no new target reads.
   EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
-  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 5 * kPage + 3, 100));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + (RemoteMemory::kPagesPerFetch - 1) * kPage + 3, 100));
   EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
   EXPECT_EQ(memory.stats().cache_misses, 1u);
   EXPECT_EQ(memory.stats().cache_hits, 3u);
@@ -91,7 +91,7 @@ TEST_F(MemoryTest, ReadSpanningPagesAndBlocks) {
 }
 
 TEST_F(MemoryTest, BlockFailingAtTheEndOfAMappingFallsBackToPages) {
-  // Three pages mapped: the 16-page block around them cannot be read whole.
+  // Three pages mapped: the block around them cannot be read whole.
   MapPattern(kBase, 3 * kPage);
   RemoteMemory memory(target_);
   EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 10, 8));
