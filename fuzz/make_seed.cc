@@ -26,6 +26,7 @@
 
 #include "core/commands.h"
 #include "core/elf_core_target.h"
+#include "core/memory.h"
 
 namespace {
 
@@ -35,9 +36,10 @@ class RecordingTarget : public pyunwind::Target {
  public:
   explicit RecordingTarget(pyunwind::ElfCoreTarget& inner) : inner_(inner) {}
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
-    // The page cache fetches 16-page blocks first: refuse them so that it
+    // The page cache fetches blocks of pages first: refuse them so that it
     // falls back to single pages and only the pages it needs are recorded.
-    if (size == 16 * kPage && address % (16 * kPage) == 0) return false;
+    constexpr uint64_t kBlock = pyunwind::RemoteMemory::kPagesPerFetch * kPage;
+    if (kBlock > kPage && size == kBlock && address % kBlock == 0) return false;
     const bool ok = inner_.ReadMemory(address, out, size);
     if (ok && size == kPage && address % kPage == 0) pages.insert(address);
     return ok;
