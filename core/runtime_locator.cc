@@ -20,15 +20,18 @@ constexpr size_t kScanChunk = 1 << 20;
 
 // How far a patch release may move the embedded main interpreter from where
 // the table's release had it.
-constexpr int64_t kEmbeddedInterpreterSlack = 4096;
+constexpr uint64_t kEmbeddedInterpreterSlack = 4096;
 
 // A 3.11/3.12 runtime embeds its main interpreter near a known offset and
 // points at it; the interpreter points back at the runtime. Two pointers that
 // agree by chance are unlikely.
 bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t main) {
-  const int64_t offset = static_cast<int64_t>(main - runtime);
-  return main % 8 == 0 && main > runtime &&
-         std::abs(offset - l.runtime.main_interpreter_embedded) <= kEmbeddedInterpreterSlack;
+  if (main % 8 != 0 || main <= runtime || l.runtime.main_interpreter_embedded < 0) return false;
+  // Unsigned: `main` and `runtime` are any two words of the target.
+  const uint64_t offset = main - runtime;
+  const uint64_t expected = static_cast<uint64_t>(l.runtime.main_interpreter_embedded);
+  return offset + kEmbeddedInterpreterSlack >= expected &&
+         offset <= expected + kEmbeddedInterpreterSlack;
 }
 
 bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {

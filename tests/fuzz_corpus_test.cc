@@ -39,4 +39,6 @@ void RunEach(const char* dir, size_t at_least) {
 
 TEST(FuzzCorpus, EverySeedRuns) { RunEach("fuzz/corpus", 5); }
 
+TEST(FuzzCorpus, EveryFoundBugStaysFixed) { RunEach("tests/data/fuzz_regressions", 1); }
+
 }  // namespace
