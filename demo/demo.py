@@ -7,11 +7,14 @@
   -> (parenthesised) parse_expr -> ... ;
 - a "reporter" thread asleep at the end of a nested call chain
   (run_report -> collect_metrics -> fetch_from_disk -> wait_for_io);
+- an asyncio service on its own thread: a TaskGroup of fetchers, two of them gathered
+  behind an aggregator, one awaiting another task;
 - the main thread joining the parser thread.
 
 Once every thread is in place, PIDFILE gets this process's PID. It then waits forever:
 kill it when done.
 """
+import asyncio
 import os
 import queue
 import sys
@@ -105,6 +108,37 @@ def run_report():
     collect_metrics(["/var/log/app.log"])
 
 
+# ---------------------------------------------------------------- the asyncio service
+
+async def read_socket(seconds):
+    await asyncio.sleep(seconds)
+
+
+async def fetch(url):
+    await read_socket(3600)
+
+
+async def aggregate():
+    await asyncio.gather(fetch("https://a.example/"), fetch("https://b.example/"))
+
+
+async def wait_for(task):
+    await task
+
+
+async def service():
+    async with asyncio.TaskGroup() as group:
+        slow = group.create_task(fetch("https://slow.example/"), name="slow-fetch")
+        group.create_task(aggregate(), name="aggregator")
+        group.create_task(wait_for(slow), name="waiter")
+        await asyncio.sleep(0.1)
+        announce_ready("asyncio")
+
+
+def asyncio_thread():
+    asyncio.run(service())
+
+
 # ---------------------------------------------------------------- start-up
 
 def write_pid_when_ready(pidfile):
@@ -122,6 +156,7 @@ def main(pidfile):
                for n in range(3)]
     threads.append(threading.Thread(target=parser_thread, name="parser", daemon=True))
     threads.append(threading.Thread(target=run_report, name="reporter", daemon=True))
+    threads.append(threading.Thread(target=asyncio_thread, name="asyncio", daemon=True))
     for t in threads:
         ready[t.name] = threading.Event()
     ready["main"] = threading.Event()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# pyunwind in two minutes: build and install it, start demo/demo.py under Debian's
-# python3.11, show `py-bt --all` from LLDB and then from GDB, and stop the demo.
+# pyunwind in two minutes: install what is missing, build and install it, start
+# demo/demo.py under Debian's python3.11, show `py-bt --all` and `py-tasks --tree`
+# from LLDB and then from GDB, and stop the demo.
 #
 #   bash demo/run_demo.sh
 set -euo pipefail
@@ -20,6 +21,7 @@ cleanup() {
 trap cleanup EXIT
 
 cd "$root"
+.ci/install-packages
 echo "== building and installing pyunwind into $tmp/pyunwind"
 bazel run //:install -- "$tmp/pyunwind"
 
@@ -37,15 +39,17 @@ done
 [[ -s "$tmp/demo.pid" ]] || { echo "the demo did not get ready within 30 s" >&2; exit 1; }
 
 echo
-echo "===== LLDB: py-bt --all (demo pid $demo_pid) ====="
+echo "===== LLDB: py-bt --all, py-tasks --tree (demo pid $demo_pid) ====="
 lldb --batch --no-lldbinit \
   -o "plugin load $tmp/pyunwind/libpyunwind_lldb.so" \
   -o "py-bt --all" \
+  -o "py-tasks --tree" \
   -p "$demo_pid" </dev/null || echo "(lldb exited with status $?)"
 
 echo
-echo "===== GDB: py-bt --all (demo pid $demo_pid) ====="
+echo "===== GDB: py-bt --all, py-tasks (demo pid $demo_pid) ====="
 gdb -batch -nx \
   -ex "source $tmp/pyunwind/pyunwind-gdb.py" \
   -ex "py-bt --all" \
+  -ex "py-tasks" \
   -p "$demo_pid" </dev/null || echo "(gdb exited with status $?)"
