@@ -591,10 +591,15 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
     commands = json.loads(lib.pyunwind_commands().decode("utf-8"))
     registered = {}
 
+    # PYUNWIND_GDB_PREFIX_ONLY=1 leaves the plain names (py-bt, py-list, ...)
+    # to CPython's python3.X-gdb.py; pyunwind's are then only "pyunwind py-bt", ...
+    prefix_only = os.environ.get("PYUNWIND_GDB_PREFIX_ONLY", "") not in ("", "0")
+
     def register_all():
         registered["prefix"] = PyunwindPrefix()
         for c in commands:
-            registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
+            if not prefix_only:
+                registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
             registered["pyunwind " + c["name"]] = make_command(
                 "pyunwind " + c["name"], c["name"], c["summary"], c["help"])
 
@@ -610,6 +615,8 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
     # come with libpython or a .debug file. (Not gdb.post_event: an event
     # still pending when `gdb -batch` exits crashes GDB 13.)
     def on_new_objfile(_event):
+        if prefix_only:
+            return
         try:
             register_plain_names()
         except Exception:
