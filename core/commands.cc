@@ -13,6 +13,7 @@
 #include "core/native.h"
 #include "core/runtime_locator.h"
 #include "core/source_commands.h"
+#include "core/thread_state.h"
 #include "core/threads.h"
 
 namespace pyunwind {
@@ -137,6 +138,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
       }
     }
   }
+  for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(objects, *snapshot);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;

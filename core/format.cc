@@ -31,7 +31,7 @@ std::string ThreadFlags(const Thread& thread) {
   for (const std::string& status : thread.status) {
     if (status == "gc") flags.push_back("collecting garbage");
     if (status == "gil_requested") flags.push_back("waiting for the GIL");
-    if (status == "exception") flags.push_back("handling an exception");
+    if (status == "exception") flags.push_back("exception " + thread.exception.value_or("?"));
   }
   if (flags.empty()) return "";
   return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
@@ -188,6 +188,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                     {"is_main", thread.is_main},
                     {"holds_gil", thread.holds_gil ? Json(*thread.holds_gil) : Json(nullptr)},
                     {"status", thread.status},
+                    {"exception", thread.exception ? Json(*thread.exception) : Json(nullptr)},
                     {"frames", std::move(frames)}};
       if (thread.truncated || shown < thread.frames.size()) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";

@@ -61,8 +61,12 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
     variable.name = name.ok() ? *name : fmt::format("<local {}>", i);
     if (kind & (kFastCell | kFastFree)) {
       // A cell once MAKE_CELL / COPY_FREE_VARS ran (every frame the walk shows).
+      // Free variables always hold one; a cell variable may still hold its
+      // argument before MAKE_CELL ran, so there the type decides (a type
+      // whose name a core does not hold counts as the cell type).
+      if (kind & kFastFree) values.NoteCell(value);
       auto type = values.TypeOf(value);
-      if (type.ok() && type->kind == ValueFormatter::Kind::kCell) {
+      if (type.ok() && (type->kind == ValueFormatter::Kind::kCell || !type->named)) {
         auto contents = values.CellContents(value);
         if (!contents.ok()) {
           variable.error = contents.error().message;

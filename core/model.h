@@ -48,12 +48,17 @@ struct Thread {
   std::vector<Frame> frames;           // innermost first
   bool truncated = false;              // a limit or a bad pointer cut the stack short
   std::optional<std::string> error;    // why the stack stops early, if it does
+  // The type of the exception being raised or handled (status "exception"),
+  // where the version tells (3.11, 3.12, 3.15).
+  std::optional<std::string> exception;
 };
 
 struct Interpreter {
   uint64_t address = 0;
   int64_t id = 0;
   std::vector<Thread> threads;
+  // The thread state that holds the GIL while it is locked, where the build tells.
+  std::optional<uint64_t> gil_holder;
 };
 
 struct PythonInfo {

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "core/frames.h"
+#include "core/thread_state.h"
 
 namespace pyunwind {
 namespace {
@@ -187,6 +188,8 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
       }
       interpreter.threads.push_back(std::move(thread));
     }
+    if (gil.known && gil.locked) interpreter.gil_holder = gil.holder;
+    AddThreadStatus(objects, interpreter);
     snapshot.interpreters.push_back(std::move(interpreter));
 
     auto next = memory.ReadPointer(interp + l.interp.next);

@@ -236,6 +236,7 @@ void ValueFormatter::LoadBuiltins(uint64_t interp) {
     if (type_type != 0 && *type == type_type) {
       add(value, name);  // a builtin type: int, str, ValueError, ...
     } else if (name == "None") {
+      none_ = value;
       add(*type, "NoneType");
     } else if (name == "True") {
       add(*type, "bool");
@@ -249,12 +250,17 @@ void ValueFormatter::LoadBuiltins(uint64_t interp) {
 
 Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, TypeAddress(address));
+  return TypeInfoAt(type);
+}
+
+Result<ValueFormatter::TypeInfo> ValueFormatter::TypeInfoAt(uint64_t type) {
+  if (!Aligned(type)) return MakeError(fmt::format("bad type pointer {:#x}", type));
   if (auto found = types_.find(type); found != types_.end()) return found->second;
   const Layout& l = objects_.layout();
   RemoteMemory& memory = objects_.memory();
   TypeInfo info;
   auto name_address = memory.ReadPointer(type + l.type.tp_name);
-  if (!name_address) return MakeError(fmt::format("cannot read the type of the object at {:#x}", address));
+  if (!name_address) return MakeError(fmt::format("cannot read the type object at {:#x}", type));
   bool readable = *name_address != 0;
   bool terminated = false;
   while (readable && !terminated && info.name.size() < kMaxTypeNameLength) {
@@ -272,12 +278,13 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
     // A static type whose name lives in the executable's read-only data, which
     // a core does not hold.
     info.name = fmt::format("type at {:#x}", type);
+    info.named = false;
   } else if (!terminated) {
     info.name += "...";
   }
   if (l.type.tp_flags != kAbsent) {
     auto flags = memory.ReadValue<uint64_t>(type + l.type.tp_flags);
-    if (!flags) return MakeError(fmt::format("cannot read the type flags of the object at {:#x}", address));
+    if (!flags) return MakeError(fmt::format("cannot read the flags of the type at {:#x}", type));
     info.flags = *flags;
   }
   // A name alone does not make a builtin: it must be a static type with the
@@ -294,6 +301,15 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
   info.kind = kind;
   if (types_.size() < 4096) types_.emplace(type, info);
   return info;
+}
+
+void ValueFormatter::NoteCell(uint64_t object) {
+  auto type = TypeAddress(object);
+  if (!type.ok()) return;
+  TypeInfo& info = types_[*type];
+  info.name = "cell";
+  info.named = true;
+  info.kind = Kind::kCell;
 }
 
 Result<uint64_t> ValueFormatter::CellContents(uint64_t cell) {

@@ -56,10 +56,19 @@ class ValueFormatter {
                     kFrozenSet, kCell, kOther };
   struct TypeInfo {
     std::string name;  // tp_name
+    bool named = true;  // false: tp_name unreadable, `name` is "type at 0x..."
     uint64_t flags = 0;
     Kind kind = Kind::kOther;
   };
   Result<TypeInfo> TypeOf(uint64_t address);
+  // The same for a type object's own address.
+  Result<TypeInfo> TypeInfoAt(uint64_t type);
+  // Py_None's address, once LoadBuiltins found it (0 before).
+  uint64_t none() const { return none_; }
+
+  // Records that `object` is a cell (a free variable's slot always holds
+  // one), so that its type is known by name where tp_name is unreadable.
+  void NoteCell(uint64_t object);
 
   // The referent of a cell object (0 when empty).
   Result<uint64_t> CellContents(uint64_t cell);
@@ -75,6 +84,7 @@ class ValueFormatter {
   ObjectReader& objects_;
   RemoteCollections collections_;
   std::unordered_map<uint64_t, TypeInfo> types_;
+  uint64_t none_ = 0;
   std::unordered_set<uint64_t> active_;  // containers being printed (cycles show as "...")
 };
 
