@@ -566,6 +566,36 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   return out;
 }
 
+void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads) {
+  const Layout& layout = objects.layout();
+  if (layout.interp.modules == kAbsent) return;
+  RemoteMemory& memory = objects.memory();
+  RemoteCollections c(objects);
+  bool imported = false;
+  for (const Interpreter& interp : threads.interpreters) {
+    auto modules = memory.ReadPointer(interp.address + layout.interp.modules);
+    if (!modules || !Aligned(*modules)) continue;
+    auto asyncio = c.DictGetString(*modules, "asyncio");
+    if (asyncio.ok() && *asyncio != 0) {
+      imported = true;
+      break;
+    }
+  }
+  if (!imported) return;
+  auto tasks = CollectAsyncTasks(objects, codes, threads);
+  if (!tasks.ok()) return;
+  for (const AsyncTask& task : tasks->tasks) {
+    if (!task.running || !task.thread_native_id) continue;
+    for (Interpreter& interp : threads.interpreters) {
+      for (Thread& thread : interp.threads) {
+        if (thread.native_id != task.thread_native_id || thread.running_task) continue;
+        thread.running_task = Thread::RunningTask{task.address, task.name};
+        thread.status.push_back("running_task");
+      }
+    }
+  }
+}
+
 namespace {
 
 const AsyncTask* FindTask(const AsyncSnapshot& s, uint64_t address) {

@@ -51,6 +51,13 @@ struct AsyncSnapshot {
 Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
                                         const Snapshot& threads);
 
+// py-bt: names on each thread the task its event loop is running
+// (Thread::running_task, status "running_task"). Costs one lookup of
+// sys.modules['asyncio'] per interpreter when asyncio is not imported; reads
+// the tasks (CollectAsyncTasks) only when it is. Never fails: what cannot be
+// read leaves the threads as they are.
+void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads);
+
 std::string FormatTasksTable(const AsyncSnapshot& snapshot);
 std::string FormatTasksTree(const AsyncSnapshot& snapshot);
 std::string FormatRunningTasks(const AsyncSnapshot& snapshot);

@@ -124,6 +124,8 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
           *context.selected_thread_id));
     }
   }
+  // Before --native: the running task is found through the Python frames' addresses.
+  AddRunningTasks(objects, codes, *snapshot);
   if (options.native) {
     for (Interpreter& interp : snapshot->interpreters) {
       for (Thread& thread : interp.threads) {

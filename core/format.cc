@@ -33,6 +33,10 @@ std::string ThreadFlags(const Thread& thread) {
     if (status == "gil_requested") flags.push_back("waiting for the GIL");
     if (status == "exception") flags.push_back("exception " + thread.exception.value_or("?"));
   }
+  if (thread.running_task) {
+    flags.push_back(fmt::format("running task '{}' {:#x}", thread.running_task->name,
+                                thread.running_task->address));
+  }
   if (flags.empty()) return "";
   return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
 }
@@ -190,6 +194,10 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                     {"status", thread.status},
                     {"exception", thread.exception ? Json(*thread.exception) : Json(nullptr)},
                     {"frames", std::move(frames)}};
+      if (thread.running_task) {
+        entry["running_task"] = {{"id", fmt::format("{:#x}", thread.running_task->address)},
+                                 {"name", thread.running_task->name}};
+      }
       if (thread.truncated || shown < thread.frames.size()) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";
       }

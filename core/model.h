@@ -51,6 +51,13 @@ struct Thread {
   // The type of the exception being raised or handled (status "exception"),
   // where the version tells (3.11, 3.12, 3.15).
   std::optional<std::string> exception;
+  // The asyncio task whose step this thread's event loop is running (status
+  // "running_task"), where asyncio is imported and one is running.
+  struct RunningTask {
+    uint64_t address = 0;
+    std::string name;
+  };
+  std::optional<RunningTask> running_task;
 };
 
 struct Interpreter {

@@ -227,6 +227,66 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
   EXPECT_EQ(compared, by_name.size());
 }
 
+// py-bt names the running task on the loop thread's block: JSON "running_task"
+// {id, name} and status "running_task" on that thread only, the same id as
+// py-tasks gives the task, and the text header "(..., running task 'NAME' 0x...)".
+TEST_P(AsyncioCore, PyBtNamesRunningTask) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
+  std::ifstream truth_file(dir / "truth.json");
+  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
+  const Json truth = Json::parse(truth_file);
+  Core core(dir / "core.xz", "asyncio_bt_" + version);
+  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  CommandContext context{**target, std::nullopt, false};
+
+  const std::string running_name = truth.at("running_task");
+  uint64_t loop_thread = 0;
+  for (const Json& thread : truth.at("threads")) {
+    if (thread.at("role") == "loop") loop_thread = thread.at("native_id").get<uint64_t>();
+  }
+  ASSERT_NE(loop_thread, 0u) << "the truth has no loop thread";
+
+  std::string task_id;
+  const Json tasks = Json::parse(PyTasks(**target, {"--json"}).text);
+  for (const Json& task : tasks.at("tasks")) {
+    if (task.at("name") == running_name) task_id = task.at("id");
+  }
+  ASSERT_FALSE(task_id.empty()) << "py-tasks has no task " << running_name;
+
+  const CommandOutput bt = RunCommand("py-bt", {"--all", "--json"}, context);
+  ASSERT_FALSE(bt.failed) << bt.text;
+  const Json got = Json::parse(bt.text);
+  size_t named = 0;
+  for (const Json& interp : got.at("interpreters")) {
+    for (const Json& thread : interp.at("threads")) {
+      const bool is_loop = thread.at("native_id") == loop_thread;
+      const bool flagged = std::find(thread.at("status").begin(), thread.at("status").end(),
+                                     "running_task") != thread.at("status").end();
+      SCOPED_TRACE("thread " + thread.at("native_id").dump());
+      EXPECT_EQ(flagged, is_loop);
+      EXPECT_EQ(thread.contains("running_task"), is_loop);
+      if (!thread.contains("running_task")) continue;
+      ++named;
+      EXPECT_EQ(thread.at("running_task").at("name"), running_name);
+      EXPECT_EQ(thread.at("running_task").at("id"), task_id);
+    }
+  }
+  EXPECT_EQ(named, 1u) << bt.text;
+
+  const CommandOutput text = RunCommand("py-bt", {"--all"}, context);
+  ASSERT_FALSE(text.failed) << text.text;
+  EXPECT_NE(text.text.find("Thread " + std::to_string(loop_thread) + " (main thread, "),
+            std::string::npos)
+      << text.text;
+  EXPECT_NE(text.text.find("running task '" + running_name + "' " + task_id + "):\n"),
+            std::string::npos)
+      << text.text;
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = "v" + info.param;
