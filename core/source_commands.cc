@@ -34,6 +34,7 @@ struct Selection {
   const Frame* frame = nullptr;
   size_t index = 0;
   ObjectReader* objects = nullptr;
+  uint64_t interp = 0;  // the interpreter state the thread belongs to
 };
 
 template <typename Body>
@@ -68,7 +69,7 @@ CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
       } else {
         index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
       }
-      return body(Selection{python[index], index, &objects});
+      return body(Selection{python[index], index, &objects, interp.address});
     }
   }
   return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python thread state",
@@ -135,6 +136,7 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
   return WithSelectedFrame("py-locals", context, frame_option, [&](Selection selected) {
     Frame frame = *selected.frame;
     ValueFormatter values(*selected.objects);
+    values.LoadBuiltins(selected.interp);
     auto locals = ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address);
     if (locals.ok()) {
       frame.locals = std::move(*locals);

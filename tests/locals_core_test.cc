@@ -1,0 +1,193 @@
+// py-bt --locals --json on every `locals` fixture core
+// (<shared>/fixtures/cores/VERSION/locals/core.xz), read by ElfCoreTarget
+// without a debugger, against the scenario's truth: for each frame of the
+// worker thread, the same local names; for None, bool, int, float, str,
+// bytes, tuple, list, dict and set the same repr as Python's repr() (the
+// truth cuts reprs at 120 characters), for other objects the same type name.
+// Also py-locals and py-list on the same core, and the thread flags.
+//
+// <shared> is found as in the other fixture tests: PYUNWIND_SHARED, else
+// beside the workspace through fixture_facts.h (anchor: this source file).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/commands.h"
+#include "core/elf_core_target.h"
+#include "tests/fixture_facts.h"
+
+namespace pyunwind {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+constexpr char kThisFile[] = "tests/locals_core_test.cc";
+
+fs::path SharedFixtures() {
+  if (const char* env = std::getenv("PYUNWIND_SHARED")) return fs::path(env) / "fixtures";
+  const std::string layouts = testing::FixtureLayoutsDir(kThisFile);
+  if (layouts.empty()) return {};
+  return fs::path(layouts).parent_path();
+}
+
+std::vector<std::string> Versions() {
+  std::vector<std::string> versions;
+  const fs::path fixtures = SharedFixtures();
+  std::error_code ec;
+  if (fixtures.empty() || !fs::is_directory(fixtures / "cores", ec)) return {"none"};
+  for (const auto& entry : fs::directory_iterator(fixtures / "cores")) {
+    if (fs::exists(entry.path() / "locals" / "core.xz")) {
+      versions.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(versions.begin(), versions.end());
+  if (versions.empty()) return {"none"};
+  return versions;
+}
+
+// A decompressed core in the test's temporary directory, removed afterwards.
+class Core {
+ public:
+  Core(const fs::path& xz, const std::string& name) {
+    const char* tmp = std::getenv("TEST_TMPDIR");
+    path_ = fs::path(tmp ? tmp : "/tmp") / (name + ".core");
+    const std::string command = "xz -dc '" + xz.string() + "' > '" + path_.string() + "'";
+    ok_ = std::system(command.c_str()) == 0;
+  }
+  ~Core() {
+    std::error_code ec;
+    fs::remove(path_, ec);
+  }
+  bool ok() const { return ok_; }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+  bool ok_ = false;
+};
+
+const std::set<std::string> kReprTypes = {"NoneType", "bool", "int",  "float", "str",
+                                          "bytes",    "tuple", "list", "dict",  "set"};
+
+class LocalsCore : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  const fs::path dir = SharedFixtures() / "cores" / version / "locals";
+  std::ifstream truth_file(dir / "truth.json");
+  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
+  const Json truth = Json::parse(truth_file);
+  Core core(dir / "core.xz", "locals_" + version);
+  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+
+  uint64_t worker = 0;
+  for (const Json& thread : truth.at("threads")) {
+    if (thread.at("role") == truth.at("locals").at("role")) worker = thread.at("native_id");
+  }
+  ASSERT_NE(worker, 0u);
+  CommandContext context{**target, worker, false};
+  const CommandOutput output = RunCommand("py-bt", {"--locals", "--json"}, context);
+  ASSERT_FALSE(output.failed) << output.text;
+  const Json got = Json::parse(output.text);
+  ASSERT_EQ(got.at("interpreters").size(), 1u);
+  ASSERT_EQ(got.at("interpreters")[0].at("threads").size(), 1u);
+  const Json& thread = got.at("interpreters")[0].at("threads")[0];
+  EXPECT_EQ(thread.at("native_id"), worker);
+  const Json& frames = thread.at("frames");
+  const Json& want_frames = truth.at("locals").at("frames");
+  ASSERT_EQ(frames.size(), want_frames.size()) << output.text;
+  size_t compared = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Json& frame = frames[i];
+    const Json& want = want_frames[i];
+    SCOPED_TRACE("frame " + std::to_string(i) + " " + want.at("qualname").get<std::string>());
+    EXPECT_EQ(frame.at("qualname"), want.at("qualname"));
+    ASSERT_TRUE(frame.contains("locals")) << frame.dump();
+    EXPECT_FALSE(frame.contains("locals_error")) << frame.dump();
+    const Json& locals = frame.at("locals");
+    std::set<std::string> got_names, want_names;
+    for (const auto& [name, value] : locals.items()) got_names.insert(name);
+    for (const auto& [name, value] : want.at("locals").items()) want_names.insert(name);
+    EXPECT_EQ(got_names, want_names);
+    for (const auto& [name, value] : want.at("locals").items()) {
+      if (!locals.contains(name)) continue;
+      SCOPED_TRACE("local " + name);
+      const Json& mine = locals.at(name);
+      EXPECT_EQ(mine.at("type"), value.at("type"));
+      if (kReprTypes.count(value.at("type").get<std::string>())) {
+        ASSERT_TRUE(mine.at("repr").is_string()) << mine.dump();
+        EXPECT_EQ(mine.at("repr").get<std::string>().substr(0, 120), value.at("repr"));
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 16u);  // every simple value of innermost, middle and outer
+  EXPECT_TRUE(got.at("warnings").empty()) << got.at("warnings").dump();
+}
+
+TEST_P(LocalsCore, PyLocalsAndPyListOnTheSelectedFrame) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  const fs::path dir = SharedFixtures() / "cores" / version / "locals";
+  const Json truth = Json::parse(std::ifstream(dir / "truth.json"));
+  Core core(dir / "core.xz", "locals2_" + version);
+  ASSERT_TRUE(core.ok());
+  auto target = ElfCoreTarget::Open(core.path().string());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  uint64_t worker = 0;
+  for (const Json& thread : truth.at("threads")) {
+    if (thread.at("role") == "worker") worker = thread.at("native_id");
+  }
+  CommandContext context{**target, worker, false};
+
+  // Frame 2 is middle(): by --frame, and by the selection py-frame keeps.
+  CommandOutput text = RunCommand("py-locals", {"--frame", "2"}, context);
+  ASSERT_FALSE(text.failed) << text.text;
+  EXPECT_NE(text.text.find("in middle\n"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("  names = ['ann', 'bob']\n"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("  total = 14\n"), std::string::npos) << text.text;
+  context.selected_python_frame = 2;
+  const CommandOutput json = RunCommand("py-locals", {"--json"}, context);
+  ASSERT_FALSE(json.failed) << json.text;
+  const Json doc = Json::parse(json.text);
+  EXPECT_EQ(doc.at("frame").at("qualname"), "middle");
+  EXPECT_EQ(doc.at("locals").at("user_id").at("repr"), "-17");
+
+  // py-bt-full is py-bt --locals.
+  const CommandOutput full = RunCommand("py-bt-full", {}, context);
+  ASSERT_FALSE(full.failed) << full.text;
+  EXPECT_NE(full.text.find("    count = 42\n"), std::string::npos) << full.text;
+
+  // py-list: the scenario's file is not on this machine (it was at /opt/fixtures).
+  const std::string file = truth.at("threads")[0].at("frames")[1].at("filename");
+  const CommandOutput list = RunCommand("py-list", {}, context);
+  if (fs::exists(file)) {
+    EXPECT_NE(list.text.find(">"), std::string::npos) << list.text;
+  } else {
+    ASSERT_FALSE(list.failed) << list.text;
+    EXPECT_NE(list.text.find("is not on this machine"), std::string::npos) << list.text;
+  }
+  EXPECT_TRUE(RunCommand("py-locals", {"--frame", "99"}, context).failed);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, LocalsCore, ::testing::ValuesIn(Versions()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '.', '_');
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace pyunwind
