@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <regex>
 
 #include "core/debug_offsets.h"
@@ -118,6 +119,9 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
 
   uint64_t scanned = 0;
   std::vector<uint8_t> chunk(kScanChunk);
+  // Why the first debug-offsets cookie found was refused (a version pyunwind does
+  // not read, a damaged block): said if nothing else is found.
+  std::optional<Error> cookie_error;
   for (const MemoryRegion& region : order) {
     for (uint64_t start = region.start; start < region.end; start += kScanChunk) {
       if (scanned >= kMaxBytesScannedForRuntime) {
@@ -133,6 +137,10 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
         if (std::memcmp(word, kDebugOffsetsCookie, 8) == 0) {
           auto layout = IdentifyRuntimeAt(memory, here, 0);
           if (layout.ok()) return RuntimeLocation{here, *layout, "a scan for the debug offsets", {}};
+          if (!cookie_error) {
+            cookie_error = MakeError(fmt::format("the _Py_DebugOffsets block at {:#x} is refused: {}",
+                                                 here, layout.error().message));
+          }
           continue;
         }
         uint64_t value;
@@ -148,6 +156,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
       }
     }
   }
+  if (cookie_error) return *cookie_error;
   return MakeError("no Python runtime found in the target's writable memory");
 }
 
@@ -199,6 +208,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     }
     auto scanned = ScanForRuntime(memory, regions);
     if (!scanned.ok()) {
+      if (scanned.error().message.rfind("no Python runtime found", 0) != 0) return scanned.error();
       return MakeError("not a Python process: " + scanned.error().message +
                        " and there is no _PyRuntime symbol");
     }
