@@ -1,0 +1,114 @@
+// Other CPython versions these machines happen to have, as extra evidence for the README's
+// support matrix: pyenv's 3.12.1 and 3.13.0 (shared libpython, PIE) running threads.py.
+// `py-bt --all --json` must match the scenario's truth in {LLDB, GDB} x {live, gcore core
+// without the executable}. A version that is not installed is skipped, with the reason.
+// One scenario process (and one core) per version serves all its cells.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+struct Cell {
+  std::string version;  // "3.12.1"
+  bool live = true;
+  Debugger debugger = Debugger::kLldb;
+};
+
+void PrintTo(const Cell& c, std::ostream* os) {
+  *os << "pyenv " << c.version << ", " << (c.live ? "live" : "core without executable") << ", "
+      << DebuggerName(c.debugger);
+}
+
+// <pyenv root>/versions/VERSION/bin/python3.MINOR ($PYENV_ROOT, /root/.pyenv, ~/.pyenv).
+std::optional<std::string> PyenvInterpreter(const std::string& version) {
+  const std::string minor = version.substr(0, version.rfind('.'));  // "3.12"
+  std::vector<std::string> roots;
+  if (const char* root = std::getenv("PYENV_ROOT"); root && *root) roots.push_back(root);
+  roots.push_back("/root/.pyenv");
+  if (const char* home = std::getenv("HOME"); home && *home) roots.push_back(std::string(home) + "/.pyenv");
+  for (const std::string& root : roots) {
+    const std::string python = root + "/versions/" + version + "/bin/python" + minor;
+    if (FileExists(python)) return python;
+  }
+  return std::nullopt;
+}
+
+struct Shared {
+  std::unique_ptr<Scenario> scenario;
+  std::string scenario_error;
+  bool core_tried = false;
+  std::string core;
+  std::string core_error;
+};
+
+class PyenvVersions : public ::testing::TestWithParam<Cell> {
+ public:
+  static void TearDownTestSuite() { shared_.clear(); }  // kills and reaps the scenarios
+
+ protected:
+  static std::map<std::string, Shared> shared_;
+};
+
+std::map<std::string, Shared> PyenvVersions::shared_;
+
+TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
+  const Cell& cell = GetParam();
+  const auto python = PyenvInterpreter(cell.version);
+  if (!python) {
+    GTEST_SKIP() << "pyenv's Python " << cell.version
+                 << " is not installed ($PYENV_ROOT, /root/.pyenv, ~/.pyenv)";
+  }
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+
+  Shared& shared = shared_[cell.version];
+  if (!shared.scenario && shared.scenario_error.empty()) {
+    shared.scenario = Scenario::Start(*python, "threads", &shared.scenario_error);
+  }
+  ASSERT_NE(shared.scenario, nullptr) << shared.scenario_error;
+  const Scenario& scenario = *shared.scenario;
+  ASSERT_EQ(scenario.truth().at("python").at("version"), cell.version);
+
+  Target target;
+  if (cell.live) {
+    target.pid = scenario.pid();
+  } else {
+    if (!shared.core_tried) {
+      shared.core_tried = true;
+      shared.core = MakeCore(scenario.pid(), SanitizeName("threads_pyenv_" + cell.version),
+                             &shared.core_error);
+    }
+    ASSERT_FALSE(shared.core.empty()) << shared.core_error;
+    target.core = shared.core;  // no executable: the core alone
+  }
+  const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
+  EXPECT_TRUE(mismatch.empty()) << *python << ", pid " << scenario.pid() << ": " << mismatch;
+}
+
+std::vector<Cell> AllCells() {
+  std::vector<Cell> cells;
+  for (const char* version : {"3.12.1", "3.13.0"})
+    for (bool live : {true, false})
+      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({version, live, d});
+  return cells;
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, PyenvVersions, ::testing::ValuesIn(AllCells()),
+                         [](const ::testing::TestParamInfo<Cell>& info) {
+                           return SanitizeName("pyenv_" + info.param.version + "_" +
+                                               (info.param.live ? "live" : "core_no_exe") + "_" +
+                                               DebuggerName(info.param.debugger));
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
