@@ -21,7 +21,7 @@
 
 #include "core/commands.h"
 #include "core/elf_core_target.h"
-#include "tests/fixture_facts.h"
+#include "tests/fixture_cores.h"
 
 namespace pyunwind {
 namespace {
@@ -31,48 +31,11 @@ using Json = nlohmann::json;
 
 constexpr char kThisFile[] = "tests/locals_core_test.cc";
 
-fs::path SharedFixtures() {
-  if (const char* env = std::getenv("PYUNWIND_SHARED")) return fs::path(env) / "fixtures";
-  const std::string layouts = testing::FixtureLayoutsDir(kThisFile);
-  if (layouts.empty()) return {};
-  return fs::path(layouts).parent_path();
-}
+fs::path SharedFixtures() { return testing::SharedFixtures(kThisFile); }
 
-std::vector<std::string> Versions() {
-  std::vector<std::string> versions;
-  const fs::path fixtures = SharedFixtures();
-  std::error_code ec;
-  if (fixtures.empty() || !fs::is_directory(fixtures / "cores", ec)) return {"none"};
-  for (const auto& entry : fs::directory_iterator(fixtures / "cores")) {
-    if (fs::exists(entry.path() / "locals" / "core.xz")) {
-      versions.push_back(entry.path().filename().string());
-    }
-  }
-  std::sort(versions.begin(), versions.end());
-  if (versions.empty()) return {"none"};
-  return versions;
-}
+std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThisFile, "locals"); }
 
-// A decompressed core in the test's temporary directory, removed afterwards.
-class Core {
- public:
-  Core(const fs::path& xz, const std::string& name) {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    path_ = fs::path(tmp ? tmp : "/tmp") / (name + ".core");
-    const std::string command = "xz -dc '" + xz.string() + "' > '" + path_.string() + "'";
-    ok_ = std::system(command.c_str()) == 0;
-  }
-  ~Core() {
-    std::error_code ec;
-    fs::remove(path_, ec);
-  }
-  bool ok() const { return ok_; }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-  bool ok_ = false;
-};
+using Core = testing::DecompressedCore;
 
 const std::set<std::string> kReprTypes = {"NoneType", "bool", "int",  "float", "str",
                                           "bytes",    "tuple", "list", "dict",  "set"};
