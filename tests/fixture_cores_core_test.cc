@@ -27,6 +27,7 @@
 
 #include "core/commands.h"
 #include "core/elf_core_target.h"
+#include "tests/fixture_cores.h"
 
 namespace pyunwind {
 namespace {
@@ -115,20 +116,10 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
   ASSERT_TRUE(truth_file) << "no truth.json in " << fixture.dir;
   const Json truth = Json::parse(truth_file);
 
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const fs::path core = fs::path(tmp ? tmp : "/tmp") / (fixture.name + ".core");
-  const std::string command =
-      "xz -dc '" + (fixture.dir / "core.xz").string() + "' > '" + core.string() + "'";
-  ASSERT_EQ(std::system(command.c_str()), 0) << command;
-  struct Remove {
-    fs::path path;
-    ~Remove() {
-      std::error_code ec;
-      fs::remove(path, ec);
-    }
-  } remove{core};
+  testing::DecompressedCore core(fixture.dir / "core.xz", fixture.name);
+  ASSERT_TRUE(core.ok()) << "cannot decompress " << fixture.dir / "core.xz";
 
-  auto target = ElfCoreTarget::Open(core.string());
+  auto target = ElfCoreTarget::Open(core.path().string());
   ASSERT_TRUE(target.ok()) << target.error().message;
   CommandContext context{**target, std::nullopt, false};
   const CommandOutput output = RunCommand("py-bt", {"--all", "--json"}, context);

@@ -21,7 +21,7 @@
 #include "core/objects.h"
 #include "core/runtime_locator.h"
 #include "core/threads.h"
-#include "tests/fixture_facts.h"
+#include "tests/fixture_cores.h"
 
 namespace pyunwind {
 namespace {
@@ -61,13 +61,10 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
     std::ifstream truth_file(dir / "truth.json");
     ASSERT_TRUE(truth_file);
     const Json truth = Json::parse(truth_file);
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    const fs::path core = fs::path(tmp ? tmp : "/tmp") / "native_core_test.core";
-    const std::string command =
-        "xz -dc '" + (dir / "core.xz").string() + "' > '" + core.string() + "'";
-    ASSERT_EQ(std::system(command.c_str()), 0) << command;
+    testing::DecompressedCore core(dir / "core.xz", "native_core_test");
+    ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
 
-    auto target = ElfCoreTarget::Open(core.string());
+    auto target = ElfCoreTarget::Open(core.path().string());
     ASSERT_TRUE(target.ok()) << target.error().message;
     RemoteMemory memory(**target);
     auto location = LocateRuntime(memory);
