@@ -104,8 +104,6 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
       }
     }
     EXPECT_EQ(checked, 2);
-    std::error_code ec;
-    fs::remove(core, ec);
   }
 }
 
