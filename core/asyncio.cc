@@ -20,8 +20,6 @@
 namespace pyunwind {
 namespace {
 
-constexpr size_t kMaxTasks = 1 << 16;
-constexpr size_t kMaxCoroutineDepth = 1024;
 constexpr int64_t kMaxStackDepth = 1 << 16;
 
 bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
@@ -252,8 +250,13 @@ class TaskReader {
     std::unordered_set<uint64_t> seen;
     uint64_t coro = task.coroutine;
     while (coro != 0) {
-      if (!seen.insert(coro).second || seen.size() > kMaxCoroutineDepth) {
-        Warn(fmt::format("task {}: the coroutine chain loops or is too deep", task.name));
+      if (!seen.insert(coro).second) {
+        Warn(fmt::format("task {}: the coroutine chain loops", task.name));
+        break;
+      }
+      if (seen.size() > kMaxCoroutineDepth) {
+        Warn(fmt::format("task {}: more than {} coroutines deep: the rest are not shown...truncated",
+                         task.name, kMaxCoroutineDepth));
         break;
       }
       if (!IsA(coro, known.coroutine, "coroutine")) break;  // a future, a generator...
@@ -361,8 +364,13 @@ void WalkTaskList(RemoteMemory& memory, uint64_t head, int32_t node_offset,
   std::unordered_set<uint64_t> seen;
   auto node = memory.ReadPointer(head);
   while (node && *node != 0 && *node != head) {
-    if (!Aligned(*node) || !seen.insert(*node).second || seen.size() > kMaxTasks) {
+    if (!Aligned(*node) || !seen.insert(*node).second) {
       reader.Warn(fmt::format("the task list at {:#x} is damaged or loops: cut", head));
+      return;
+    }
+    if (seen.size() > kMaxTasks) {
+      reader.Warn(fmt::format("the task list at {:#x} has more than {} tasks: the rest are not "
+                              "shown...truncated", head, kMaxTasks));
       return;
     }
     out.push_back(*node - node_offset);

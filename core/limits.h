@@ -17,6 +17,16 @@ inline constexpr size_t kMaxCodeObjectsCached = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
+// asyncio (py-tasks): tasks listed, and coroutines followed down one task's
+// await chain; more is cut with a warning ending "...truncated".
+inline constexpr size_t kMaxTasks = 1 << 16;
+inline constexpr size_t kMaxCoroutineDepth = 1024;
+// Entries read from one dict, list, tuple or set (module dicts, task sets,
+// gather children); more is refused with an error for that container.
+inline constexpr size_t kMaxContainerEntries = 1 << 16;
+inline constexpr uint64_t kMaxDictEntries = 1 << 16;  // a dict's key table, for key look-ups
+inline constexpr uint64_t kMaxSetSlots = 1ull << 20;  // a set's hash table
+
 // Values shown by --locals, py-locals (core/values.h): a repr is cut after
 // kMaxReprLength characters (marked "..."), containers after kMaxReprItems
 // items (", ...") and nesting deeper than kMaxReprDepth ("..."). Ints with

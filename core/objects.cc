@@ -8,8 +8,6 @@
 namespace pyunwind {
 namespace {
 
-constexpr uint64_t kMaxDictEntries = 1 << 16;
-
 bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 }  // namespace

@@ -21,7 +21,6 @@ constexpr int32_t kTpFlags = 168;
 constexpr int32_t kTpDictoffset = 288;
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
-constexpr uint64_t kMaxSetSlots = 1ull << 20;
 
 bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 

@@ -12,13 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include "core/limits.h"
 #include "core/objects.h"
 #include "core/result.h"
 
 namespace pyunwind {
-
-// Entries read from one container at most; more gives an error.
-inline constexpr size_t kMaxContainerEntries = 1 << 16;
 
 class RemoteCollections {
  public:
