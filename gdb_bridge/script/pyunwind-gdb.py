@@ -478,10 +478,20 @@ def _pyunwind_setup():
                 pass
         return text, bool(failed.value), session.interrupted
 
+    def is_running(inferior):
+        """True when a thread of the inferior runs (`continue &`, non-stop mode):
+        its memory changes under the reads, so pyunwind refuses, as in LLDB."""
+        try:
+            return any(t.is_valid() and t.is_running() for t in inferior.threads())
+        except gdb.error:
+            return False
+
     def run(name, argument, from_tty):
         inferior = gdb.selected_inferior()
         if not has_process(inferior):
             raise gdb.GdbError("pyunwind: no process: attach to a process or load a core file first")
+        if is_running(inferior):
+            raise gdb.GdbError("pyunwind: the process is running: stop it first (interrupt)")
         text, failed, interrupted = run_library(name, argument, from_tty, inferior)
         if interrupted:
             raise gdb.GdbError("pyunwind: interrupted")
@@ -504,7 +514,7 @@ def _pyunwind_setup():
         """{native frame level: [python frames]} of the selected thread, one
         py-bt --native run per stop and thread."""
         inferior = gdb.selected_inferior()
-        if not has_process(inferior) or current[0] is not None:
+        if not has_process(inferior) or current[0] is not None or is_running(inferior):
             return {}
         key = (generation[0], inferior.num, inferior.pid, selected_thread_id())
         if key in decorator_cache:
