@@ -472,7 +472,15 @@ std::vector<std::string> DebuggerArgv(Debugger d, const Install& install, const 
 
 RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
                       const std::vector<std::string>& commands, double timeout_s) {
-  return RunCommand(DebuggerArgv(d, install, target, commands), timeout_s, CleanEnv());
+  std::map<std::string, std::string> env = CleanEnv();
+  // `bazel test --config=asan`: the plugin and the GDB bridge are built with ASan, the
+  // debuggers are not; ASan's runtime must be loaded first, and the debuggers' own leaks
+  // at exit are not ours. Sanitizer reports still abort the debugger (a test failure).
+  if (const char* preload = std::getenv("PYUNWIND_ASAN_PRELOAD"); preload && *preload) {
+    env["LD_PRELOAD"] = preload;
+    env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1";
+  }
+  return RunCommand(DebuggerArgv(d, install, target, commands), timeout_s, env);
 }
 
 // ---------------------------------------------------------------- JSON and comparison
