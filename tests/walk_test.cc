@@ -267,6 +267,48 @@ TEST_F(WalkTest, AllThreadsAsJsonFoundBySymbol) {
   EXPECT_EQ(threads[1].at("frames"), BFrames());
 }
 
+TEST_F(WalkTest, SubinterpreterThreadsUnderTheirInterpreterId) {
+  // A subinterpreter (id 1) made after the main one: CPython links it at the
+  // head of the runtime's list, in front of the main interpreter.
+  p.AddSymbols();
+  const uint64_t sub = p.heap.Alloc(p.layout.interp.size);
+  p.target.Put<int64_t>(sub + p.layout.interp.id, 1);
+  p.target.PutU64(sub + p.layout.interp.runtime, p.runtime);
+  p.target.PutU64(sub + p.layout.interp.next, p.interp);
+  p.target.PutU64(p.runtime + p.layout.runtime.interpreters_head, sub);
+  // One thread in the subinterpreter, running one frame.
+  const uint64_t tstate = p.heap.Alloc(p.layout.tstate.size);
+  const uint64_t cframe = p.heap.Alloc(24);
+  p.target.PutU64(sub + p.layout.interp.threads_head, tstate);
+  p.target.PutU64(tstate + p.layout.tstate.interp, sub);
+  p.target.PutU64(tstate + p.layout.tstate.native_thread_id, 1003);
+  p.target.PutU64(tstate + p.layout.tstate.thread_id, 0x7f00cccc0003);
+  p.target.PutU64(tstate + p.layout.tstate.cframe, cframe);
+  const uint64_t code = p.Code("/app/sub.py", "serve", "serve", 3, LineTable(3, {{4, 3}}), 4);
+  p.target.PutU64(cframe + p.layout.tstate.cframe_current_frame, p.Frame(code, 2, 0));
+
+  const Json doc = p.RunJson();
+  ASSERT_EQ(doc.at("interpreters").size(), 2u);
+  const Json& first = doc.at("interpreters").at(0);
+  EXPECT_EQ(first.at("id"), 1);
+  ASSERT_EQ(first.at("threads").size(), 1u);
+  EXPECT_EQ(first.at("threads").at(0).at("native_id"), 1003);
+  EXPECT_EQ(first.at("threads").at(0).at("is_main"), false);
+  EXPECT_EQ(first.at("threads").at(0).at("frames"),
+            Json::array({Frame("/app/sub.py", 3, "serve", "serve")}));
+  const Json& main = doc.at("interpreters").at(1);
+  EXPECT_EQ(main.at("id"), 0);
+  ASSERT_EQ(main.at("threads").size(), 2u);
+  EXPECT_EQ(main.at("threads").at(0).at("frames"), AFrames());
+  EXPECT_EQ(main.at("threads").at(0).at("is_main"), true);
+  EXPECT_EQ(main.at("threads").at(1).at("frames"), BFrames());
+
+  // Text: each interpreter has a header when there are several.
+  const CommandOutput text = p.Run({"--all"});
+  EXPECT_NE(text.text.find("Interpreter 1"), std::string::npos) << text.text;
+  EXPECT_NE(text.text.find("Interpreter 0"), std::string::npos) << text.text;
+}
+
 TEST_F(WalkTest, FoundByTheMemoryScanWithoutSymbols) {
   p.AddSysDict();
   // Noise the scan meets first: smaller writable regions of random bytes.
