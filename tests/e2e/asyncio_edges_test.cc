@@ -1,0 +1,258 @@
+// Issue 4 (asyncio), the edge cases, end to end in LLDB and GDB, live on Debian's
+// /usr/bin/python3.11 and pyenv's 3.12.1 and 3.13.0 (skipped when not installed):
+//   * tests/data/asyncio_edges.py: two threads, each running its own event loop with its own
+//     tasks (so tasks whose loop belongs to a thread other than the main one, and two loops),
+//     a finished task per loop that is still referenced, and on 3.12+ an eager task
+//     (asyncio.eager_task_factory) suspended after its eager start. `py-tasks --json` lists
+//     every truth task, once, with its name, the thread its loop runs on
+//     (thread_native_id), its state ("pending"/"finished") and its innermost coroutine (the
+//     first frame of coroutine_stack; a finished task has none), and `running` on the task
+//     that blocks each loop; no task that the truth does not have.
+//   * A Python process that never imported asyncio: `py-tasks` prints "no asyncio tasks" and
+//     `py-tasks --json` says asyncio_imported false, with no tasks.
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+struct Interpreter {
+  std::string label;  // "debian_3_11", "pyenv_3_12_1", "pyenv_3_13_0"
+  std::string path;
+};
+
+const std::vector<Interpreter>& Interpreters() {
+  static const std::vector<Interpreter> all = {
+      {"debian_3_11", kDebianPython},
+      {"pyenv_3_12_1", "/root/.pyenv/versions/3.12.1/bin/python3.12"},
+      {"pyenv_3_13_0", "/root/.pyenv/versions/3.13.0/bin/python3.13"},
+  };
+  return all;
+}
+
+struct Case {
+  Interpreter python;
+  Debugger debugger = Debugger::kLldb;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.python.label << " in " << DebuggerName(c.debugger);
+}
+
+std::vector<Case> AllCases() {
+  std::vector<Case> cases;
+  for (const Interpreter& p : Interpreters()) {
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({p, d});
+  }
+  return cases;
+}
+
+// tests/data/asyncio_edges.py: from the runfiles (a data dependency), else the checkout.
+std::string EdgesScript() {
+  const std::string relative = "tests/data/asyncio_edges.py";
+  if (FileExists(relative)) return relative;
+  return WorkspaceRoot() + "/" + relative;
+}
+
+// A started process and the file it writes once it is ready (parsed as JSON if asked).
+struct Running {
+  std::unique_ptr<Process> process;
+  json truth;
+  std::string error;
+};
+
+// Starts `argv` + [ready file], waits for the ready file (written atomically).
+void Start(std::vector<std::string> argv, const std::string& name, bool parse, Running& out) {
+  const std::string ready = TempDir() + "/" + name + "." + std::to_string(getpid()) + ".json";
+  unlink(ready.c_str());
+  argv.push_back(ready);
+  ProcessOptions options;
+  options.argv = argv;
+  options.env = CleanEnv();
+  for (const char* var : {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}) options.env[var] = "";
+  options.stderr_path = ready + ".err";
+  out.process = Process::Spawn(options, &out.error);
+  if (!out.process) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!FileExists(ready)) {
+    if (!out.process->Running() || std::chrono::steady_clock::now() >= deadline) {
+      out.error = name + ": no " + ready + " (" +
+                  (out.process->Running() ? "timed out" : "exited") + "): " +
+                  ReadFile(options.stderr_path);
+      out.process.reset();
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (!parse) return;
+  try {
+    out.truth = json::parse(ReadFile(ready));
+  } catch (const std::exception& e) {
+    out.error = std::string("cannot parse ") + ready + ": " + e.what();
+    out.process.reset();
+  }
+}
+
+class AsyncioEdges : public ::testing::TestWithParam<Case> {
+ public:
+  static void TearDownTestSuite() { scenarios_.clear(); }
+
+ protected:
+  // The scenario under `python`, started once per interpreter.
+  static const Running& ScenarioOf(const Interpreter& python) {
+    Running& r = scenarios_[python.label];
+    if (!r.process && r.error.empty()) {
+      if (!FileExists(python.path)) {
+        r.error = "skip: " + python.path + " is not installed";
+      } else {
+        Start({python.path, EdgesScript()}, "asyncio_edges_" + python.label, true, r);
+      }
+    }
+    return r;
+  }
+  static std::map<std::string, Running> scenarios_;
+};
+
+std::map<std::string, Running> AsyncioEdges::scenarios_;
+
+// Every difference between `py-tasks --json` and the truth, "" when none.
+std::string CompareEdges(const json& truth, const json& got) {
+  std::string report;
+  auto note = [&](const std::string& s) { report += "  " + s + "\n"; };
+  if (!got.at("warnings").empty()) note("warnings: " + got.at("warnings").dump());
+  if (got.at("asyncio_imported") != true) note("asyncio_imported is not true");
+  std::map<std::string, json> by_name;
+  for (const json& task : got.at("tasks")) {
+    const std::string name = task.at("name");
+    if (!by_name.emplace(name, task).second) note("two tasks named " + name);
+  }
+  std::set<std::string> want_names;
+  for (const json& t : truth.at("tasks")) want_names.insert(t.at("name").get<std::string>());
+  for (const auto& [name, task] : by_name) {
+    if (!want_names.count(name)) note("task " + name + " is not in the truth: " + task.dump());
+  }
+  for (const json& want : truth.at("tasks")) {
+    const std::string name = want.at("name");
+    auto found = by_name.find(name);
+    if (found == by_name.end()) {
+      note("missing task " + name + (want.at("eager") == true ? " (eager)" : ""));
+      continue;
+    }
+    const json& task = found->second;
+    if (task.at("thread_native_id") != want.at("thread_native_id")) {
+      note("task " + name + ": thread " + task.at("thread_native_id").dump() + ", truth " +
+           want.at("thread_native_id").dump());
+    }
+    if (task.at("state") != want.at("state")) {
+      note("task " + name + ": state " + task.at("state").dump() + ", truth " +
+           want.at("state").dump());
+    }
+    if (task.at("running") != want.at("running")) {
+      note("task " + name + ": running " + task.at("running").dump());
+    }
+    const json& stack = task.at("coroutine_stack");
+    const json innermost = stack.empty() ? json(nullptr) : stack.at(0).at("qualname");
+    if (innermost != want.at("innermost")) {
+      note("task " + name + ": innermost coroutine " + innermost.dump() + ", truth " +
+           want.at("innermost").dump() + " (stack " + stack.dump() + ")");
+    }
+  }
+  return report;
+}
+
+TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
+  const Case& c = GetParam();
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Running& scenario = ScenarioOf(c.python);
+  if (scenario.error.rfind("skip: ", 0) == 0) GTEST_SKIP() << scenario.error.substr(6);
+  ASSERT_TRUE(scenario.process) << scenario.error;
+  const json& truth = scenario.truth;
+  ASSERT_EQ(truth.at("pid").get<pid_t>(), scenario.process->pid());
+
+  // The scenario's shape: two loop threads, neither the main thread; a finished task on
+  // each; an eager task exactly on 3.12+.
+  std::set<uint64_t> loop_threads;
+  size_t finished = 0, eager = 0;
+  for (const json& t : truth.at("tasks")) {
+    loop_threads.insert(t.at("thread_native_id").get<uint64_t>());
+    finished += t.at("state") == "finished";
+    eager += t.at("eager") == true;
+  }
+  EXPECT_EQ(loop_threads.size(), 2u);
+  EXPECT_FALSE(loop_threads.count(truth.at("main_thread_native_id").get<uint64_t>()));
+  EXPECT_EQ(finished, 2u);
+  EXPECT_EQ(eager, c.python.label == "debian_3_11" ? 0u : 1u);
+
+  Target target;
+  target.pid = scenario.process->pid();
+  RunResult r = RunDebugger(c.debugger, *install, target, {"py-tasks --json"});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  auto got = ExtractJson(r.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << r.Describe();
+  EXPECT_EQ(got->at("python").at("version"), truth.at("python").at("version"));
+  const std::string mismatch = CompareEdges(truth, *got);
+  EXPECT_TRUE(mismatch.empty()) << "py-tasks --json differs from the truth:\n"
+                                << mismatch << r.Describe();
+  // Tasks (and so running_tasks) are in address order: compare as a set.
+  std::set<std::string> running;
+  for (const json& name : got->at("running_tasks")) running.insert(name.get<std::string>());
+  EXPECT_EQ(running, (std::set<std::string>{"a-main", "b-main"}))
+      << got->at("running_tasks").dump() << "\n" << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Edges, AsyncioEdges, ::testing::ValuesIn(AllCases()),
+                         [](const ::testing::TestParamInfo<Case>& info) {
+                           return SanitizeName(info.param.python.label + "_" +
+                                               DebuggerName(info.param.debugger));
+                         });
+
+// A Python program that never imported asyncio.
+class NoAsyncio : public ::testing::TestWithParam<Debugger> {};
+
+TEST_P(NoAsyncio, SaysNoAsyncioTasks) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  Running sleeper;
+  Start({kDebianPython, "-c",
+         "import os, sys, time\n"
+         "assert 'asyncio' not in sys.modules\n"
+         "open(sys.argv[1] + '.tmp', 'w').write('{}')\n"
+         "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\n"
+         "time.sleep(3600)\n"},
+        std::string("no_asyncio_") + DebuggerName(GetParam()), false, sleeper);
+  ASSERT_TRUE(sleeper.process) << sleeper.error;
+  Target target;
+  target.pid = sleeper.process->pid();
+  RunResult r = RunDebugger(GetParam(), *install, target, {"py-tasks", "py-tasks --json"});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_EQ(LinesContaining(r.out, "no asyncio tasks").size(), 1u) << r.Describe();
+  EXPECT_EQ(r.out.find("pyunwind:"), std::string::npos) << r.Describe();
+  auto got = ExtractJson(r.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << r.Describe();
+  EXPECT_EQ(got->at("asyncio_imported"), false) << got->dump();
+  EXPECT_EQ(got->at("tasks"), json::array()) << got->dump();
+  EXPECT_EQ(got->at("warnings"), json::array()) << got->dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Debuggers, NoAsyncio,
+                         ::testing::Values(Debugger::kLldb, Debugger::kGdb),
+                         [](const ::testing::TestParamInfo<Debugger>& info) {
+                           return std::string(DebuggerName(info.param));
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
