@@ -1,8 +1,10 @@
 // py-bt --native and the Python frame navigation (py-up, py-down, py-frame, py-list) on a
 // live Debian 3.11 `threads` scenario, in LLDB and in GDB (batch mode):
 //   * py-bt --all --native --json: every Python frame of the truth appears, in order, each
-//     after an eval-loop native frame (only Python frames between them). (Not yet: that
-//     every frame of the debugger's own `bt` of all threads is there; see the TODO.)
+//     after an eval-loop native frame (only Python frames between them); and for every
+//     thread of the truth, its native frames (index -> function) are exactly the frames of
+//     the debugger's own plain backtrace of all threads (LLDB: `thread backtrace all` with
+//     our own thread-format/frame-format; GDB: `thread apply all bt -no-filters`).
 //   * py-up / py-down / py-frame / py-list on the main thread: the frames, the native
 //     eval-loop frame selected after py-up, the "Newest Python frame reached" message.
 #include <gtest/gtest.h>
@@ -12,6 +14,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/e2e/harness.h"
 
@@ -23,28 +26,81 @@ bool IsEvalLoop(const std::string& name) {
          name.rfind("_TAIL_CALL_", 0) == 0;
 }
 
-// Function name of each frame of each thread (by OS thread id) of the debugger's own
-// `bt` of all threads.
-std::map<uint64_t, std::map<int, std::string>> ParseBacktraces(Debugger d, const std::string& out) {
+// LLDB's thread and frame lines for `thread backtrace all`, in a format of our own, so that
+// every thread header carries its OS thread id and every frame line its index and function
+// (LLDB 14's default thread header has no tid). Set as thread-stop-format too, which
+// `thread backtrace` uses for a thread with a stop reason. `${function.name}` and not
+// `${function.name-without-args}`: LLDB 14 fails to format the latter for a function with
+// debug-info arguments (e.g. libc's __GI___clock_nanosleep) and then falls back to its
+// default frame line. `${function.name}` is what SBFrame::GetFunctionName gives for C
+// functions, i.e. what lldb_plugin/native_frames.cc puts in the JSON `function` (except
+// for a frame of inlined code at the top of the stack: see the comparison below). The
+// optional scope `{...}` keeps a frame without any function or symbol on a pyu-frame line
+// (empty name) instead of a default line.
+const char* const kLldbThreadFormat = "pyu-thread tid=${thread.id%tid}\\n";
+const char* const kLldbFrameFormat = "pyu-frame #${frame.index} {${function.name}}\\n";
+
+// Function name of each frame (by index) of each thread (by OS thread id) of the
+// debugger's own backtrace of all threads; a line the parser cannot account for goes into
+// `errors` (so a format change is a failure, not frames silently missing).
+struct Backtraces {
   std::map<uint64_t, std::map<int, std::string>> threads;
-  const std::regex lldb_thread(R"(thread #\d+: tid = (\d+))");
-  const std::regex lldb_frame(R"(frame #(\d+): 0x[0-9a-f]+ [^`]*`([^ (]+))");
-  const std::regex gdb_thread(R"(^Thread \d+ \(.*LWP (\d+)\))");
-  const std::regex gdb_frame(R"(^#(\d+) +(?:0x[0-9a-f]+ in )?([^ (]+))");
+  std::vector<std::string> errors;
+};
+
+Backtraces ParseBacktraces(Debugger d, const std::string& out) {
+  Backtraces bt;
+  // LLDB: "* pyu-thread tid=123" / "  * pyu-frame #0 name" ('*' marks the selected ones).
+  const std::regex lldb_thread(R"(^[ *]*pyu-thread tid=(\d+)\s*$)");
+  const std::regex lldb_frame(R"(^[ *]*pyu-frame #(\d+) ?(.*?)\s*$)");
+  // A frame line in LLDB's default format (our format failed for that frame).
+  const std::regex lldb_default_frame(R"(^[ *]*frame #\d+:)");
+  // GDB: `Thread 2 (Thread 0x7f... (LWP 123) "python3.11"):` (or "(process 123)" without
+  // libthread_db), then "#0  0x... in name (args) at file:line", "#1  name (args) ..."
+  // (inlined frames and frame 0 at a line boundary have no address), "#5  0x... in ?? ()".
+  const std::regex gdb_thread(R"(^Thread \d+ \(.*\((?:LWP|process) (\d+)\))");
+  const std::regex gdb_frame(R"(^#(\d+) +(?:0x[0-9a-f]+ in )?(\S.*?) \()");
+  const std::regex gdb_any_frame(R"(^#\d+ )");
   std::map<int, std::string>* current = nullptr;
   std::istringstream lines(out);
   std::string line;
   std::smatch m;
   while (std::getline(lines, line)) {
-    if (d == Debugger::kLldb ? std::regex_search(line, m, lldb_thread)
-                             : std::regex_search(line, m, gdb_thread)) {
-      current = &threads[std::stoull(m[1])];
-    } else if (current && (d == Debugger::kLldb ? std::regex_search(line, m, lldb_frame)
-                                                : std::regex_search(line, m, gdb_frame))) {
-      current->emplace(std::stoi(m[1]), m[2]);
+    if (d == Debugger::kLldb) {
+      if (line.rfind("(lldb) ", 0) == 0) {
+        current = nullptr;  // the next command's output
+      } else if (std::regex_search(line, m, lldb_thread)) {
+        current = &bt.threads[std::stoull(m[1])];
+      } else if (current && std::regex_search(line, m, lldb_frame)) {
+        if (!current->emplace(std::stoi(m[1]), m[2]).second) bt.errors.push_back("duplicate frame: " + line);
+      } else if (current && std::regex_search(line, lldb_default_frame)) {
+        bt.errors.push_back("frame line not in our frame-format: " + line);
+      }
+    } else {
+      if (std::regex_search(line, m, gdb_thread)) {
+        current = &bt.threads[std::stoull(m[1])];
+      } else if (std::regex_search(line, gdb_any_frame)) {
+        if (!current) {
+          bt.errors.push_back("frame line before any thread header: " + line);
+        } else if (!std::regex_search(line, m, gdb_frame)) {
+          bt.errors.push_back("unparsed frame line: " + line);
+        } else {
+          // GDB prints "??" for a frame without a name; pyunwind's native_frames callback
+          // (gdb_bridge/script/pyunwind-gdb.py) sends `frame.name() or ""` for it, which the
+          // JSON reports as a null/empty function (read as "" below).
+          const std::string name = m[2] == "??" ? "" : m[2].str();
+          if (!current->emplace(std::stoi(m[1]), name).second) bt.errors.push_back("duplicate frame: " + line);
+        }
+      }
     }
   }
-  return threads;
+  return bt;
+}
+
+std::string Describe(const std::map<int, std::string>& frames) {
+  std::string s;
+  for (const auto& [index, name] : frames) s += "  #" + std::to_string(index) + " " + name + "\n";
+  return s;
 }
 
 class Native : public ::testing::TestWithParam<Debugger> {
@@ -71,12 +127,24 @@ TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
   ASSERT_NE(scenario, nullptr) << error_;
   Target target;
   target.pid = scenario->pid();
-  const std::string bt_all = d == Debugger::kLldb ? "thread backtrace all" : "thread apply all bt";
-  RunResult run = RunDebugger(d, *install, target, {"py-bt --all --native --json", bt_all});
+  std::vector<std::string> commands = {"py-bt --all --native --json"};
+  if (d == Debugger::kLldb) {
+    commands.push_back(std::string("settings set thread-format \"") + kLldbThreadFormat + "\"");
+    commands.push_back(std::string("settings set thread-stop-format \"") + kLldbThreadFormat + "\"");
+    commands.push_back(std::string("settings set frame-format \"") + kLldbFrameFormat + "\"");
+    commands.push_back("thread backtrace all");
+  } else {
+    // -no-filters: GDB's plain backtrace, without pyunwind's frame filter (which decorates
+    // the eval-loop frames with their Python frames).
+    commands.push_back("thread apply all bt -no-filters");
+  }
+  RunResult run = RunDebugger(d, *install, target, commands);
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   auto doc = ExtractJson(run.out, &error);
   ASSERT_TRUE(doc) << error << "\n" << run.Describe();
   EXPECT_EQ(CompareWithTruth(scenario->truth(), *doc), "");
+  const Backtraces bt = ParseBacktraces(d, run.out);
+  EXPECT_TRUE(bt.errors.empty()) << ::testing::PrintToString(bt.errors) << "\n" << run.Describe();
 
   for (const json& truth_thread : scenario->truth().at("threads")) {
     const uint64_t id = truth_thread.at("native_id");
@@ -103,9 +171,33 @@ TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
       EXPECT_EQ(frame.at("line"), want.at("line"));
     }
     EXPECT_EQ(next_truth, truth_thread.at("frames").size());
-    // TODO: compare with the debugger's own `bt` of every thread (ParseBacktraces): its
-    // parsing of LLDB's thread headers (no tid) and of GDB's decorated lines is not right yet.
-    (void)natives;
+    // The debugger's own backtrace of this thread, frame for frame: same indices, same
+    // function names, exactly (no .cold/"()" normalisation: neither side has them), with
+    // one LLDB-only exception. LLDB 14 formats a frame of code inlined at the top of the
+    // stack with the name of the function it is inlined into (the next frame's), in every
+    // function.* format variable and in its default format alike, e.g. the waiter thread's
+    // "#0 __futex_abstimed_wait_common / #1 __futex_abstimed_wait_common"; SBFrame::
+    // GetFunctionName (what py-bt reports) names the inlined function itself
+    // (__futex_abstimed_wait_common64), as GDB's bt does. So, in LLDB only, where the
+    // debugger's frame i has the same name as its frame i+1 and py-bt agrees on frame i+1,
+    // py-bt's frame i may carry another (non-empty) name; anything else must be equal.
+    auto it = bt.threads.find(id);
+    ASSERT_NE(it, bt.threads.end()) << "no such thread in the debugger's backtrace\n" << run.Describe();
+    std::map<int, std::string> expected = it->second;
+    EXPECT_FALSE(expected.empty());
+    if (d == Debugger::kLldb) {
+      for (auto& [index, name] : expected) {
+        auto caller = it->second.find(index + 1);
+        auto mine = natives.find(index);
+        auto my_caller = natives.find(index + 1);
+        if (caller != it->second.end() && caller->second == name && mine != natives.end() &&
+            !mine->second.empty() && my_caller != natives.end() && my_caller->second == name)
+          name = mine->second;  // an inlined frame LLDB's text names by its container
+      }
+    }
+    EXPECT_EQ(natives, expected) << "py-bt --native:\n"
+                                 << Describe(natives) << "the debugger's backtrace:\n"
+                                 << Describe(it->second);
   }
 }
 
