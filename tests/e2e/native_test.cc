@@ -238,6 +238,27 @@ TEST_P(Native, PyUpDownFrameList) {
   EXPECT_NE(o.find("100", up1), std::string::npos) << "py-list around line 100";
 }
 
+// GDB's frame filter, installed by pyunwind-gdb.py: plain `bt` names the Python frames each
+// eval-loop frame runs. LLDB 14's SB API has no frame filter (lldb_plugin/README.md).
+TEST_P(Native, PlainBtShowsThePythonFramesOfEachEvalLoopFrame) {
+  const Debugger d = GetParam();
+  if (d != Debugger::kGdb) GTEST_SKIP() << "LLDB 14 has no frame filter API; py-bt --native instead";
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Scenario* scenario = Threads();
+  ASSERT_NE(scenario, nullptr) << error_;
+  Target target;
+  target.pid = scenario->pid();
+  RunResult run = RunDebugger(d, *install, target, {"thread 1", "bt"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  // The main thread: park_forever <- recurse x6 <- ... <- <module>, all in one eval loop.
+  const std::regex decorated(R"(_PyEval_EvalFrameDefault \[Python: park_forever at _truth\.py:41, )"
+                             R"(recurse at threads\.py:100, recurse at threads\.py:101, )");
+  EXPECT_TRUE(std::regex_search(run.out, decorated)) << run.Describe();
+  EXPECT_NE(run.out.find("<module> at threads.py:122]"), std::string::npos) << run.Describe();
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads311, Native, ::testing::Values(Debugger::kLldb, Debugger::kGdb),
                          [](const ::testing::TestParamInfo<Debugger>& info) {
                            return std::string(DebuggerName(info.param));
