@@ -309,6 +309,19 @@ TEST_F(WalkTest, SubinterpreterThreadsUnderTheirInterpreterId) {
   EXPECT_NE(text.text.find("Interpreter 0"), std::string::npos) << text.text;
 }
 
+TEST_F(WalkTest, ColourOnlyOnATerminalAndNotWithNoColorOrJson) {
+  p.AddSymbols();
+  auto run = [&](bool terminal, std::vector<std::string> args) {
+    CommandContext context{p.target, std::nullopt, terminal};
+    return RunCommand("py-bt", args, context).text;
+  };
+  const std::string escape = "\x1b[";
+  EXPECT_NE(run(true, {"--all"}).find(escape), std::string::npos);
+  EXPECT_EQ(run(false, {"--all"}).find(escape), std::string::npos);
+  EXPECT_EQ(run(true, {"--all", "--no-color"}).find(escape), std::string::npos);
+  EXPECT_EQ(run(true, {"--all", "--json"}).find(escape), std::string::npos);
+}
+
 TEST_F(WalkTest, FoundByTheMemoryScanWithoutSymbols) {
   p.AddSysDict();
   // Noise the scan meets first: smaller writable regions of random bytes.
