@@ -15,6 +15,7 @@
 #include "core/memory.h"
 #include "core/remote_collections.h"
 #include "core/runtime_locator.h"
+#include "core/session.h"
 #include "core/threads.h"
 
 namespace pyunwind {
@@ -795,16 +796,14 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   auto fail = [](const std::string& message) {
     return CommandOutput{"pyunwind: " + message + "\n", true};
   };
-  RemoteMemory memory(context.target);
-  auto location = LocateRuntime(memory);
-  if (!location.ok()) return fail(location.error().message);
-  ObjectReader objects(memory, location->layout);
-  CodeCache codes(objects);
-  auto threads = WalkRuntime(objects, codes, location->address, WalkOptions{});
+  auto session = TargetSession::Open(context.target);
+  if (!session.ok()) return fail(session.error().message);
+  TargetSession& target = **session;
+  auto threads = WalkRuntime(target.objects, target.codes, target.location.address, WalkOptions{});
   if (!threads.ok()) return fail(threads.error().message);
-  auto tasks = CollectAsyncTasks(objects, codes, *threads);
+  auto tasks = CollectAsyncTasks(target.objects, target.codes, *threads);
   if (!tasks.ok()) return fail(tasks.error().message);
-  for (const std::string& warning : location->warnings) tasks->warnings.push_back(warning);
+  for (const std::string& warning : target.location.warnings) tasks->warnings.push_back(warning);
   if (json) return {FormatTasksJson(*tasks), false};
   if (running) return {FormatRunningTasks(*tasks), false};
   if (tree) return {FormatTasksTree(*tasks), false};

@@ -10,6 +10,7 @@
 #include "core/format.h"
 #include "core/locals.h"
 #include "core/memory.h"
+#include "core/session.h"
 #include "core/native.h"
 #include "core/runtime_locator.h"
 #include "core/source_commands.h"
@@ -92,19 +93,16 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   const PyBtOptions& options = *parsed;
   const auto started = std::chrono::steady_clock::now();
 
-  RemoteMemory memory(context.target);
-  auto location = LocateRuntime(memory);
-  if (!location.ok()) return Failure(location.error().message);
-  ObjectReader objects(memory, location->layout);
-  CodeCache codes(objects);
-  auto snapshot = WalkRuntime(objects, codes, location->address, WalkOptions{});
+  auto session = TargetSession::Open(context.target);
+  if (!session.ok()) return Failure(session.error().message);
+  TargetSession& target = **session;
+  auto snapshot = target.Walk();
   if (!snapshot.ok()) return Failure(snapshot.error().message);
 
-  for (const std::string& warning : location->warnings) snapshot->warnings.push_back(warning);
   if (options.verbose) {
     snapshot->warnings.push_back(fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}",
-                                             location->address, location->found_by,
-                                             location->layout.source));
+                                             target.location.address, target.location.found_by,
+                                             target.location.layout.source));
   }
   if (!options.all) {
     if (!context.selected_thread_id) {
@@ -125,7 +123,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     }
   }
   // Before --native: the running task is found through the Python frames' addresses.
-  AddRunningTasks(objects, codes, *snapshot);
+  AddRunningTasks(target.objects, target.codes, *snapshot);
   if (options.native) {
     for (Interpreter& interp : snapshot->interpreters) {
       for (Thread& thread : interp.threads) {
@@ -141,12 +139,12 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     }
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
-  if (options.locals) AddLocals(objects, *snapshot);
+  if (options.locals) AddLocals(target.objects, *snapshot);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
-  format.stats = options.stats ? &memory.stats() : nullptr;
+  format.stats = options.stats ? &target.memory.stats() : nullptr;
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
   return {options.json ? FormatJson(*snapshot, format) : FormatText(*snapshot, format), false};

@@ -9,6 +9,7 @@
 #include "core/memory.h"
 #include "core/objects.h"
 #include "core/runtime_locator.h"
+#include "core/session.h"
 #include "core/threads.h"
 
 namespace pyunwind {
@@ -106,12 +107,8 @@ struct SelectedStack {
 // The Python frames of the selected thread, merged with its native frames.
 Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
   if (!context.selected_thread_id) return MakeError("no thread is selected");
-  RemoteMemory memory(context.target);
-  auto location = LocateRuntime(memory);
-  if (!location.ok()) return MakeError(location.error().message);
-  ObjectReader objects(memory, location->layout);
-  CodeCache codes(objects);
-  auto snapshot = WalkRuntime(objects, codes, location->address, WalkOptions{});
+  PYU_ASSIGN_OR_RETURN(std::unique_ptr<TargetSession> session, TargetSession::Open(context.target));
+  auto snapshot = session->Walk();
   if (!snapshot.ok()) return MakeError(snapshot.error().message);
   for (Interpreter& interp : snapshot->interpreters) {
     for (Thread& thread : interp.threads) {

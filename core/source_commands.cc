@@ -12,6 +12,7 @@
 #include "core/locals.h"
 #include "core/memory.h"
 #include "core/runtime_locator.h"
+#include "core/session.h"
 #include "core/threads.h"
 #include "core/values.h"
 
@@ -41,12 +42,9 @@ template <typename Body>
 CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
                                 std::optional<size_t> frame_option, Body body) {
   if (!context.selected_thread_id) return Failure(fmt::format("{}: no thread is selected", command));
-  RemoteMemory memory(context.target);
-  auto location = LocateRuntime(memory);
-  if (!location.ok()) return Failure(location.error().message);
-  ObjectReader objects(memory, location->layout);
-  CodeCache codes(objects);
-  auto snapshot = WalkRuntime(objects, codes, location->address, WalkOptions{});
+  auto session = TargetSession::Open(context.target);
+  if (!session.ok()) return Failure(session.error().message);
+  auto snapshot = (*session)->Walk();
   if (!snapshot.ok()) return Failure(snapshot.error().message);
   for (const Interpreter& interp : snapshot->interpreters) {
     for (const Thread& thread : interp.threads) {
@@ -69,7 +67,7 @@ CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
       } else {
         index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
       }
-      return body(Selection{python[index], index, &objects, interp.address});
+      return body(Selection{python[index], index, &(*session)->objects, interp.address});
     }
   }
   return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python thread state",
