@@ -22,6 +22,7 @@
 #include "core/commands.h"
 #include "core/elf_core_target.h"
 #include "tests/fixture_cores.h"
+#include "tests/locals_truth.h"
 
 namespace pyunwind {
 namespace {
@@ -36,9 +37,6 @@ fs::path SharedFixtures() { return testing::SharedFixtures(kThisFile); }
 std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThisFile, "locals"); }
 
 using Core = testing::DecompressedCore;
-
-const std::set<std::string> kReprTypes = {"NoneType", "bool", "int",  "float", "str",
-                                          "bytes",    "tuple", "list", "dict",  "set"};
 
 class LocalsCore : public ::testing::TestWithParam<std::string> {};
 
@@ -67,34 +65,7 @@ TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
   ASSERT_EQ(got.at("interpreters")[0].at("threads").size(), 1u);
   const Json& thread = got.at("interpreters")[0].at("threads")[0];
   EXPECT_EQ(thread.at("native_id"), worker);
-  const Json& frames = thread.at("frames");
-  const Json& want_frames = truth.at("locals").at("frames");
-  ASSERT_EQ(frames.size(), want_frames.size()) << output.text;
-  size_t compared = 0;
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const Json& frame = frames[i];
-    const Json& want = want_frames[i];
-    SCOPED_TRACE("frame " + std::to_string(i) + " " + want.at("qualname").get<std::string>());
-    EXPECT_EQ(frame.at("qualname"), want.at("qualname"));
-    ASSERT_TRUE(frame.contains("locals")) << frame.dump();
-    EXPECT_FALSE(frame.contains("locals_error")) << frame.dump();
-    const Json& locals = frame.at("locals");
-    std::set<std::string> got_names, want_names;
-    for (const auto& [name, value] : locals.items()) got_names.insert(name);
-    for (const auto& [name, value] : want.at("locals").items()) want_names.insert(name);
-    EXPECT_EQ(got_names, want_names);
-    for (const auto& [name, value] : want.at("locals").items()) {
-      if (!locals.contains(name)) continue;
-      SCOPED_TRACE("local " + name);
-      const Json& mine = locals.at(name);
-      EXPECT_EQ(mine.at("type"), value.at("type"));
-      if (kReprTypes.count(value.at("type").get<std::string>())) {
-        ASSERT_TRUE(mine.at("repr").is_string()) << mine.dump();
-        EXPECT_EQ(mine.at("repr").get<std::string>().substr(0, 120), value.at("repr"));
-        ++compared;
-      }
-    }
-  }
+  const size_t compared = testing::ExpectLocalsMatchTruth(thread.at("frames"), truth.at("locals"));
   EXPECT_GE(compared, 16u);  // every simple value of innermost, middle and outer
   EXPECT_TRUE(got.at("warnings").empty()) << got.at("warnings").dump();
 }
