@@ -118,7 +118,7 @@ TEST(RunningProcess, LldbRefuses) {
   // LLDB's state changes arrive asynchronously: `process status` tells whether the
   // process was running when py-bt ran; a few tries get it there.
   for (int attempt = 0; attempt < 5; ++attempt) {
-    RunResult r = RunCommand({"/bin/sh", "-c", script}, 120, CleanEnv());
+    RunResult r = RunCommand({"/bin/sh", "-c", script}, 120, DebuggerEnv());
     ASSERT_FALSE(r.timed_out) << r.Describe();
     EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
     ExpectNoCrashText(r);

@@ -413,14 +413,27 @@ bool DecompressXz(const std::string& xz_path, const std::string& dest, std::stri
 
 const char* DebuggerName(Debugger d) { return d == Debugger::kLldb ? "lldb" : "gdb"; }
 
+namespace {
+
+std::string RunfilesDir() {
+  std::string runfiles = Getenv("TEST_SRCDIR");
+  return runfiles.empty() ? Getenv("RUNFILES_DIR") : runfiles;
+}
+
+// A file of this workspace in the test's runfiles.
+std::string RunfilesPath(const std::string& workspace_path) {
+  std::string workspace = Getenv("TEST_WORKSPACE");
+  if (workspace.empty()) workspace = "pyunwind";
+  return RunfilesDir() + "/" + workspace + "/" + workspace_path;
+}
+
+}  // namespace
+
 const Install* Installed(std::string* error) {
   static std::string install_error;
   static const std::unique_ptr<Install> install = []() -> std::unique_ptr<Install> {
-    std::string runfiles = Getenv("TEST_SRCDIR");
-    if (runfiles.empty()) runfiles = Getenv("RUNFILES_DIR");
-    std::string workspace = Getenv("TEST_WORKSPACE");
-    if (workspace.empty()) workspace = "pyunwind";
-    std::string script = runfiles + "/" + workspace + "/install";
+    std::string runfiles = RunfilesDir();
+    std::string script = RunfilesPath("install");
     if (runfiles.empty() || !FileExists(script)) {
       install_error = "//:install not found in the runfiles (" + script + ")";
       return nullptr;
@@ -470,17 +483,22 @@ std::vector<std::string> DebuggerArgv(Debugger d, const Install& install, const 
   return argv;
 }
 
-RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
-                      const std::vector<std::string>& commands, double timeout_s) {
+std::map<std::string, std::string> DebuggerEnv() {
   std::map<std::string, std::string> env = CleanEnv();
   // `bazel test --config=asan`: the plugin and the GDB bridge are built with ASan, the
-  // debuggers are not; ASan's runtime must be loaded first, and the debuggers' own leaks
+  // debuggers are not; ASan's runtime must be loaded first, then libasan_first.so (which
+  // initialises it before GDB's libraries can deadlock it), and the debuggers' own leaks
   // at exit are not ours. Sanitizer reports still abort the debugger (a test failure).
   if (const char* preload = std::getenv("PYUNWIND_ASAN_PRELOAD"); preload && *preload) {
-    env["LD_PRELOAD"] = preload;
+    env["LD_PRELOAD"] = std::string(preload) + " " + RunfilesPath("tests/e2e/libasan_first.so");
     env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1";
   }
-  return RunCommand(DebuggerArgv(d, install, target, commands), timeout_s, env);
+  return env;
+}
+
+RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
+                      const std::vector<std::string>& commands, double timeout_s) {
+  return RunCommand(DebuggerArgv(d, install, target, commands), timeout_s, DebuggerEnv());
 }
 
 // ---------------------------------------------------------------- JSON and comparison

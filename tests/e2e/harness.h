@@ -162,7 +162,11 @@ struct Target {
 std::vector<std::string> DebuggerArgv(Debugger d, const Install& install, const Target& target,
                                       const std::vector<std::string>& commands);
 
-// Runs the debugger (PATH=/usr/bin:/bin) and captures its output.
+// The environment a debugger that loads pyunwind runs with: CleanEnv(), and in the asan
+// mode ($PYUNWIND_ASAN_PRELOAD) the preloads and options its instrumented pyunwind needs.
+std::map<std::string, std::string> DebuggerEnv();
+
+// Runs the debugger (DebuggerEnv()) and captures its output.
 RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
                       const std::vector<std::string>& commands, double timeout_s = 180);
 
