@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "core/code_objects.h"
-#include "core/commands.h"
 #include "core/model.h"
 
 namespace pyunwind {
@@ -57,14 +56,5 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
 // the tasks (CollectAsyncTasks) only when it is. Never fails: what cannot be
 // read leaves the threads as they are.
 void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads);
-
-std::string FormatTasksTable(const AsyncSnapshot& snapshot);
-std::string FormatTasksTree(const AsyncSnapshot& snapshot);
-std::string FormatRunningTasks(const AsyncSnapshot& snapshot);
-std::string FormatTasksJson(const AsyncSnapshot& snapshot);
-
-// The py-tasks command (see AllCommands()).
-extern const char kPyTasksHelp[];
-CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& context);
 
 }  // namespace pyunwind

@@ -12,6 +12,7 @@
 #include "core/memory.h"
 #include "core/session.h"
 #include "core/native.h"
+#include "core/py_tasks.h"
 #include "core/runtime_locator.h"
 #include "core/source_commands.h"
 #include "core/thread_state.h"
