@@ -46,20 +46,10 @@
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_sources.h"
 
 namespace pyunwind_e2e {
 namespace {
-
-struct Case {
-  std::string source;  // "debian_3_11", "pyenv_3_11_7", or a fixture version ("3.14.7t")
-  bool live = false;
-  Debugger debugger = Debugger::kLldb;
-  std::string CoreDir() const { return SharedDir() + "/fixtures/cores/" + source + "/asyncio_tree"; }
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << (c.live ? "live " : "core ") << c.source << " in " << DebuggerName(c.debugger);
-}
 
 std::string Hex(uint64_t value) {
   char buffer[32];
@@ -67,105 +57,10 @@ std::string Hex(uint64_t value) {
   return buffer;
 }
 
-std::vector<std::string> FixtureVersions() {
-  std::vector<std::string> versions;
-  const std::string cores = SharedDir() + "/fixtures/cores";
-  for (const char* v : {"3.11.2", "3.12.6", "3.13.15", "3.13.15t", "3.14.7", "3.14.7-shared",
-                        "3.14.7t"}) {
-    const std::string dir = cores + "/" + v + "/asyncio_tree";
-    if (FileExists(dir + "/core.xz") && FileExists(dir + "/truth.json")) versions.push_back(v);
-  }
-  return versions;
-}
-
-std::vector<Case> AllCases() {
-  std::vector<Case> cases;
-  for (const char* live : {"debian_3_11", "pyenv_3_11_7"}) {
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({live, true, d});
-  }
-  for (const std::string& v : FixtureVersions()) {
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({v, false, d});
-  }
-  return cases;
-}
-
-// One scenario process per live interpreter, one decompressed core at a time.
-struct Source {
-  std::unique_ptr<Scenario> scenario;
-  std::string core;
-  json truth;
-  std::string error;
-};
-
-class AsyncioE2e : public ::testing::TestWithParam<Case> {
+class AsyncioE2e : public ::testing::TestWithParam<SourceCase> {
  public:
-  static void TearDownTestSuite() {
-    ForgetCore();
-    live_.clear();
-  }
-
- protected:
-  // The target and truth of `c`, or nullptr with *error.
-  static const Source* SourceOf(const Case& c, std::string* error) {
-    if (c.live) {
-      Source& s = live_[c.source];
-      if (!s.scenario && s.error.empty()) {
-        std::string python = kDebianPython;
-        if (c.source == "pyenv_3_11_7") {
-          auto pyenv = PyenvPython("3.11.7");
-          if (!pyenv) {
-            s.error = "skip: pyenv's Python 3.11.7 is not installed";
-          } else {
-            python = *pyenv;
-          }
-        }
-        if (s.error.empty()) s.scenario = Scenario::Start(python, "asyncio_tree", &s.error);
-        if (s.scenario) s.truth = s.scenario->truth();
-      }
-      *error = s.error;
-      return s.scenario ? &s : nullptr;
-    }
-    if (current_ != c.source) {
-      ForgetCore();
-      current_ = c.source;
-      try {
-        core_.truth = json::parse(ReadFile(c.CoreDir() + "/truth.json"));
-      } catch (const std::exception& e) {
-        core_.error = std::string("cannot parse truth.json: ") + e.what();
-      }
-      const std::string path = TempDir() + "/" + SanitizeName("asyncio_" + c.source) + ".core";
-      if (core_.error.empty() && DecompressXz(c.CoreDir() + "/core.xz", path, &core_.error)) {
-        core_.core = path;
-      }
-    }
-    *error = core_.error;
-    return core_.core.empty() ? nullptr : &core_;
-  }
-
-  static void ForgetCore() {
-    if (!core_.core.empty()) unlink(core_.core.c_str());
-    core_ = Source{};
-    current_.clear();
-  }
-
-  static std::map<std::string, Source> live_;
-  static Source core_;
-  static std::string current_;
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
 };
-
-std::map<std::string, Source> AsyncioE2e::live_;
-Source AsyncioE2e::core_;
-std::string AsyncioE2e::current_;
-
-Target TargetOf(const Case& c, const Source& s) {
-  Target target;
-  if (c.live) {
-    target.pid = s.scenario->pid();
-  } else {
-    target.core = s.core;  // no executable: most of these interpreters are not here
-  }
-  return target;
-}
 
 json StackKey(const json& stack) {
   json out = json::array();
@@ -265,11 +160,11 @@ std::string ExpectedRunning(const json& truth, const json& got) {
 }
 
 TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
-  const Case& c = GetParam();
+  const SourceCase& c = GetParam();
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const Source* source = SourceOf(c, &error);
+  const Source* source = Sources::Of(c, &error);
   if (!source && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
   ASSERT_NE(source, nullptr) << error;
   const json& truth = source->truth;
@@ -317,12 +212,10 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   EXPECT_EQ(compared, got->at("tasks").size());
 }
 
-INSTANTIATE_TEST_SUITE_P(AsyncioTree, AsyncioE2e, ::testing::ValuesIn(AllCases()),
-                         [](const ::testing::TestParamInfo<Case>& info) {
-                           return SanitizeName(std::string(info.param.live ? "live_" : "core_") +
-                                               info.param.source + "_" +
-                                               DebuggerName(info.param.debugger));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    AsyncioTree, AsyncioE2e,
+    ::testing::ValuesIn(SourceCases("asyncio_tree", {"debian_3_11", "pyenv_3_11_7"})),
+    SourceCaseName);
 
 // py-tasks --tree as text: the 3.11.2 fixture core, whose addresses never change.
 class AsyncioTree311 : public ::testing::TestWithParam<Debugger> {};
@@ -388,7 +281,7 @@ INSTANTIATE_TEST_SUITE_P(Debuggers, AsyncioTree311,
 // top of this file), checked on the files themselves.
 TEST(RemoteDebugging314, WhatDiffersAndWhy) {
   size_t files = 0;
-  for (const std::string& version : FixtureVersions()) {
+  for (const std::string& version : FixtureVersions("asyncio_tree")) {
     const std::string dir = SharedDir() + "/fixtures/cores/" + version + "/asyncio_tree";
     if (!FileExists(dir + "/remote_debugging.json")) continue;
     ++files;

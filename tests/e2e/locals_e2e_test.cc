@@ -23,157 +23,18 @@
 //     selected with the debugger's own command (py-bt then names it), `py-up` twice,
 //     `py-locals` prints middle()'s header line and locals, and `py-locals --frame 1`
 //     innermost()'s (exact text).
-#include <dirent.h>
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <map>
-#include <memory>
-#include <set>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_sources.h"
 #include "tests/locals_truth.h"
 
 namespace pyunwind_e2e {
 namespace {
-
-// ---------------------------------------------------------------- sources
-
-std::vector<std::string> Subdirs(const std::string& dir) {
-  std::vector<std::string> names;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string name = e->d_name;
-      if (name != "." && name != ".." && FileExists(dir + "/" + name + "/.")) names.push_back(name);
-    }
-    closedir(d);
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// Fixture versions with a core and a truth of `scenario`.
-std::vector<std::string> FixtureVersions(const std::string& scenario) {
-  std::vector<std::string> versions;
-  const std::string cores = SharedDir() + "/fixtures/cores";
-  for (const std::string& v : Subdirs(cores)) {
-    const std::string dir = cores + "/" + v + "/" + scenario;
-    if (FileExists(dir + "/core.xz") && FileExists(dir + "/truth.json")) versions.push_back(v);
-  }
-  return versions;
-}
-
-struct Case {
-  std::string scenario;  // "locals" or "threads"
-  std::string source;    // "debian_3_11", "pyenv_3_11_7", or a fixture version ("3.14.7t")
-  bool live = false;
-  Debugger debugger = Debugger::kLldb;
-  std::string CoreDir() const { return SharedDir() + "/fixtures/cores/" + source + "/" + scenario; }
-};
-
-void PrintTo(const Case& c, std::ostream* os) {
-  *os << c.scenario << (c.live ? " live " : " core ") << c.source << " in "
-      << DebuggerName(c.debugger);
-}
-
-std::string CaseName(const ::testing::TestParamInfo<Case>& info) {
-  return SanitizeName(std::string(info.param.live ? "live_" : "core_") + info.param.source + "_" +
-                      DebuggerName(info.param.debugger));
-}
-
-struct Source {
-  std::unique_ptr<Scenario> scenario;
-  std::string core;
-  json truth;
-  std::string error;
-};
-
-// One scenario process per (interpreter, scenario), kept for the whole test binary; one
-// decompressed core at a time (the cases of one core are next to each other).
-class Sources {
- public:
-  static const Source* Of(const Case& c, std::string* error) {
-    if (c.live) {
-      Source& s = live_[c.source + "/" + c.scenario];
-      if (!s.scenario && s.error.empty()) {
-        std::string python = kDebianPython;
-        if (c.source == "pyenv_3_11_7") {
-          auto pyenv = PyenvPython("3.11.7");
-          if (!pyenv) {
-            s.error = "skip: pyenv's Python 3.11.7 is not installed";
-          } else {
-            python = *pyenv;
-          }
-        }
-        if (s.error.empty()) s.scenario = Scenario::Start(python, c.scenario, &s.error);
-        if (s.scenario) s.truth = s.scenario->truth();
-      }
-      *error = s.error;
-      return s.scenario ? &s : nullptr;
-    }
-    if (current_ != c.CoreDir()) {
-      ForgetCore();
-      current_ = c.CoreDir();
-      try {
-        core_.truth = json::parse(ReadFile(c.CoreDir() + "/truth.json"));
-      } catch (const std::exception& e) {
-        core_.error = "cannot parse " + c.CoreDir() + "/truth.json: " + e.what();
-      }
-      const std::string path = TempDir() + "/" + SanitizeName(c.scenario + "_" + c.source) + ".core";
-      if (core_.error.empty() && DecompressXz(c.CoreDir() + "/core.xz", path, &core_.error)) {
-        core_.core = path;
-      }
-    }
-    *error = core_.error;
-    return core_.core.empty() ? nullptr : &core_;
-  }
-
-  static void ForgetAll() {
-    ForgetCore();
-    live_.clear();
-  }
-
- private:
-  static void ForgetCore() {
-    if (!core_.core.empty()) unlink(core_.core.c_str());
-    core_ = Source{};
-    current_.clear();
-  }
-  static std::map<std::string, Source> live_;
-  static Source core_;
-  static std::string current_;
-};
-
-std::map<std::string, Source> Sources::live_;
-Source Sources::core_;
-std::string Sources::current_;
-
-Target TargetOf(const Case& c, const Source& s) {
-  Target target;
-  if (c.live) {
-    target.pid = s.scenario->pid();
-  } else {
-    target.core = s.core;  // no executable: most of these interpreters are not here
-  }
-  return target;
-}
-
-// Every case of `scenario`: the live interpreters given, then every fixture core of it,
-// each in LLDB and GDB.
-std::vector<Case> Cases(const std::string& scenario, const std::vector<std::string>& live) {
-  std::vector<Case> cases;
-  for (const std::string& source : live) {
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({scenario, source, true, d});
-  }
-  for (const std::string& v : FixtureVersions(scenario)) {
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({scenario, v, false, d});
-  }
-  return cases;
-}
 
 // pyunwind's thread with this OS thread id, or nullptr.
 const json* ThreadOf(const json& doc, uint64_t native_id) {
@@ -186,8 +47,9 @@ const json* ThreadOf(const json& doc, uint64_t native_id) {
 }
 
 // Runs `command` in the debugger; the one JSON document of its output, or a failure.
-::testing::AssertionResult RunJson(const Case& c, const Install& install, const Target& target,
-                                   const std::string& command, json* doc, RunResult* run) {
+::testing::AssertionResult RunJson(const SourceCase& c, const Install& install,
+                                   const Target& target, const std::string& command, json* doc,
+                                   RunResult* run) {
   *run = RunDebugger(c.debugger, install, target, {command});
   if (!run->exited || run->exit_code != 0) return ::testing::AssertionFailure() << run->Describe();
   std::string error;
@@ -199,13 +61,13 @@ const json* ThreadOf(const json& doc, uint64_t native_id) {
 
 // ---------------------------------------------------------------- locals
 
-class LocalsE2e : public ::testing::TestWithParam<Case> {
+class LocalsE2e : public ::testing::TestWithParam<SourceCase> {
  public:
   static void TearDownTestSuite() { Sources::ForgetAll(); }
 };
 
 TEST_P(LocalsE2e, PyBtAllLocalsJsonMatchesTruth) {
-  const Case& c = GetParam();
+  const SourceCase& c = GetParam();
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
@@ -234,18 +96,18 @@ TEST_P(LocalsE2e, PyBtAllLocalsJsonMatchesTruth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Locals, LocalsE2e,
-                         ::testing::ValuesIn(Cases("locals", {"debian_3_11", "pyenv_3_11_7"})),
-                         CaseName);
+                         ::testing::ValuesIn(SourceCases("locals", {"debian_3_11", "pyenv_3_11_7"})),
+                         SourceCaseName);
 
 // ---------------------------------------------------------------- the GIL
 
-class GilE2e : public ::testing::TestWithParam<Case> {
+class GilE2e : public ::testing::TestWithParam<SourceCase> {
  public:
   static void TearDownTestSuite() { Sources::ForgetAll(); }
 };
 
 TEST_P(GilE2e, HoldsGilMatchesTruth) {
-  const Case& c = GetParam();
+  const SourceCase& c = GetParam();
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
@@ -294,8 +156,8 @@ TEST_P(GilE2e, HoldsGilMatchesTruth) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads, GilE2e, ::testing::ValuesIn(Cases("threads", {"debian_3_11"})),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(Threads, GilE2e, ::testing::ValuesIn(SourceCases("threads", {"debian_3_11"})),
+                         SourceCaseName);
 
 // ---------------------------------------------------------------- py-locals in the debugger
 
@@ -309,7 +171,7 @@ TEST_P(PyLocalsLive, SelectedFrameAndFrameOption) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const Case c{"locals", "debian_3_11", true, d};
+  const SourceCase c{"locals", "debian_3_11", true, d};
   const Source* source = Sources::Of(c, &error);
   ASSERT_NE(source, nullptr) << error;
   const json* worker = nullptr;

@@ -1,0 +1,128 @@
+#include "tests/e2e/scenario_sources.h"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+namespace pyunwind_e2e {
+namespace {
+
+std::vector<std::string> Subdirs(const std::string& dir) {
+  std::vector<std::string> names;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name != "." && name != ".." && FileExists(dir + "/" + name + "/.")) names.push_back(name);
+    }
+    closedir(d);
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// The interpreter of a live source, or an error ("skip: ..." when it is not installed).
+std::string LivePython(const std::string& source, std::string* error) {
+  if (source == "debian_3_11") return kDebianPython;
+  if (source == "pyenv_3_11_7") {
+    if (auto python = PyenvPython("3.11.7")) return *python;
+    *error = "skip: pyenv's Python 3.11.7 is not installed";
+    return "";
+  }
+  *error = "unknown live source '" + source + "'";
+  return "";
+}
+
+std::map<std::string, Source> started;  // live sources, by "source/scenario"
+Source core_source;
+std::string core_dir;  // of core_source
+
+void ForgetCore() {
+  if (!core_source.core.empty()) unlink(core_source.core.c_str());
+  core_source = Source{};
+  core_dir.clear();
+}
+
+}  // namespace
+
+std::vector<std::string> FixtureVersions(const std::string& scenario) {
+  std::vector<std::string> versions;
+  const std::string cores = SharedDir() + "/fixtures/cores";
+  for (const std::string& v : Subdirs(cores)) {
+    const std::string dir = cores + "/" + v + "/" + scenario;
+    if (FileExists(dir + "/core.xz") && FileExists(dir + "/truth.json")) versions.push_back(v);
+  }
+  return versions;
+}
+
+std::string SourceCase::CoreDir() const {
+  return SharedDir() + "/fixtures/cores/" + source + "/" + scenario;
+}
+
+void PrintTo(const SourceCase& c, std::ostream* os) {
+  *os << c.scenario << (c.live ? " live " : " core ") << c.source << " in "
+      << DebuggerName(c.debugger);
+}
+
+std::string SourceCaseName(const ::testing::TestParamInfo<SourceCase>& info) {
+  return SanitizeName(std::string(info.param.live ? "live_" : "core_") + info.param.source + "_" +
+                      DebuggerName(info.param.debugger));
+}
+
+std::vector<SourceCase> SourceCases(const std::string& scenario,
+                                    const std::vector<std::string>& live_sources) {
+  std::vector<SourceCase> cases;
+  for (const std::string& source : live_sources) {
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({scenario, source, true, d});
+  }
+  for (const std::string& v : FixtureVersions(scenario)) {
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({scenario, v, false, d});
+  }
+  return cases;
+}
+
+const Source* Sources::Of(const SourceCase& c, std::string* error) {
+  if (c.live) {
+    Source& s = started[c.source + "/" + c.scenario];
+    if (!s.scenario && s.error.empty()) {
+      const std::string python = LivePython(c.source, &s.error);
+      if (s.error.empty()) s.scenario = Scenario::Start(python, c.scenario, &s.error);
+      if (s.scenario) s.truth = s.scenario->truth();
+    }
+    *error = s.error;
+    return s.scenario ? &s : nullptr;
+  }
+  if (core_dir != c.CoreDir()) {
+    ForgetCore();
+    core_dir = c.CoreDir();
+    try {
+      core_source.truth = json::parse(ReadFile(core_dir + "/truth.json"));
+    } catch (const std::exception& e) {
+      core_source.error = "cannot parse " + core_dir + "/truth.json: " + e.what();
+    }
+    const std::string path = TempDir() + "/" + SanitizeName(c.scenario + "_" + c.source) + ".core";
+    if (core_source.error.empty() && DecompressXz(core_dir + "/core.xz", path, &core_source.error)) {
+      core_source.core = path;
+    }
+  }
+  *error = core_source.error;
+  return core_source.core.empty() ? nullptr : &core_source;
+}
+
+void Sources::ForgetAll() {
+  ForgetCore();
+  started.clear();
+}
+
+Target TargetOf(const SourceCase& c, const Source& source) {
+  Target target;
+  if (c.live) {
+    target.pid = source.scenario->pid();
+  } else {
+    target.core = source.core;
+  }
+  return target;
+}
+
+}  // namespace pyunwind_e2e

@@ -1,0 +1,59 @@
+// What the scenario-against-truth tests (asyncio, locals, the GIL) run on: a scenario live
+// under a local interpreter, or one fixture core of it, in one debugger. A live scenario is
+// started once per test binary; fixture cores are decompressed one at a time, so the cases of
+// one core are kept next to each other.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+
+// The fixture versions (directories of <shared>/fixtures/cores) that hold a core and a truth
+// of `scenario`, sorted.
+std::vector<std::string> FixtureVersions(const std::string& scenario);
+
+struct SourceCase {
+  std::string scenario;  // "asyncio_tree", "locals", "threads", ...
+  // Live: "debian_3_11" (/usr/bin/python3.11) or "pyenv_3_11_7"; else a fixture version.
+  std::string source;
+  bool live = false;
+  Debugger debugger = Debugger::kLldb;
+  std::string CoreDir() const;
+};
+
+void PrintTo(const SourceCase& c, std::ostream* os);
+// "live_debian_3_11_lldb", "core_3_14_7t_gdb", ...
+std::string SourceCaseName(const ::testing::TestParamInfo<SourceCase>& info);
+
+// The live sources given, then every fixture core of `scenario`, each in LLDB and GDB.
+std::vector<SourceCase> SourceCases(const std::string& scenario,
+                                    const std::vector<std::string>& live_sources);
+
+struct Source {
+  std::unique_ptr<Scenario> scenario;  // live
+  std::string core;                    // a fixture core, decompressed
+  json truth;
+  std::string error;
+};
+
+class Sources {
+ public:
+  // The source of `c`, or nullptr and *error; an *error starting "skip: " means that what
+  // the case needs is not installed here (the test skips, saying why).
+  static const Source* Of(const SourceCase& c, std::string* error);
+  // Stops the live scenarios and deletes the decompressed core (TearDownTestSuite).
+  static void ForgetAll();
+};
+
+// What the debugger opens for `c`: the live process, or the core without an executable
+// (most of the fixture interpreters are not installed here).
+Target TargetOf(const SourceCase& c, const Source& source);
+
+}  // namespace pyunwind_e2e
