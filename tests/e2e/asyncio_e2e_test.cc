@@ -57,10 +57,7 @@ std::string Hex(uint64_t value) {
   return buffer;
 }
 
-class AsyncioE2e : public ::testing::TestWithParam<SourceCase> {
- public:
-  static void TearDownTestSuite() { Sources::ForgetAll(); }
-};
+class AsyncioE2e : public SourceTest {};
 
 json StackKey(const json& stack) {
   json out = json::array();
@@ -161,17 +158,11 @@ std::string ExpectedRunning(const json& truth, const json& got) {
 
 TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   const SourceCase& c = GetParam();
+  const json& truth = this->truth();
   std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c, &error);
-  if (!source && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
-  ASSERT_NE(source, nullptr) << error;
-  const json& truth = source->truth;
-  const Target target = TargetOf(c, *source);
 
   // py-tasks --json against the truth.
-  RunResult r = RunDebugger(c.debugger, *install, target, {"py-tasks --json"});
+  RunResult r = RunDebugger(c.debugger, install(), target(), {"py-tasks --json"});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   auto got = ExtractJson(r.out, &error);
   ASSERT_TRUE(got) << error << "\n" << r.Describe();
@@ -181,7 +172,7 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
                                 << mismatch << r.Describe();
 
   // py-tasks --running, and py-bt naming the running task on the loop thread's header.
-  RunResult text = RunDebugger(c.debugger, *install, target, {"py-tasks --running", "py-bt --all"});
+  RunResult text = RunDebugger(c.debugger, install(), target(), {"py-tasks --running", "py-bt --all"});
   ASSERT_TRUE(text.exited && text.exit_code == 0) << text.Describe();
   const std::string running = ExpectedRunning(truth, *got);
   EXPECT_NE(text.out.find(running), std::string::npos)

@@ -11,21 +11,11 @@
 namespace pyunwind_e2e {
 namespace {
 
-class FixtureCores : public ::testing::TestWithParam<SourceCase> {
- public:
-  static void TearDownTestSuite() { Sources::ForgetAll(); }
-};
+class FixtureCores : public SourceTest {};
 
 TEST_P(FixtureCores, PyBtAllJsonMatchesTruth) {
-  const SourceCase& c = GetParam();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c, &error);
-  ASSERT_NE(source, nullptr) << error;
-  const std::string mismatch =
-      PyBtAllMismatch(c.debugger, *install, TargetOf(c, *source), source->truth);
-  EXPECT_TRUE(mismatch.empty()) << c.CoreDir() << "/truth.json: " << mismatch;
+  const std::string mismatch = PyBtAllMismatch(GetParam().debugger, install(), target(), truth());
+  EXPECT_TRUE(mismatch.empty()) << GetParam().CoreDir() << "/truth.json: " << mismatch;
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, FixtureCores, ::testing::ValuesIn(SourceCases("threads", {})),

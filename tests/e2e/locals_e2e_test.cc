@@ -61,25 +61,16 @@ const json* ThreadOf(const json& doc, uint64_t native_id) {
 
 // ---------------------------------------------------------------- locals
 
-class LocalsE2e : public ::testing::TestWithParam<SourceCase> {
- public:
-  static void TearDownTestSuite() { Sources::ForgetAll(); }
-};
+class LocalsE2e : public SourceTest {};
 
 TEST_P(LocalsE2e, PyBtAllLocalsJsonMatchesTruth) {
   const SourceCase& c = GetParam();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c, &error);
-  if (!source && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
-  ASSERT_NE(source, nullptr) << error;
-  const json& truth = source->truth;
+  const json& truth = this->truth();
   ASSERT_TRUE(truth.contains("locals")) << "the truth has no \"locals\"";
 
   json got;
   RunResult run;
-  ASSERT_TRUE(RunJson(c, *install, TargetOf(c, *source), "py-bt --all --locals --json", &got, &run));
+  ASSERT_TRUE(RunJson(c, install(), target(), "py-bt --all --locals --json", &got, &run));
   EXPECT_EQ(got.at("python").at("version"), truth.at("python").at("version"));
   EXPECT_EQ(CompareWithTruth(truth, got), "") << run.command;
 
@@ -101,26 +92,17 @@ INSTANTIATE_TEST_SUITE_P(Locals, LocalsE2e,
 
 // ---------------------------------------------------------------- the GIL
 
-class GilE2e : public ::testing::TestWithParam<SourceCase> {
- public:
-  static void TearDownTestSuite() { Sources::ForgetAll(); }
-};
+class GilE2e : public SourceTest {};
 
 TEST_P(GilE2e, HoldsGilMatchesTruth) {
   const SourceCase& c = GetParam();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c, &error);
-  if (!source && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
-  ASSERT_NE(source, nullptr) << error;
-  const json& truth = source->truth;
+  const json& truth = this->truth();
   const bool free_threaded = truth.at("python").at("free_threaded");
   ASSERT_TRUE(free_threaded || truth.contains("gil_holder_role")) << "the truth has no gil_holder_role";
 
   json got;
   RunResult run;
-  ASSERT_TRUE(RunJson(c, *install, TargetOf(c, *source), "py-bt --all --json", &got, &run));
+  ASSERT_TRUE(RunJson(c, install(), target(), "py-bt --all --json", &got, &run));
   EXPECT_EQ(got.at("python").at("free_threaded"), free_threaded);
 
   size_t holders = 0;

@@ -125,4 +125,13 @@ Target TargetOf(const SourceCase& c, const Source& source) {
   return target;
 }
 
+void SourceTest::SetUp() {
+  std::string error;
+  install_ = Installed(&error);
+  ASSERT_NE(install_, nullptr) << error;
+  source_ = Sources::Of(GetParam(), &error);
+  if (!source_ && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
+  ASSERT_NE(source_, nullptr) << error;
+}
+
 }  // namespace pyunwind_e2e

@@ -56,4 +56,22 @@ class Sources {
 // (most of the fixture interpreters are not installed here).
 Target TargetOf(const SourceCase& c, const Source& source);
 
+// The fixture of a test over SourceCases: SetUp() installs pyunwind and finds the case's
+// source (the test is skipped, saying why, when the source needs what is not installed).
+class SourceTest : public ::testing::TestWithParam<SourceCase> {
+ public:
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
+
+ protected:
+  void SetUp() override;
+  const Install& install() const { return *install_; }
+  const Source& source() const { return *source_; }
+  const json& truth() const { return source_->truth; }
+  Target target() const { return TargetOf(GetParam(), *source_); }
+
+ private:
+  const Install* install_ = nullptr;
+  const Source* source_ = nullptr;
+};
+
 }  // namespace pyunwind_e2e
