@@ -35,6 +35,7 @@
 #include "core/memory.h"
 #include "core/runtime_locator.h"
 #include "core/threads.h"
+#include "tests/fixture_cores.h"
 
 namespace pyunwind {
 namespace {
@@ -45,20 +46,10 @@ using nlohmann::json;
 constexpr char kThisFile[] = "tests/bad_inputs_test.cc";
 constexpr double kSecondsPerCommand = 30;  // generous: ASan builds, shared CI machines
 
-std::string RunfilePath(const std::string& relative) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr) return relative;
-  return std::string(srcdir) + "/" + (workspace ? workspace : "pyunwind") + "/" + relative;
-}
-
-// <shared>/fixtures/cores (PYUNWIND_SHARED, else "shared" beside the checkout).
+// <shared>/fixtures/cores (PYUNWIND_SHARED, else "shared" beside the checkout); empty if absent.
 fs::path CoresDir() {
-  if (const char* env = std::getenv("PYUNWIND_SHARED")) return fs::path(env) / "fixtures" / "cores";
-  std::error_code ec;
-  const fs::path source = fs::canonical(RunfilePath(kThisFile), ec);
-  if (ec) return {};
-  return source.parent_path().parent_path().parent_path() / "shared" / "fixtures" / "cores";
+  const fs::path fixtures = testing::SharedFixtures(kThisFile);
+  return fixtures.empty() ? fixtures : fixtures / "cores";
 }
 
 // A fixture core decompressed (sparse) into the test's temp dir once, and mapped

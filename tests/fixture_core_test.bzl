@@ -1,0 +1,26 @@
+"""fixture_core_test: a core-level test over the fixture cores of ../shared/fixtures."""
+
+def fixture_core_test(name, **kwargs):
+    """A cc_test of <name>.cc that reads fixture cores through //core:elf_core_target.
+
+    The test's own source is also a data dependency: resolving its runfile symlink finds the
+    workspace root, and ../shared beside it (tests/fixture_cores.h, SharedFixtures).
+
+    Args:
+      name: the test; its source is <name>.cc.
+      **kwargs: passed to cc_test.
+    """
+    native.cc_test(
+        name = name,
+        size = "large",
+        srcs = [name + ".cc"],
+        data = [name + ".cc"],
+        deps = [
+            ":fixture_facts",
+            "//core",
+            "//core:elf_core_target",
+            "@system//:gtest_main",
+            "@system//:json",
+        ],
+        **kwargs
+    )
