@@ -1,7 +1,7 @@
-// What the scenario-against-truth tests (asyncio, locals, the GIL) run on: a scenario live
-// under a local interpreter, or one fixture core of it, in one debugger. A live scenario is
-// started once per test binary; fixture cores are decompressed one at a time, so the cases of
-// one core are kept next to each other.
+// What the scenario-against-truth tests (fixture cores, asyncio, locals, the GIL) run on: a
+// scenario live under a local interpreter, or one fixture core of it, in one debugger. A live
+// scenario is started once per test binary; fixture cores are decompressed one at a time, so
+// the cases of one core are kept next to each other.
 #pragma once
 
 #include <gtest/gtest.h>
