@@ -58,6 +58,27 @@ void CutUtf8(std::string& text, size_t limit) {
   text.resize(end);
 }
 
+// The quote of a str or bytes repr, as CPython picks it: ' unless the text has ' and no ".
+char ReprQuote(bool has_single, bool has_double) { return has_single && !has_double ? '"' : '\''; }
+
+// The escapes str and bytes reprs share (the quote, backslash, tab, newline, carriage
+// return); false, appending nothing, for any other character.
+bool AppendCommonEscape(std::string& out, uint32_t c, char quote) {
+  if (c == static_cast<uint8_t>(quote) || c == '\\') {
+    out += '\\';
+    out += static_cast<char>(c);
+  } else if (c == '\t') {
+    out += "\\t";
+  } else if (c == '\n') {
+    out += "\\n";
+  } else if (c == '\r') {
+    out += "\\r";
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string ShortTypeName(const std::string& tp_name) {
@@ -105,20 +126,12 @@ std::string ValueFormatter::StrRepr(const std::u32string& text, bool truncated) 
     has_single = has_single || c == '\'';
     has_double = has_double || c == '"';
   }
-  const char quote = has_single && !has_double ? '"' : '\'';
+  const char quote = ReprQuote(has_single, has_double);
   std::string out(1, quote);
   for (char32_t c32 : text) {
     const uint32_t c = c32;
-    if (c == static_cast<uint32_t>(quote) || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c == 0x7F) {
+    if (AppendCommonEscape(out, c, quote)) continue;
+    if (c < 0x20 || c == 0x7F) {
       out += fmt::format("\\x{:02x}", c);
     } else if (c < 0x7F || PrintableNonAscii(c)) {
       AppendUtf8(out, c);
@@ -135,23 +148,14 @@ std::string ValueFormatter::StrRepr(const std::u32string& text, bool truncated) 
 }
 
 std::string ValueFormatter::BytesRepr(const std::string& data, bool truncated) {
-  const bool has_single = data.find('\'') != std::string::npos;
-  const bool has_double = data.find('"') != std::string::npos;
-  const char quote = has_single && !has_double ? '"' : '\'';
+  const char quote = ReprQuote(data.find('\'') != std::string::npos,
+                               data.find('"') != std::string::npos);
   std::string out = "b";
   out += quote;
   for (char ch : data) {
     const auto c = static_cast<uint8_t>(ch);
-    if (c == static_cast<uint8_t>(quote) || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else if (c < 0x20 || c >= 0x7F) {
+    if (AppendCommonEscape(out, c, quote)) continue;
+    if (c < 0x20 || c >= 0x7F) {
       out += fmt::format("\\x{:02x}", c);
     } else {
       out += static_cast<char>(c);
