@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/layout.h"
+#include "core/memory.h"
+#include "core/objects.h"
 #include "tests/fake_target.h"
 
 namespace pyunwind::testing {
@@ -160,6 +162,29 @@ class FakeObjects {
   FakeHeap& heap_;
   const Layout& layout_;
   uint64_t str_type_ = 0, bytes_type_ = 0, int_type_ = 0, dict_type_ = 0, code_type_ = 0;
+};
+
+// A 3.11 process image to build objects in and read them back: the 3.11 layout, the target,
+// a heap of kFakeHeapSize bytes at kFakeHeap, FakeObjects over it, and an ObjectReader
+// through a page cache (clear memory_ after writing what a read should see).
+inline constexpr uint64_t kFakeHeap = 0x7f0000000000;
+inline constexpr uint64_t kFakeHeapSize = 1 << 20;
+
+class FakeImage311 {
+ protected:
+  FakeImage311()
+      : layout_(*LayoutFromTable(0x030b02f0)),
+        heap_(target_, kFakeHeap, kFakeHeapSize),
+        objects_(target_, heap_, layout_),
+        memory_(target_),
+        reader_(memory_, layout_) {}
+
+  Layout layout_;
+  FakeTarget target_;
+  FakeHeap heap_;
+  FakeObjects objects_;
+  RemoteMemory memory_;
+  ObjectReader reader_;
 };
 
 }  // namespace pyunwind::testing

@@ -13,21 +13,12 @@
 namespace pyunwind {
 namespace {
 
-using testing::FakeHeap;
 using testing::FakeObjects;
-using testing::FakeTarget;
+using testing::kFakeHeap;
+using testing::kFakeHeapSize;
 
-constexpr uint64_t kHeap = 0x7f0000000000;
-
-class ObjectsTest : public ::testing::Test {
+class ObjectsTest : public ::testing::Test, protected testing::FakeImage311 {
  protected:
-  ObjectsTest()
-      : layout_(*LayoutFromTable(0x030b02f0)),
-        heap_(target_, kHeap, 1 << 20),
-        objects_(target_, heap_, layout_),
-        memory_(target_),
-        reader_(memory_, layout_) {}
-
   // A string object written by hand, for states FakeObjects would not make.
   uint64_t RawString(int64_t length, uint32_t state, std::string_view data, bool ascii_offset) {
     const uint64_t object = heap_.Alloc(256);
@@ -44,13 +35,6 @@ class ObjectsTest : public ::testing::Test {
     memory_.Clear();
     return reader_;
   }
-
-  Layout layout_;
-  FakeTarget target_;
-  FakeHeap heap_;
-  FakeObjects objects_;
-  RemoteMemory memory_;
-  ObjectReader reader_;
 };
 
 TEST_F(ObjectsTest, LayoutIsThe311Table) {
@@ -140,7 +124,7 @@ TEST_F(ObjectsTest, RefusesBadPointersAndUnreadableMemory) {
   EXPECT_FALSE(Fresh().ReadString(0x10000).ok());  // nothing mapped there
   EXPECT_FALSE(Fresh().ReadString(~uint64_t{7}).ok());  // reading it would wrap around
   // Header readable, text running off the end of the mapping.
-  const uint64_t at_end = kHeap + (1 << 20) - 56;
+  const uint64_t at_end = kFakeHeap + kFakeHeapSize - 56;
   objects_.Header(at_end, objects_.str_type());
   target_.Put<int64_t>(at_end + layout_.unicode.length, 100);
   target_.PutU32(at_end + layout_.unicode.state, FakeObjects::StringState(1, true, true));
@@ -160,7 +144,7 @@ TEST_F(ObjectsTest, RefusesAbsurdLengths) {
   ASSERT_TRUE(big.ok());
   EXPECT_EQ(*big, "abc...");
   // ... and where those characters run off the mapping, an error.
-  const uint64_t near_end = kHeap + (1 << 20) - 128;
+  const uint64_t near_end = kFakeHeap + kFakeHeapSize - 128;
   objects_.Header(near_end, objects_.str_type());
   target_.Put<int64_t>(near_end + layout_.unicode.length, int64_t{1} << 39);
   target_.PutU32(near_end + layout_.unicode.state, FakeObjects::StringState(4, true, false));

@@ -19,11 +19,6 @@
 namespace pyunwind {
 namespace {
 
-using testing::FakeHeap;
-using testing::FakeObjects;
-using testing::FakeTarget;
-
-constexpr uint64_t kHeap = 0x7f0000000000;
 constexpr uint64_t kLongSubclass = 1ull << 24, kListSubclass = 1ull << 25,
                    kTupleSubclass = 1ull << 26, kBytesSubclass = 1ull << 27,
                    kUnicodeSubclass = 1ull << 28, kDictSubclass = 1ull << 29,
@@ -83,14 +78,9 @@ TEST(DigitsToDecimal, AnySize) {
             "397375");
 }
 
-class ValuesTest : public ::testing::Test {
+class ValuesTest : public ::testing::Test, protected testing::FakeImage311 {
  protected:
-  ValuesTest()
-      : layout_(*LayoutFromTable(0x030b02f0)),
-        heap_(target_, kHeap, 1 << 20),
-        objects_(target_, heap_, layout_),
-        memory_(target_),
-        reader_(memory_, layout_) {
+  ValuesTest() {
     none_type_ = StaticType("NoneType", 0);
     none_ = heap_.Alloc(16);
     objects_.Header(none_, none_type_);
@@ -169,12 +159,6 @@ class ValuesTest : public ::testing::Test {
     return repr.ok() ? *repr : "ERROR: " + repr.error().message;
   }
 
-  Layout layout_;
-  FakeTarget target_;
-  FakeHeap heap_;
-  FakeObjects objects_;
-  RemoteMemory memory_;
-  ObjectReader reader_;
   uint64_t none_type_ = 0, none_ = 0, float_type_ = 0, list_type_ = 0, tuple_type_ = 0,
            set_type_ = 0, frozenset_type_ = 0, bool_type_ = 0;
 };
