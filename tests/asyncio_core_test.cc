@@ -39,6 +39,7 @@
 #include "core/commands.h"
 #include "core/elf_core_target.h"
 #include "tests/fixture_cores.h"
+#include "tests/opened_core.h"
 
 namespace pyunwind {
 namespace {
@@ -58,7 +59,7 @@ fs::path SharedFixtures() { return testing::SharedFixtures(kThisFile); }
 
 std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThisFile, "asyncio_tree"); }
 
-using Core = testing::DecompressedCore;
+using testing::OpenedCore;
 
 CommandOutput PyTasks(ElfCoreTarget& target, std::vector<std::string> args) {
   CommandContext context{target, std::nullopt, false};
@@ -87,15 +88,12 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
   const std::string version = GetParam();
   if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
   const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
-  std::ifstream truth_file(dir / "truth.json");
-  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
-  const Json truth = Json::parse(truth_file);
-  Core core(dir / "core.xz", "asyncio_" + version);
-  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
+  OpenedCore core(dir, "asyncio_" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
 
-  const CommandOutput output = PyTasks(**target, {"--json"});
+  const CommandOutput output = PyTasks(core.target(), {"--json"});
   ASSERT_FALSE(output.failed) << output.text;
   const Json got = Json::parse(output.text);
   EXPECT_EQ(got.at("python").at("version"), truth.at("python").at("version"));
@@ -128,7 +126,7 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
   EXPECT_EQ(got.at("running_tasks"), want_running);
 
   // --running: the running task, then the task that awaits it.
-  const CommandOutput running = PyTasks(**target, {"--running"});
+  const CommandOutput running = PyTasks(core.target(), {"--running"});
   ASSERT_FALSE(running.failed) << running.text;
   const std::string running_name = truth.at("running_task");
   EXPECT_NE(running.text.find("is running task " + running_name + " "), std::string::npos)
@@ -146,7 +144,7 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
   }
 
   // The text table names every task.
-  const CommandOutput table = PyTasks(**target, {});
+  const CommandOutput table = PyTasks(core.target(), {});
   ASSERT_FALSE(table.failed) << table.text;
   for (const auto& [name, task] : by_name) {
     EXPECT_NE(table.text.find(name), std::string::npos) << name;
@@ -197,14 +195,11 @@ TEST_P(AsyncioCore, PyBtNamesRunningTask) {
   const std::string version = GetParam();
   if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
   const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
-  std::ifstream truth_file(dir / "truth.json");
-  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
-  const Json truth = Json::parse(truth_file);
-  Core core(dir / "core.xz", "asyncio_bt_" + version);
-  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
-  CommandContext context{**target, std::nullopt, false};
+  OpenedCore core(dir, "asyncio_bt_" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
+  CommandContext context{core.target(), std::nullopt, false};
 
   const std::string running_name = truth.at("running_task");
   uint64_t loop_thread = 0;
@@ -214,7 +209,7 @@ TEST_P(AsyncioCore, PyBtNamesRunningTask) {
   ASSERT_NE(loop_thread, 0u) << "the truth has no loop thread";
 
   std::string task_id;
-  const Json tasks = Json::parse(PyTasks(**target, {"--json"}).text);
+  const Json tasks = Json::parse(PyTasks(core.target(), {"--json"}).text);
   for (const Json& task : tasks.at("tasks")) {
     if (task.at("name") == running_name) task_id = task.at("id");
   }
@@ -265,11 +260,9 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
 TEST(AsyncioCoreTree, Python311) {
   const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "asyncio_tree";
   if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 core";
-  Core core(dir / "core.xz", "asyncio_tree_3_11_2");
-  ASSERT_TRUE(core.ok());
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
-  const CommandOutput tree = PyTasks(**target, {"--tree"});
+  OpenedCore core(dir, "asyncio_tree_3_11_2");
+  ASSERT_EQ(core.error(), "");
+  const CommandOutput tree = PyTasks(core.target(), {"--tree"});
   ASSERT_FALSE(tree.failed) << tree.text;
   std::vector<std::string> lines;
   std::string line;
@@ -324,14 +317,12 @@ TEST(AsyncioCoreTree, Python311) {
 TEST(AsyncioCoreNoAsyncio, ThreadsScenario) {
   const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "threads";
   if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 threads core";
-  Core core(dir / "core.xz", "threads_3_11_2");
-  ASSERT_TRUE(core.ok());
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
-  const CommandOutput table = PyTasks(**target, {});
+  OpenedCore core(dir, "threads_3_11_2");
+  ASSERT_EQ(core.error(), "");
+  const CommandOutput table = PyTasks(core.target(), {});
   ASSERT_FALSE(table.failed) << table.text;
   EXPECT_EQ(table.text, "no asyncio tasks\n");
-  const Json json = Json::parse(PyTasks(**target, {"--json"}).text);
+  const Json json = Json::parse(PyTasks(core.target(), {"--json"}).text);
   EXPECT_FALSE(json.at("asyncio_imported").get<bool>());
   EXPECT_TRUE(json.at("tasks").empty());
 }

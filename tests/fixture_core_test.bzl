@@ -17,6 +17,7 @@ def fixture_core_test(name, **kwargs):
         data = [name + ".cc"],
         deps = [
             ":fixture_facts",
+            ":opened_core",
             "//core",
             "//core:elf_core_target",
             "@system//:gtest_main",

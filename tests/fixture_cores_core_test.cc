@@ -19,15 +19,14 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/commands.h"
-#include "core/elf_core_target.h"
 #include "tests/fixture_cores.h"
+#include "tests/opened_core.h"
 
 namespace pyunwind {
 namespace {
@@ -112,16 +111,12 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
     CoresDir(&why);
     GTEST_SKIP() << why;
   }
-  std::ifstream truth_file(fixture.dir / "truth.json");
-  ASSERT_TRUE(truth_file) << "no truth.json in " << fixture.dir;
-  const Json truth = Json::parse(truth_file);
+  testing::OpenedCore core(fixture.dir, fixture.name);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << fixture.dir;
 
-  testing::DecompressedCore core(fixture.dir / "core.xz", fixture.name);
-  ASSERT_TRUE(core.ok()) << "cannot decompress " << fixture.dir / "core.xz";
-
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
-  CommandContext context{**target, std::nullopt, false};
+  CommandContext context{core.target(), std::nullopt, false};
   const CommandOutput output = RunCommand("py-bt", {"--all", "--json"}, context);
   ASSERT_FALSE(output.failed) << output.text;
   const Json got = Json::parse(output.text);

@@ -13,15 +13,14 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "core/commands.h"
-#include "core/elf_core_target.h"
 #include "tests/fixture_cores.h"
+#include "tests/opened_core.h"
 #include "tests/locals_truth.h"
 
 namespace pyunwind {
@@ -36,7 +35,7 @@ fs::path SharedFixtures() { return testing::SharedFixtures(kThisFile); }
 
 std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThisFile, "locals"); }
 
-using Core = testing::DecompressedCore;
+using testing::OpenedCore;
 
 class LocalsCore : public ::testing::TestWithParam<std::string> {};
 
@@ -44,20 +43,17 @@ TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
   const std::string version = GetParam();
   if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
   const fs::path dir = SharedFixtures() / "cores" / version / "locals";
-  std::ifstream truth_file(dir / "truth.json");
-  ASSERT_TRUE(truth_file) << "no truth.json in " << dir;
-  const Json truth = Json::parse(truth_file);
-  Core core(dir / "core.xz", "locals_" + version);
-  ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
+  OpenedCore core(dir, "locals_" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
 
   uint64_t worker = 0;
   for (const Json& thread : truth.at("threads")) {
     if (thread.at("role") == truth.at("locals").at("role")) worker = thread.at("native_id");
   }
   ASSERT_NE(worker, 0u);
-  CommandContext context{**target, worker, false};
+  CommandContext context{core.target(), worker, false};
   const CommandOutput output = RunCommand("py-bt", {"--locals", "--json"}, context);
   ASSERT_FALSE(output.failed) << output.text;
   const Json got = Json::parse(output.text);
@@ -74,16 +70,15 @@ TEST_P(LocalsCore, PyLocalsAndPyListOnTheSelectedFrame) {
   const std::string version = GetParam();
   if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
   const fs::path dir = SharedFixtures() / "cores" / version / "locals";
-  const Json truth = Json::parse(std::ifstream(dir / "truth.json"));
-  Core core(dir / "core.xz", "locals2_" + version);
-  ASSERT_TRUE(core.ok());
-  auto target = ElfCoreTarget::Open(core.path().string());
-  ASSERT_TRUE(target.ok()) << target.error().message;
+  OpenedCore core(dir, "locals2_" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
   uint64_t worker = 0;
   for (const Json& thread : truth.at("threads")) {
     if (thread.at("role") == "worker") worker = thread.at("native_id");
   }
-  CommandContext context{**target, worker, false};
+  CommandContext context{core.target(), worker, false};
 
   // Frame 2 is middle(): by --frame, and by the selection py-frame keeps.
   CommandOutput text = RunCommand("py-locals", {"--frame", "2"}, context);

@@ -9,19 +9,18 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "core/code_objects.h"
-#include "core/elf_core_target.h"
 #include "core/memory.h"
 #include "core/native.h"
 #include "core/objects.h"
 #include "core/runtime_locator.h"
 #include "core/threads.h"
 #include "tests/fixture_cores.h"
+#include "tests/opened_core.h"
 
 namespace pyunwind {
 namespace {
@@ -58,15 +57,11 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
   if (dirs.empty()) GTEST_SKIP() << "no fixture cores beside the workspace (../shared/fixtures/cores)";
   for (const fs::path& dir : dirs) {
     SCOPED_TRACE(dir.string());
-    std::ifstream truth_file(dir / "truth.json");
-    ASSERT_TRUE(truth_file);
-    const Json truth = Json::parse(truth_file);
-    testing::DecompressedCore core(dir / "core.xz", "native_core_test");
-    ASSERT_TRUE(core.ok()) << "cannot decompress " << dir / "core.xz";
-
-    auto target = ElfCoreTarget::Open(core.path().string());
-    ASSERT_TRUE(target.ok()) << target.error().message;
-    RemoteMemory memory(**target);
+    testing::OpenedCore core(dir, "native_core_test");
+    ASSERT_EQ(core.error(), "");
+    const Json& truth = core.truth();
+    ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
+    RemoteMemory memory(core.target());
     auto location = LocateRuntime(memory);
     ASSERT_TRUE(location.ok()) << location.error().message;
     ObjectReader objects(memory, location->layout);
