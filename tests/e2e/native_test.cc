@@ -10,13 +10,13 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <memory>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_sources.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -103,30 +103,11 @@ std::string Describe(const std::map<int, std::string>& frames) {
   return s;
 }
 
-class Native : public ::testing::TestWithParam<Debugger> {
- public:
-  static void TearDownTestSuite() { scenario_.reset(); }
-
- protected:
-  const Scenario* Threads() {
-    if (!scenario_ && error_.empty()) scenario_ = Scenario::Start(kDebianPython, "threads", &error_);
-    return scenario_.get();
-  }
-  static std::unique_ptr<Scenario> scenario_;
-  static std::string error_;
-};
-std::unique_ptr<Scenario> Native::scenario_;
-std::string Native::error_;
+// The live Debian 3.11 `threads` scenario, started once for the suite.
+class Native : public SourceTest {};
 
 TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
-  const Debugger d = GetParam();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Scenario* scenario = Threads();
-  ASSERT_NE(scenario, nullptr) << error_;
-  Target target;
-  target.pid = scenario->pid();
+  const Debugger d = GetParam().debugger;
   std::vector<std::string> commands = {"py-bt --all --native --json"};
   if (d == Debugger::kLldb) {
     commands.push_back(std::string("settings set thread-format \"") + kLldbThreadFormat + "\"");
@@ -138,15 +119,16 @@ TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
     // the eval-loop frames with their Python frames).
     commands.push_back("thread apply all bt -no-filters");
   }
-  RunResult run = RunDebugger(d, *install, target, commands);
+  RunResult run = RunDebugger(d, install(), target(), commands);
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  std::string error;
   auto doc = ExtractJson(run.out, &error);
   ASSERT_TRUE(doc) << error << "\n" << run.Describe();
-  EXPECT_EQ(CompareWithTruth(scenario->truth(), *doc), "");
+  EXPECT_EQ(CompareWithTruth(truth(), *doc), "");
   const Backtraces bt = ParseBacktraces(d, run.out);
   EXPECT_TRUE(bt.errors.empty()) << ::testing::PrintToString(bt.errors) << "\n" << run.Describe();
 
-  for (const json& truth_thread : scenario->truth().at("threads")) {
+  for (const json& truth_thread : truth().at("threads")) {
     const uint64_t id = truth_thread.at("native_id");
     SCOPED_TRACE("thread " + std::to_string(id) + " (" + truth_thread.at("role").get<std::string>() + ")");
     const json* thread = nullptr;
@@ -202,17 +184,10 @@ TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
 }
 
 TEST_P(Native, PyUpDownFrameList) {
-  const Debugger d = GetParam();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Scenario* scenario = Threads();
-  ASSERT_NE(scenario, nullptr) << error_;
-  Target target;
-  target.pid = scenario->pid();
+  const Debugger d = GetParam().debugger;
   const std::string frame_info = d == Debugger::kLldb ? "frame info" : "info frame";
   const std::string select_main = d == Debugger::kLldb ? "thread select 1" : "thread 1";
-  RunResult run = RunDebugger(d, *install, target,
+  RunResult run = RunDebugger(d, install(), target(),
                               {select_main, "py-up", frame_info, "py-list", "py-up", "py-down",
                                "py-frame", "py-frame 0", "py-down"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
@@ -241,16 +216,9 @@ TEST_P(Native, PyUpDownFrameList) {
 // GDB's frame filter, installed by pyunwind-gdb.py: plain `bt` names the Python frames each
 // eval-loop frame runs. LLDB 14's SB API has no frame filter (lldb_plugin/README.md).
 TEST_P(Native, PlainBtShowsThePythonFramesOfEachEvalLoopFrame) {
-  const Debugger d = GetParam();
+  const Debugger d = GetParam().debugger;
   if (d != Debugger::kGdb) GTEST_SKIP() << "LLDB 14 has no frame filter API; py-bt --native instead";
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Scenario* scenario = Threads();
-  ASSERT_NE(scenario, nullptr) << error_;
-  Target target;
-  target.pid = scenario->pid();
-  RunResult run = RunDebugger(d, *install, target, {"thread 1", "bt"});
+  RunResult run = RunDebugger(d, install(), target(), {"thread 1", "bt"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   // The main thread: park_forever <- recurse x6 <- ... <- <module>, all in one eval loop.
   const std::regex decorated(R"(_PyEval_EvalFrameDefault \[Python: park_forever at _truth\.py:41, )"
@@ -259,10 +227,10 @@ TEST_P(Native, PlainBtShowsThePythonFramesOfEachEvalLoopFrame) {
   EXPECT_NE(run.out.find("<module> at threads.py:122]"), std::string::npos) << run.Describe();
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads311, Native, ::testing::Values(Debugger::kLldb, Debugger::kGdb),
-                         [](const ::testing::TestParamInfo<Debugger>& info) {
-                           return std::string(DebuggerName(info.param));
-                         });
+INSTANTIATE_TEST_SUITE_P(Threads311, Native,
+                         ::testing::Values(SourceCase{"threads", "debian_3_11", true, Debugger::kLldb},
+                                           SourceCase{"threads", "debian_3_11", true, Debugger::kGdb}),
+                         SourceCaseName);
 
 }  // namespace
 }  // namespace pyunwind_e2e
