@@ -17,6 +17,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -28,15 +29,15 @@ namespace pyunwind_e2e {
 namespace {
 
 struct Interpreter {
-  std::string label;  // "debian_3_11", "pyenv_3_12_1", "pyenv_3_13_0"
-  std::string path;
+  std::string label;          // "debian_3_11", "pyenv_3_12_1", "pyenv_3_13_0"
+  std::string pyenv_version;  // "3.12.1"; empty for Debian's /usr/bin/python3.11
 };
 
 const std::vector<Interpreter>& Interpreters() {
   static const std::vector<Interpreter> all = {
-      {"debian_3_11", kDebianPython},
-      {"pyenv_3_12_1", "/root/.pyenv/versions/3.12.1/bin/python3.12"},
-      {"pyenv_3_13_0", "/root/.pyenv/versions/3.13.0/bin/python3.13"},
+      {"debian_3_11", ""},
+      {"pyenv_3_12_1", "3.12.1"},
+      {"pyenv_3_13_0", "3.13.0"},
   };
   return all;
 }
@@ -113,10 +114,12 @@ class AsyncioEdges : public ::testing::TestWithParam<Case> {
   static const Running& ScenarioOf(const Interpreter& python) {
     Running& r = scenarios_[python.label];
     if (!r.process && r.error.empty()) {
-      if (!FileExists(python.path)) {
-        r.error = "skip: " + python.path + " is not installed";
+      const std::optional<std::string> path =
+          python.pyenv_version.empty() ? kDebianPython : PyenvPython(python.pyenv_version);
+      if (!path) {
+        r.error = "skip: pyenv's Python " + python.pyenv_version + " is not installed";
       } else {
-        Start({python.path, EdgesScript()}, "asyncio_edges_" + python.label, true, r);
+        Start({*path, EdgesScript()}, "asyncio_edges_" + python.label, true, r);
       }
     }
     return r;

@@ -131,12 +131,13 @@ std::string ScenarioScript(const std::string& name) {
 }
 
 std::optional<std::string> PyenvPython(const std::string& version) {
+  const std::string minor = version.substr(0, version.rfind('.'));  // "3.12"
   std::vector<std::string> roots;
   if (!Getenv("PYENV_ROOT").empty()) roots.push_back(Getenv("PYENV_ROOT"));
   roots.push_back("/root/.pyenv");
   if (!Getenv("HOME").empty()) roots.push_back(Getenv("HOME") + "/.pyenv");
   for (const auto& root : roots) {
-    std::string python = root + "/versions/" + version + "/bin/python3.11";
+    std::string python = root + "/versions/" + version + "/bin/python" + minor;
     if (IsExecutable(python)) return python;
   }
   return std::nullopt;

@@ -40,8 +40,8 @@ std::string ScenarioScript(const std::string& name);
 // Debian's interpreter (static, non-PIE).
 inline constexpr const char* kDebianPython = "/usr/bin/python3.11";
 
-// pyenv's python3.11 of the given version ($PYENV_ROOT, else /root/.pyenv, else ~/.pyenv),
-// or nullopt when that interpreter is not installed.
+// pyenv's interpreter of the given version: <root>/versions/3.12.1/bin/python3.12 with the
+// first root that has it of $PYENV_ROOT, /root/.pyenv, ~/.pyenv; nullopt when none has it.
 std::optional<std::string> PyenvPython(const std::string& version);
 
 bool FileExists(const std::string& path);

@@ -5,10 +5,8 @@
 // One scenario process (and one core) per version serves all its cells.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,20 +24,6 @@ struct Cell {
 void PrintTo(const Cell& c, std::ostream* os) {
   *os << "pyenv " << c.version << ", " << (c.live ? "live" : "core without executable") << ", "
       << DebuggerName(c.debugger);
-}
-
-// <pyenv root>/versions/VERSION/bin/python3.MINOR ($PYENV_ROOT, /root/.pyenv, ~/.pyenv).
-std::optional<std::string> PyenvInterpreter(const std::string& version) {
-  const std::string minor = version.substr(0, version.rfind('.'));  // "3.12"
-  std::vector<std::string> roots;
-  if (const char* root = std::getenv("PYENV_ROOT"); root && *root) roots.push_back(root);
-  roots.push_back("/root/.pyenv");
-  if (const char* home = std::getenv("HOME"); home && *home) roots.push_back(std::string(home) + "/.pyenv");
-  for (const std::string& root : roots) {
-    const std::string python = root + "/versions/" + version + "/bin/python" + minor;
-    if (FileExists(python)) return python;
-  }
-  return std::nullopt;
 }
 
 struct Shared {
@@ -62,7 +46,7 @@ std::map<std::string, Shared> PyenvVersions::shared_;
 
 TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   const Cell& cell = GetParam();
-  const auto python = PyenvInterpreter(cell.version);
+  const auto python = PyenvPython(cell.version);
   if (!python) {
     GTEST_SKIP() << "pyenv's Python " << cell.version
                  << " is not installed ($PYENV_ROOT, /root/.pyenv, ~/.pyenv)";
