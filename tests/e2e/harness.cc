@@ -390,6 +390,28 @@ std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error) {
   return core;
 }
 
+const Scenario* ScenarioWithCore::Start(const std::string& python, const std::string& name,
+                                        std::string* error) {
+  if (!scenario_ && scenario_error_.empty()) {
+    scenario_ = Scenario::Start(python, name, &scenario_error_);
+  }
+  *error = scenario_error_;
+  return scenario_.get();
+}
+
+const std::string& ScenarioWithCore::Core(const std::string& prefix, std::string* error) {
+  if (!core_tried_) {
+    core_tried_ = true;
+    if (scenario_) {
+      core_ = MakeCore(scenario_->pid(), prefix, &core_error_);
+    } else {
+      core_error_ = "no scenario to dump: " + scenario_error_;
+    }
+  }
+  *error = core_error_;
+  return core_;
+}
+
 bool DecompressXz(const std::string& xz_path, const std::string& dest, std::string* error) {
   ProcessOptions options;
   options.argv = {"xz", "-dc", xz_path};

@@ -133,6 +133,24 @@ class Scenario {
 // `gcore -o <dir>/<prefix> PID`; returns the core's path, or "" and sets *error.
 std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error);
 
+// One scenario process and a gcore core of it, each made on first use and kept (for a test
+// suite: destroying it kills and reaps the process). A failure is remembered, so that later
+// cases fail at once with the same error.
+class ScenarioWithCore {
+ public:
+  // The scenario `name` under `python`, or nullptr and *error.
+  const Scenario* Start(const std::string& python, const std::string& name, std::string* error);
+  // The core of the started scenario (named after `prefix`), or "" and *error.
+  const std::string& Core(const std::string& prefix, std::string* error);
+
+ private:
+  std::unique_ptr<Scenario> scenario_;
+  std::string scenario_error_;
+  bool core_tried_ = false;
+  std::string core_;
+  std::string core_error_;
+};
+
 // `xz -dc xz_path > dest`; false and *error on failure.
 bool DecompressXz(const std::string& xz_path, const std::string& dest, std::string* error);
 

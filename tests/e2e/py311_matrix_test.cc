@@ -38,25 +38,15 @@ void PrintTo(const Cell& c, std::ostream* os) {
 
 constexpr const char* kPyenvVersion = "3.11.7";
 
-// The scenario process and core of one interpreter, made on first use and kept for the
-// suite. A failure to start is remembered, so the other cells fail at once with it.
-struct Shared {
-  std::unique_ptr<Scenario> scenario;
-  std::string scenario_error;
-  bool core_tried = false;
-  std::string core;
-  std::string core_error;
-};
-
 class Py311Matrix : public ::testing::TestWithParam<Cell> {
  public:
   static void TearDownTestSuite() { shared_.clear(); }  // kills and reaps the scenarios
 
  protected:
-  static std::map<Interp, Shared> shared_;
+  static std::map<Interp, ScenarioWithCore> shared_;
 };
 
-std::map<Interp, Shared> Py311Matrix::shared_;
+std::map<Interp, ScenarioWithCore> Py311Matrix::shared_;
 
 TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
   const Cell& cell = GetParam();
@@ -75,24 +65,17 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
 
-  Shared& shared = shared_[cell.interp];
-  if (!shared.scenario && shared.scenario_error.empty()) {
-    shared.scenario = Scenario::Start(python, "threads", &shared.scenario_error);
-  }
-  ASSERT_NE(shared.scenario, nullptr) << shared.scenario_error;
-  const Scenario& scenario = *shared.scenario;
+  ScenarioWithCore& shared = shared_[cell.interp];
+  const Scenario* started = shared.Start(python, "threads", &error);
+  ASSERT_NE(started, nullptr) << error;
+  const Scenario& scenario = *started;
 
   Target target;
   if (cell.mode == Mode::kLive) {
     target.pid = scenario.pid();
   } else {
-    if (!shared.core_tried) {
-      shared.core_tried = true;
-      shared.core = MakeCore(scenario.pid(), std::string("threads-") + InterpName(cell.interp),
-                             &shared.core_error);
-    }
-    ASSERT_FALSE(shared.core.empty()) << shared.core_error;
-    target.core = shared.core;
+    target.core = shared.Core(std::string("threads-") + InterpName(cell.interp), &error);
+    ASSERT_FALSE(target.core.empty()) << error;
     if (cell.mode == Mode::kCoreWithExe) target.executable = python;
   }
 

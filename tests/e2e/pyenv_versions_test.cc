@@ -26,23 +26,15 @@ void PrintTo(const Cell& c, std::ostream* os) {
       << DebuggerName(c.debugger);
 }
 
-struct Shared {
-  std::unique_ptr<Scenario> scenario;
-  std::string scenario_error;
-  bool core_tried = false;
-  std::string core;
-  std::string core_error;
-};
-
 class PyenvVersions : public ::testing::TestWithParam<Cell> {
  public:
   static void TearDownTestSuite() { shared_.clear(); }  // kills and reaps the scenarios
 
  protected:
-  static std::map<std::string, Shared> shared_;
+  static std::map<std::string, ScenarioWithCore> shared_;
 };
 
-std::map<std::string, Shared> PyenvVersions::shared_;
+std::map<std::string, ScenarioWithCore> PyenvVersions::shared_;
 
 TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   const Cell& cell = GetParam();
@@ -55,25 +47,18 @@ TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
 
-  Shared& shared = shared_[cell.version];
-  if (!shared.scenario && shared.scenario_error.empty()) {
-    shared.scenario = Scenario::Start(*python, "threads", &shared.scenario_error);
-  }
-  ASSERT_NE(shared.scenario, nullptr) << shared.scenario_error;
-  const Scenario& scenario = *shared.scenario;
+  ScenarioWithCore& shared = shared_[cell.version];
+  const Scenario* started = shared.Start(*python, "threads", &error);
+  ASSERT_NE(started, nullptr) << error;
+  const Scenario& scenario = *started;
   ASSERT_EQ(scenario.truth().at("python").at("version"), cell.version);
 
   Target target;
   if (cell.live) {
     target.pid = scenario.pid();
   } else {
-    if (!shared.core_tried) {
-      shared.core_tried = true;
-      shared.core = MakeCore(scenario.pid(), SanitizeName("threads_pyenv_" + cell.version),
-                             &shared.core_error);
-    }
-    ASSERT_FALSE(shared.core.empty()) << shared.core_error;
-    target.core = shared.core;  // no executable: the core alone
+    target.core = shared.Core(SanitizeName("threads_pyenv_" + cell.version), &error);
+    ASSERT_FALSE(target.core.empty()) << error;  // no executable: the core alone
   }
   const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
   EXPECT_TRUE(mismatch.empty()) << *python << ", pid " << scenario.pid() << ": " << mismatch;
