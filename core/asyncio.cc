@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/asyncio_debug.h"
 #include "core/frames.h"
 #include "core/memory.h"
 #include "core/remote_collections.h"
@@ -48,9 +49,16 @@ struct AsyncioLayout {
   // _PyInterpreterFrame: stacktop (int, 3.11-3.13) or stackpointer (3.14+).
   int32_t frame_stack = 64;
   bool frame_stack_is_pointer = false;
+  // enum _framestate (Include/internal/pycore_frame.h): renumbered in 3.13
+  // and again in 3.15, which also adds FRAME_SUSPENDED_YIELD_FROM_LOCKED
+  // (free-threaded builds) and ends with FRAME_CLEARED.
   int8_t frame_created = -2;
   int8_t frame_suspended_yield_from = -1;
-  int8_t frame_completed = 1;
+  int8_t frame_suspended_yield_from_locked = -1;
+  int8_t frame_completed = 1;  // this state and above: the frame is gone
+  // Where a frame suspended in `await` keeps the awaited object, counted
+  // from the top of its value stack: 3.15 pushes one more value above it.
+  int32_t awaited_from_top = 1;
   // _PyThreadStateImpl and PyInterpreterState (3.14+).
   int32_t tstate_running_task = kAbsent;
   int32_t tstate_tasks_head = kAbsent;
@@ -58,14 +66,17 @@ struct AsyncioLayout {
   std::string source;
 };
 
-Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, Target& target, RemoteMemory& memory) {
+Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memory) {
   AsyncioLayout a;
   const PythonVersion& v = layout.version;
   a.minor = v.minor();
-  if (v.major() != 3 || v.minor() < 11 || v.minor() > 14) {
-    return MakeError(fmt::format("py-tasks does not support Python {} yet", v.MinorString()));
+  if (v.major() != 3 || v.minor() < 11) {
+    return MakeError(fmt::format("py-tasks does not support Python {}", v.MinorString()));
   }
+  a.delta = layout.object.ob_type - 8;
   a.source = fmt::format("table {}", v.MinorString());
+  // Facts of 3.11-3.13 (their TaskObj, PyCoroObject and frame states):
+  // checked against the fixture layouts of the default builds.
   switch (v.minor()) {
     case 11:
     case 12:
@@ -80,59 +91,59 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, Target& target, Rem
       a.task_coro = 120;
       a.task_name = 128;
       break;
-    case 14:
-      a.task_awaited_by = 96;
-      a.task_state = 104;
-      a.task_awaited_by_is_set = 109;
-      a.task_fut_waiter = 120;
-      a.task_coro = 128;
-      a.task_name = 136;
-      a.task_node = 152;
-      a.tstate_running_task = 872;
-      a.tstate_tasks_head = 880;
-      a.interp_tasks_head = layout.free_threaded ? 17632 : 10880;
-      break;
   }
-  a.cr_frame_state = v.minor() == 11 ? 75 : 67;
-  a.cr_iframe = v.minor() == 11 ? 80 : 72;
-  if (v.minor() >= 13) {
-    a.frame_created = -3;  // FRAME_CREATED; -2 is FRAME_SUSPENDED
-    a.frame_suspended_yield_from = -1;
-  }
-  a.frame_stack_is_pointer = v.minor() >= 14;
-  a.delta = layout.object.ob_type - 8;
-  for (int32_t* field : {&a.task_loop, &a.task_callback0, &a.task_callbacks, &a.task_state,
-                         &a.task_fut_waiter, &a.task_coro, &a.task_name, &a.task_awaited_by,
-                         &a.task_awaited_by_is_set, &a.task_node, &a.cr_frame_state,
-                         &a.cr_iframe}) {
-    if (*field != kAbsent) *field += a.delta;
-  }
-  // 3.14+: the _asyncio module's own offsets where the host has its symbol
-  // (Py_AsyncioModuleDebugOffsets: task {size, name, awaited_by, is_task,
-  // awaited_by_is_set, coro, node}, interpreter {size, tasks_head}, thread
-  // {size, running_loop, running_task, tasks_head}).
-  if (v.minor() >= 14) {
-    if (auto address = target.FindSymbol("_AsyncioDebug")) {
-      uint64_t block[13];
-      if (memory.Read(*address, block, sizeof block)) {
-        const uint64_t task_size = block[0];
-        bool sane = task_size > 64 && task_size < 4096 && block[7] > 0 && block[9] < 1 << 20;
-        for (int i : {1, 2, 3, 4, 5, 6}) sane = sane && block[i] < task_size;
-        for (int i : {10, 11, 12}) sane = sane && block[i] < block[9];
-        sane = sane && block[8] < block[7];
-        if (sane) {
-          a.task_name = static_cast<int32_t>(block[1]);
-          a.task_awaited_by = static_cast<int32_t>(block[2]);
-          a.task_awaited_by_is_set = static_cast<int32_t>(block[4]);
-          a.task_coro = static_cast<int32_t>(block[5]);
-          a.task_node = static_cast<int32_t>(block[6]);
-          a.interp_tasks_head = static_cast<int32_t>(block[8]);
-          a.tstate_running_task = static_cast<int32_t>(block[11]);
-          a.tstate_tasks_head = static_cast<int32_t>(block[12]);
-          a.source = "_AsyncioDebug";
-        }
-      }
+  if (v.minor() <= 13) {
+    a.cr_frame_state = v.minor() == 11 ? 75 : 67;
+    a.cr_iframe = v.minor() == 11 ? 80 : 72;
+    for (int32_t* field : {&a.task_loop, &a.task_callback0, &a.task_callbacks, &a.task_state,
+                           &a.task_fut_waiter, &a.task_coro, &a.task_name, &a.cr_frame_state,
+                           &a.cr_iframe}) {
+      *field += a.delta;
     }
+    if (v.minor() == 13) a.frame_created = -3;  // FRAME_CREATED; -2 is FRAME_SUSPENDED
+    return a;
+  }
+
+  // 3.14+: the target describes its own tasks (_AsyncioDebug), coroutines
+  // and frames (_Py_DebugOffsets). What neither gives follows from TaskObj's
+  // declaration, unchanged in 3.14 and 3.15: FutureObj's fields start with
+  // loop, callback0, context0, callbacks right after the object header, and
+  // awaited_by is followed by state (int), is_task, awaited_by_is_set, then
+  // num_cancels_requested; fut_waiter comes right before coro.
+  if (layout.gen.iframe == kAbsent || layout.gen.frame_state == kAbsent ||
+      layout.frame.stackpointer == kAbsent) {
+    return MakeError(fmt::format(
+        "py-tasks: the _Py_DebugOffsets of Python {} give no generator or frame stack offsets",
+        v.MinorString()));
+  }
+  auto debug = FindAsyncioDebug(memory, layout);
+  if (!debug.ok()) return MakeError("py-tasks: " + debug.error().message);
+  a.source = "_AsyncioDebug, found by " + debug->found_by;
+  a.task_loop += a.delta;
+  a.task_callback0 += a.delta;
+  a.task_callbacks += a.delta;
+  a.task_name = static_cast<int32_t>(debug->task_name);
+  a.task_awaited_by = static_cast<int32_t>(debug->task_awaited_by);
+  a.task_state = a.task_awaited_by + 8;
+  a.task_awaited_by_is_set = static_cast<int32_t>(debug->task_awaited_by_is_set);
+  a.task_coro = static_cast<int32_t>(debug->task_coro);
+  a.task_fut_waiter = a.task_coro - 8;
+  a.task_node = static_cast<int32_t>(debug->task_node);
+  a.interp_tasks_head = static_cast<int32_t>(debug->interp_tasks_head);
+  a.tstate_running_task = static_cast<int32_t>(debug->thread_running_task);
+  a.tstate_tasks_head = static_cast<int32_t>(debug->thread_tasks_head);
+  a.cr_frame_state = layout.gen.frame_state;
+  a.cr_iframe = layout.gen.iframe;
+  a.frame_stack = layout.frame.stackpointer;
+  a.frame_stack_is_pointer = true;
+  if (v.minor() == 14) {
+    a.frame_created = -3;
+  } else {  // 3.15 and, with the warning that says so, newer
+    a.frame_created = 0;
+    a.frame_suspended_yield_from = 2;
+    a.frame_suspended_yield_from_locked = 3;
+    a.frame_completed = 5;  // FRAME_CLEARED; FRAME_EXECUTING is 4
+    a.awaited_from_top = 2;
   }
   return a;
 }
@@ -275,8 +286,8 @@ class TaskReader {
       Frame f = std::move(one.frames.front());
       if (*state == a_.frame_created) f.line = codes_.Get(f.code_address).ok() ? std::optional<int>((*codes_.Get(f.code_address))->first_line) : f.line;
       outermost_first.push_back(std::move(f));
-      const bool awaiting = a_.minor >= 13 ? *state == a_.frame_suspended_yield_from
-                                           : *state == -1;
+      const bool awaiting = *state == a_.frame_suspended_yield_from ||
+                            *state == a_.frame_suspended_yield_from_locked;
       if (!awaiting) break;
       coro = StackTop(frame).value_or(0);
     }
@@ -291,11 +302,11 @@ class TaskReader {
     uint64_t slot = 0;
     if (a_.frame_stack_is_pointer) {
       auto pointer = memory.ReadPointer(frame + a_.frame_stack);
-      if (!pointer || *pointer <= frame + f.localsplus ||
+      if (!pointer || *pointer < frame + f.localsplus + 8 * a_.awaited_from_top ||
           *pointer - frame > static_cast<uint64_t>(kMaxStackDepth) * 8) {
         return std::nullopt;
       }
-      slot = *pointer - 8;
+      slot = *pointer - 8 * static_cast<uint64_t>(a_.awaited_from_top);
     } else {
       auto top = memory.ReadValue<int32_t>(frame + a_.frame_stack);
       if (!top || *top <= 0 || *top > kMaxStackDepth) return std::nullopt;
@@ -383,7 +394,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
                                         const Snapshot& threads) {
   RemoteMemory& memory = objects.memory();
   const Layout& layout = objects.layout();
-  PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(layout, memory.target(), memory));
+  PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(layout, memory));
   AsyncSnapshot out;
   out.python = threads.python;
   TaskReader reader(objects, codes, a, out.warnings);

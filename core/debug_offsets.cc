@@ -374,7 +374,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   f.instr_is_previous = false;  // 3.13+: instr_ptr is the instruction running or about to
   f.localsplus = r.Offset("interpreter_frame.localsplus", 8, f.size, kFrame);
   f.owner = r.Offset("interpreter_frame.owner", 1, f.size, kFrame);
-  r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+; checked only
+  f.stackpointer = r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+
   if (ft) f.tlbc_index = r.Offset("interpreter_frame.tlbc_index", 4, f.size, kFrame);
   // Facts about enum _frameowner: THREAD 0, GENERATOR 1, FRAME_OBJECT 2 in
   // all three versions; 3.13 adds CSTACK 3; 3.14 INTERPRETER 3 and CSTACK 4;
@@ -414,6 +414,20 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const int32_t type_size = r.Size("type_object.size", "type object", 64, 4096);
   l.type.tp_name = r.Offset("type_object.tp_name", 8, type_size, "type object");
   l.type.tp_flags = r.Offset("type_object.tp_flags", 8, type_size, "type object");
+  if (r.Has("type_object.tp_basicsize")) {  // 3.15+
+    l.type.tp_basicsize = r.Offset("type_object.tp_basicsize", 8, type_size, "type object");
+    l.type.tp_dictoffset = r.Offset("type_object.tp_dictoffset", 8, type_size, "type object");
+    const int32_t heap_type_size = r.Size("heap_type_object.size", "heap type", 64, 4096);
+    l.type.ht_cached_keys = r.Offset("heap_type_object.ht_cached_keys", 8, heap_type_size, "heap type");
+  } else {
+    // Facts (3.13, 3.14; Include/cpython/object.h): tp_basicsize at 32 and
+    // tp_dictoffset at 288 of PyTypeObject, PyHeapTypeObject.ht_cached_keys at
+    // 880, each moved by the longer free-threaded object header.
+    const int32_t header_delta = l.object.ob_type - 8;
+    l.type.tp_basicsize = r.Check("tp_basicsize", 32 + header_delta, 8, type_size, "type object");
+    l.type.tp_dictoffset = r.Check("tp_dictoffset", 288 + header_delta, 8, type_size, "type object");
+    l.type.ht_cached_keys = 880 + header_delta;
+  }
 
   const int32_t tuple_size = r.Size("tuple_object.size", "tuple object", 16, 1024);
   l.tuple.ob_size = r.Offset("tuple_object.ob_size", 8, tuple_size, "tuple object");
@@ -467,6 +481,13 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   if (u.state != kAbsent && u.ascii_data != kAbsent && u.state + 4 > u.ascii_data) {
     r.Fail(fmt::format("the string state at {} does not fit before the text at {}", u.state,
                        u.ascii_data));
+  }
+
+  if (r.Has("gen_object.size")) {  // 3.14+
+    const char* kGen = "generator object";
+    const int32_t gen_size = r.Size("gen_object.size", kGen, 32, 4096);
+    l.gen.frame_state = r.Offset("gen_object.gi_frame_state", 1, gen_size, kGen);
+    l.gen.iframe = r.Offset("gen_object.gi_iframe", 8, gen_size, kGen);
   }
 
   if (r.failed()) return r.error();

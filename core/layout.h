@@ -85,7 +85,8 @@ struct Layout {
     bool instr_is_previous = false;  // prev_instr points at the instruction running
     int32_t owner = kAbsent;
     int32_t localsplus = kAbsent;
-    int32_t stacktop = kAbsent;
+    int32_t stacktop = kAbsent;      // 3.11-3.13: int, slots in use above localsplus
+    int32_t stackpointer = kAbsent;  // 3.14+: pointer past the top of the value stack
     int32_t tlbc_index = kAbsent;  // free-threaded 3.14+
     int32_t is_entry = kAbsent;    // 3.11: bool, set on the frame an eval-loop call started with
     // Frames whose owner is at least this are the interpreter's own
@@ -95,6 +96,13 @@ struct Layout {
     // 3.14+ keeps tagged references (_PyStackRef) in f_executable.
     uint64_t stackref_tag_mask = 0;
   } frame;
+
+  // PyGenObject / PyCoroObject (3.14+ debug offsets: gen_object): the state
+  // byte of the embedded frame, and the frame itself.
+  struct Generator {
+    int32_t frame_state = kAbsent;
+    int32_t iframe = kAbsent;
+  } gen;
 
   struct Code {
     int32_t size = 0;
@@ -119,6 +127,9 @@ struct Layout {
   struct Type {
     int32_t tp_name = kAbsent;
     int32_t tp_flags = kAbsent;
+    int32_t tp_basicsize = kAbsent;
+    int32_t tp_dictoffset = kAbsent;
+    int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
   } type;
 
   struct Unicode {

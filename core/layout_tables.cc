@@ -33,6 +33,8 @@ Layout CommonLayout() {
   l.object.ob_size = 16;
   l.type.tp_name = 24;
   l.type.tp_flags = 168;
+  l.type.tp_basicsize = 32;
+  l.type.tp_dictoffset = 288;
 
   l.unicode.length = 16;
   l.unicode.state = 32;
@@ -105,6 +107,7 @@ Layout Python311() {
 
   l.long_object.ob_size = 16;
   l.long_object.ob_digit = 24;
+  l.type.ht_cached_keys = 872;
   return l;
 }
 
@@ -153,6 +156,7 @@ Layout Python312() {
 
   l.long_object.lv_tag = 16;
   l.long_object.ob_digit = 24;
+  l.type.ht_cached_keys = 880;
   return l;
 }
 

@@ -9,16 +9,11 @@ namespace {
 
 // Facts of CPython 3.11-3.15 (x86-64), offsets for the default build; the
 // free-threaded header adds `delta` to every field after it.
-//   PyTypeObject: tp_basicsize 32, tp_flags 168, tp_dictoffset 288.
-//   PyHeapTypeObject.ht_cached_keys: 872 (3.11), 880 (3.12+).
 //   PySetObject: mask 32, table 40; setentry {key, hash} 16 bytes.
 //   PyWeakReference.wr_object 16; PyMethodObject im_func 16, im_self 24;
 //   PyFunctionObject.func_qualname 40.
 //   PyDictKeysObject: dk_log2_index_bytes at 9, dk_kind at 10,
 //   dk_nentries at 24, indices at 32, then the entries.
-constexpr int32_t kTpBasicsize = 32;
-constexpr int32_t kTpFlags = 168;
-constexpr int32_t kTpDictoffset = 288;
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
 
@@ -205,9 +200,14 @@ Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
 
 Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, TypeOf(object));
-  auto flags = memory_.ReadValue<uint64_t>(type + kTpFlags + delta_);
-  auto dictoffset = memory_.ReadValue<int64_t>(type + kTpDictoffset + delta_);
-  auto basicsize = memory_.ReadValue<int64_t>(type + kTpBasicsize + delta_);
+  const Layout::Type& t = objects_.layout().type;
+  if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent ||
+      t.ht_cached_keys == kAbsent) {
+    return MakeError("the layout does not say where a type keeps its instance dicts");
+  }
+  auto flags = memory_.ReadValue<uint64_t>(type + t.tp_flags);
+  auto dictoffset = memory_.ReadValue<int64_t>(type + t.tp_dictoffset);
+  auto basicsize = memory_.ReadValue<int64_t>(type + t.tp_basicsize);
   if (!flags || !dictoffset || !basicsize) {
     return MakeError(fmt::format("cannot read the type of {:#x}", object));
   }
@@ -216,8 +216,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     return DictGetString(dict, name);
   };
   auto lookup_values = [&](uint64_t values) -> Result<uint64_t> {
-    const int32_t cached_keys = (minor_ == 11 ? 872 : 880) + delta_;
-    auto keys_address = memory_.ReadPointer(type + cached_keys);
+    auto keys_address = memory_.ReadPointer(type + t.ht_cached_keys);
     if (!keys_address) return MakeError("cannot read a class's shared keys");
     PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
     PYU_ASSIGN_OR_RETURN(int64_t index, KeyIndex(keys, name));

@@ -10,6 +10,7 @@
 
 #include "core/debug_offsets.h"
 #include "core/elf_sections.h"
+#include "core/memory_scan.h"
 #include "core/objects.h"
 
 namespace pyunwind {
@@ -17,7 +18,6 @@ namespace {
 
 constexpr uint32_t kPython311 = 0x030b0000;
 constexpr uint32_t kPython312 = 0x030c0000;
-constexpr size_t kScanChunk = 1 << 20;
 
 // How far a patch release may move the embedded main interpreter from where
 // the table's release had it.
@@ -105,56 +105,44 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
 
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions) {
-  // Small regions first: _PyRuntime sits in the data segment of python or
-  // libpython, far smaller than the heap and arena mappings.
-  std::vector<MemoryRegion> order;
-  for (const MemoryRegion& region : regions) {
-    if (region.readable && region.writable && region.end > region.start) order.push_back(region);
-  }
-  std::stable_sort(order.begin(), order.end(), [](const MemoryRegion& a, const MemoryRegion& b) {
-    return a.end - a.start < b.end - b.start;
-  });
   std::vector<Layout> tables;
   for (uint32_t version : {kPython311, kPython312}) tables.push_back(*LayoutFromTable(version));
+  uint64_t cookie_word;
+  std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
 
-  uint64_t scanned = 0;
-  std::vector<uint8_t> chunk(kScanChunk);
+  std::optional<RuntimeLocation> found;
   // Why the first debug-offsets cookie found was refused (a version pyunwind does
   // not read, a damaged block): said if nothing else is found.
   std::optional<Error> cookie_error;
-  for (const MemoryRegion& region : order) {
-    for (uint64_t start = region.start; start < region.end; start += kScanChunk) {
-      if (scanned >= kMaxBytesScannedForRuntime) {
-        return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
-                                     kMaxBytesScannedForRuntime >> 20));
-      }
-      const size_t size = std::min<uint64_t>(kScanChunk, region.end - start);
-      scanned += size;
-      if (!memory.ReadUncached(start, chunk.data(), size)) continue;
-      for (size_t offset = 0; offset + 8 <= size; offset += 8) {
-        const uint8_t* word = chunk.data() + offset;
-        const uint64_t here = start + offset;
-        if (std::memcmp(word, kDebugOffsetsCookie, 8) == 0) {
+  const ScanOutcome outcome = ScanWritableWords(
+      memory, regions, kMaxBytesScannedForRuntime, [&](uint64_t here, uint64_t value) {
+        if (value == cookie_word) {
           auto layout = IdentifyRuntimeAt(memory, here, 0);
-          if (layout.ok()) return RuntimeLocation{here, *layout, "a scan for the debug offsets", {}};
+          if (layout.ok()) {
+            found = RuntimeLocation{here, *layout, "a scan for the debug offsets", {}};
+            return ScanStep::kStop;
+          }
           if (!cookie_error) {
             cookie_error = MakeError(fmt::format("the _Py_DebugOffsets block at {:#x} is refused: {}",
                                                  here, layout.error().message));
           }
-          continue;
+          return ScanStep::kContinue;
         }
-        uint64_t value;
-        std::memcpy(&value, word, 8);
         for (const Layout& table : tables) {
           // `here` would be runtime.interpreters.main, pointing into the runtime itself.
           const uint64_t runtime = here - table.runtime.interpreters_main;
           if (!PointsToEmbeddedInterpreter(table, runtime, value)) continue;
           if (TableMatches(memory, table, runtime)) {
-            return RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
+            found = RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
+            return ScanStep::kStop;
           }
         }
-      }
-    }
+        return ScanStep::kContinue;
+      });
+  if (found) return *found;
+  if (outcome.budget_reached) {
+    return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
+                                 kMaxBytesScannedForRuntime >> 20));
   }
   if (cookie_error) return *cookie_error;
   return MakeError("no Python runtime found in the target's writable memory");

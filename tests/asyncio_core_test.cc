@@ -7,10 +7,10 @@
 // 3.11.2; "no asyncio tasks" on a program that never imported asyncio.
 //
 // Every version of the fixtures (3.11.2, 3.12.6, 3.13.15, 3.13.15t, 3.14.7,
-// 3.14.7-shared, 3.14.7t) is supported: no case expects the "does not
-// support" error.
+// 3.14.7-shared, 3.14.7t, 3.15.2) is supported: no case expects the "does
+// not support" error.
 //
-// 3.14 cores also carry remote_debugging.json, what CPython's own
+// 3.14 and 3.15 cores also carry remote_debugging.json, what CPython's own
 // _remote_debugging.RemoteUnwinder.get_all_awaited_by() returned for the same
 // live process. It agrees with py-tasks on every task name, coroutine stack
 // and awaiter. What differs, and why: it gives no edge kind (CPython's
@@ -150,7 +150,7 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
     EXPECT_NE(table.text.find(name), std::string::npos) << name;
   }
 
-  // CPython's own view (3.14): the same tasks, stacks and awaiters.
+  // CPython's own view (3.14+): the same tasks, stacks and awaiters.
   std::ifstream remote_file(dir / "remote_debugging.json");
   if (!remote_file) return;
   const Json remote = Json::parse(remote_file);
@@ -170,7 +170,11 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
       Json remote_stack = Json::array();
       for (const Json& coro : task.at(2)) {
         for (const Json& frame : coro.at(0)) {
-          remote_stack.push_back({frame.at(2), frame.at(0), frame.at(1)});
+          // A frame is [filename, line, qualname] (3.14) or [filename, [line,
+          // end_line, column, end_column], qualname, opcode] (3.15).
+          const Json& location = frame.at(1);
+          const Json line = location.is_array() ? location.at(0) : location;
+          remote_stack.push_back({frame.at(2), frame.at(0), line});
         }
       }
       Json our_stack = Json::array();
