@@ -37,13 +37,13 @@
 #include <string>
 #include <vector>
 
-#include "core/code_objects.h"
-#include "core/commands.h"
-#include "core/elf_core_target.h"
-#include "core/memory.h"
-#include "core/objects.h"
-#include "core/runtime_locator.h"
-#include "core/threads.h"
+#include "core/walk/code_objects.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
+#include "core/target/memory.h"
+#include "core/objects/objects.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/walk/threads.h"
 
 namespace fs = std::filesystem;
 

@@ -27,8 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/commands.h"
-#include "core/elf_core_target.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
 
 namespace {
 

@@ -24,9 +24,9 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
-#include "core/elf_core_target.h"
-#include "core/memory.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
+#include "core/target/memory.h"
 
 namespace {
 

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/commands.h"
+#include "core/commands/commands.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 

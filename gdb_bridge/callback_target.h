@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "core/target.h"
+#include "core/target/target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
 namespace pyunwind::gdb {

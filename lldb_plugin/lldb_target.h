@@ -12,7 +12,7 @@
 #include <lldb/API/SBProcess.h>
 #include <lldb/API/SBTarget.h>
 
-#include "core/target.h"
+#include "core/target/target.h"
 #include "lldb_plugin/proc_mem.h"
 
 namespace pyunwind_lldb {

@@ -19,7 +19,7 @@
 #include <lldb/API/SBTarget.h>
 #include <lldb/API/SBThread.h>
 
-#include "core/commands.h"
+#include "core/commands/commands.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/lldb_target.h"
 

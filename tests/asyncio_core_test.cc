@@ -36,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
-#include "core/elf_core_target.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 

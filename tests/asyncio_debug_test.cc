@@ -5,7 +5,7 @@
 #include <cstring>
 #include <vector>
 
-#include "core/asyncio_debug.h"
+#include "core/asyncio/asyncio_debug.h"
 
 namespace pyunwind {
 namespace {

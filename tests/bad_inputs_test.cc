@@ -30,11 +30,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/commands.h"
-#include "core/elf_core_target.h"
-#include "core/memory.h"
-#include "core/runtime_locator.h"
-#include "core/threads.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
+#include "core/target/memory.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/walk/threads.h"
 #include "tests/fixture_cores.h"
 
 namespace pyunwind {

@@ -2,7 +2,7 @@
 // interpreters (tests/data/debug_offsets, taken from their cores) against the
 // debug info of the same builds (../shared/fixtures/layouts), a hand-built
 // 3.15 block, and the refusal of corrupt blocks.
-#include "core/debug_offsets.h"
+#include "core/layout/debug_offsets.h"
 
 #include <gtest/gtest.h>
 

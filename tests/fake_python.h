@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
-#include "core/layout.h"
-#include "core/memory.h"
-#include "core/objects.h"
+#include "core/layout/layout.h"
+#include "core/target/memory.h"
+#include "core/objects/objects.h"
 #include "tests/fake_target.h"
 
 namespace pyunwind::testing {

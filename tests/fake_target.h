@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/target.h"
+#include "core/target/target.h"
 
 namespace pyunwind::testing {
 

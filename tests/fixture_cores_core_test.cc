@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
+#include "core/commands/commands.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 

@@ -1,4 +1,4 @@
-// core/layout_tables.cc's 3.11 and 3.12 tables against the debug info of the
+// core/layout/layout_tables.cc's 3.11 and 3.12 tables against the debug info of the
 // fixture interpreters (../shared/fixtures/layouts/3.11.2.tsv, 3.12.6.tsv):
 // every field a table sets must equal the fact, or be listed below as one the
 // debug-info tables cannot state.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/layout.h"
+#include "core/layout/layout.h"
 #include "tests/fixture_facts.h"
 
 namespace pyunwind {

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
+#include "core/commands/commands.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 #include "tests/locals_truth.h"

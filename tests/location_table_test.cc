@@ -1,4 +1,4 @@
-// Location-table decoding (core/location_table.h) against the lines CPython
+// Location-table decoding (core/walk/location_table.h) against the lines CPython
 // itself reports. tests/data/location_tables_3XX.json are written by
 // tests/data/make_location_tables.py run under 3.11, 3.12 and 3.13: for each
 // code object, co_firstlineno, co_linetable and the line of every code unit
@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/location_table.h"
+#include "core/walk/location_table.h"
 
 namespace pyunwind {
 namespace {

@@ -1,6 +1,6 @@
 // core/memory: the page cache over Target::ReadMemory, its statistics, its
 // fall-back to single pages at the end of a mapping, and its byte budget.
-#include "core/memory.h"
+#include "core/target/memory.h"
 
 #include <gtest/gtest.h>
 

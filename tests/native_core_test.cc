@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
-#include "core/code_objects.h"
-#include "core/memory.h"
-#include "core/native.h"
-#include "core/objects.h"
-#include "core/runtime_locator.h"
-#include "core/threads.h"
+#include "core/walk/code_objects.h"
+#include "core/target/memory.h"
+#include "core/commands/native.h"
+#include "core/objects/objects.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/walk/threads.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 

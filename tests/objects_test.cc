@@ -1,7 +1,7 @@
 // core/objects: strings, bytes, ints and dicts read out of a hand-built 3.11
 // memory image (tests/fake_python.h), and the refusal of damaged objects
 // with an error, never a crash.
-#include "core/objects.h"
+#include "core/objects/objects.h"
 
 #include <gtest/gtest.h>
 

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/elf_core_target.h"
+#include "core/target/elf_core_target.h"
 #include "tests/fixture_cores.h"
 
 namespace pyunwind::testing {

@@ -1,7 +1,7 @@
-// Reprs of the --locals / py-locals values (core/values.h): the pure
+// Reprs of the --locals / py-locals values (core/objects/values.h): the pure
 // formatting rules against Python's own, then each type over a 3.11 image
-// built in a FakeTarget; and py-list's listing of a file (core/source_commands.h).
-#include "core/values.h"
+// built in a FakeTarget; and py-list's listing of a file (core/commands/source_commands.h).
+#include "core/objects/values.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 
-#include "core/layout.h"
-#include "core/source_commands.h"
+#include "core/layout/layout.h"
+#include "core/commands/source_commands.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"
 

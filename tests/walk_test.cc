@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
-#include "core/layout.h"
+#include "core/commands/commands.h"
+#include "core/layout/layout.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"
 
@@ -64,7 +64,7 @@ struct Thread311 {
   uint64_t pthread_id = 0;
 };
 
-// A 3.11 process image, following core/layout_tables.cc.
+// A 3.11 process image, following core/layout/layout_tables.cc.
 class Fake311 {
  public:
   Fake311()

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "core/commands.h"
-#include "core/elf_core_target.h"
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

@@ -1,0 +1,224 @@
+#include "core/commands/commands.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+
+#include "core/asyncio/asyncio.h"
+#include "core/walk/code_objects.h"
+#include "core/commands/format.h"
+#include "core/walk/locals.h"
+#include "core/target/memory.h"
+#include "core/commands/session.h"
+#include "core/commands/native.h"
+#include "core/commands/py_tasks.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/commands/source_commands.h"
+#include "core/walk/thread_state.h"
+#include "core/walk/threads.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr char kPyBtHelp[] =
+    "Usage: py-bt [--all|-a] [--native] [--locals] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
+    "Print the Python stack of the selected thread, innermost frame first.\n"
+    "  -a, --all      every thread of every interpreter\n"
+    "  --native       the debugger's native backtrace, each eval-loop frame followed by\n"
+    "                 the Python frames it runs\n"
+    "  --json         one JSON document (see the README)\n"
+    "  --locals       arguments and locals of each Python frame, with short reprs\n"
+    "                 (cut at 200 characters, 50 items, depth 3; see py-locals)\n"
+    "  --limit N      at most N frames per thread\n"
+    "  -v, --verbose  also say how the runtime was found and which layout was used\n"
+    "  --stats        memory reads, bytes, cache hits and time spent\n"
+    "  --no-color     no colour even on a terminal\n";
+
+struct PyBtOptions {
+  bool all = false;
+  bool json = false;
+  bool verbose = false;
+  bool stats = false;
+  bool no_color = false;
+  bool locals = false;
+  bool native = false;
+  size_t limit = 0;
+};
+
+Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
+  PyBtOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--all" || arg == "-a") {
+      options.all = true;
+    } else if (arg == "--json") {
+      options.json = true;
+    } else if (arg == "--locals") {
+      options.locals = true;
+    } else if (arg == "--native") {
+      options.native = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      options.verbose = true;
+    } else if (arg == "--stats") {
+      options.stats = true;
+    } else if (arg == "--no-color" || arg == "--no-colour") {
+      options.no_color = true;
+    } else if (arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
+      std::string value;
+      if (arg == "--limit") {
+        if (i + 1 >= args.size()) return MakeError("py-bt: --limit needs a number");
+        value = args[++i];
+      } else {
+        value = arg.substr(8);
+      }
+      char* end = nullptr;
+      const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
+      if (value.empty() || *end != '\0' || n == 0 || n > kMaxFramesPerThread) {
+        return MakeError(fmt::format("py-bt: --limit wants a number from 1 to {}, not '{}'",
+                                     kMaxFramesPerThread, value));
+      }
+      options.limit = n;
+    } else {
+      return MakeError(fmt::format("py-bt: unknown option '{}' (see 'help py-bt')", arg));
+    }
+  }
+  return options;
+}
+
+CommandOutput Failure(const std::string& message) { return {"pyunwind: " + message + "\n", true}; }
+
+CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& context) {
+  auto parsed = ParsePyBt(args);
+  if (!parsed.ok()) return Failure(parsed.error().message);
+  const PyBtOptions& options = *parsed;
+  const auto started = std::chrono::steady_clock::now();
+
+  auto session = TargetSession::Open(context.target);
+  if (!session.ok()) return Failure(session.error().message);
+  TargetSession& target = **session;
+  auto snapshot = target.Walk();
+  if (!snapshot.ok()) return Failure(snapshot.error().message);
+
+  if (options.verbose) {
+    snapshot->warnings.push_back(fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}",
+                                             target.location.address, target.location.found_by,
+                                             target.location.layout.source));
+  }
+  if (!options.all) {
+    if (!context.selected_thread_id) {
+      return Failure("no thread is selected; use py-bt --all");
+    }
+    bool found = false;
+    for (Interpreter& interp : snapshot->interpreters) {
+      std::erase_if(interp.threads, [&](const Thread& thread) {
+        return thread.native_id != context.selected_thread_id;
+      });
+      found = found || !interp.threads.empty();
+    }
+    std::erase_if(snapshot->interpreters, [](const Interpreter& i) { return i.threads.empty(); });
+    if (!found) {
+      return Failure(fmt::format(
+          "the selected thread (OS thread id {}) has no Python thread state; try py-bt --all",
+          *context.selected_thread_id));
+    }
+  }
+  // Before --native: the running task is found through the Python frames' addresses.
+  AddRunningTasks(target.objects, target.codes, *snapshot);
+  if (options.native) {
+    for (Interpreter& interp : snapshot->interpreters) {
+      for (Thread& thread : interp.threads) {
+        if (!thread.native_id) continue;
+        std::vector<NativeFrame> native = context.target.NativeFrames(*thread.native_id);
+        if (native.empty()) {
+          snapshot->warnings.push_back(fmt::format(
+              "thread {}: the debugger gave no native frames", *thread.native_id));
+          continue;
+        }
+        thread.frames = MergeNativeFrames(thread.frames, native).frames;
+      }
+    }
+  }
+  for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
+  if (options.locals) AddLocals(target.objects, *snapshot);
+  FormatOptions format;
+  format.color = context.output_is_terminal && !options.no_color && !options.json;
+  format.verbose = options.verbose;
+  format.frame_limit = options.limit;
+  format.stats = options.stats ? &target.memory.stats() : nullptr;
+  format.elapsed_ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - started).count();
+  return {options.json ? FormatJson(*snapshot, format) : FormatText(*snapshot, format), false};
+}
+
+}  // namespace
+
+const std::vector<CommandInfo>& AllCommands() {
+  static const std::vector<CommandInfo> commands = {
+      {"py-bt", "Print the Python stack of the selected thread, or of every thread.", kPyBtHelp},
+      {"py-tasks", "List the asyncio tasks, their coroutine stacks and who awaits whom.",
+       kPyTasksHelp},
+      {"py-bt-full", "py-bt --locals: the Python stack with each frame's arguments and locals.",
+       kPyBtHelp},
+      {"py-locals", "Print the arguments and locals of the selected Python frame.", kPyLocalsHelp},
+      {"py-list", "List the source lines around the current line of the selected Python frame.",
+       kPyListHelp},
+      {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
+      {"py-down", "Select a newer Python frame (and the native frame running it).", kPyDownHelp},
+      {"py-frame", "Print or select a Python frame of the selected thread.", kPyFrameHelp},
+  };
+  return commands;
+}
+
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context) {
+  if (name == "py-bt") return RunPyBt(args, context);
+  if (name == "py-tasks") return RunPyTasks(args, context);
+  if (name == "py-bt-full") {
+    std::vector<std::string> full = args;
+    full.push_back("--locals");
+    return RunPyBt(full, context);
+  }
+  if (name == "py-locals") return RunPyLocals(args, context);
+  if (name == "py-list") return RunPyList(args, context);
+  if (name == "py-up" || name == "py-down" || name == "py-frame") {
+    return RunPyFrameSelection(name, args, context);
+  }
+  return Failure(fmt::format("unknown command '{}'", name));
+}
+
+std::vector<std::string> SplitCommandLine(std::string_view line) {
+  std::vector<std::string> words;
+  std::string word;
+  bool in_word = false;
+  char quote = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quote) {
+      if (c == quote) {
+        quote = 0;
+      } else if (c == '\\' && quote == '"' && i + 1 < line.size()) {
+        word += line[++i];
+      } else {
+        word += c;
+      }
+    } else if (c == '\'' || c == '"') {
+      quote = c;
+      in_word = true;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      word += line[++i];
+      in_word = true;
+    } else if (c == ' ' || c == '\t' || c == '\n') {
+      if (in_word) words.push_back(std::move(word));
+      word.clear();
+      in_word = false;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(std::move(word));
+  return words;
+}
+
+}  // namespace pyunwind

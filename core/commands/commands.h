@@ -1,0 +1,56 @@
+// The commands both debuggers offer (py-bt, ...), parsed and run in one
+// place so that LLDB and GDB print the same thing for the same input.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/target/target.h"
+
+namespace pyunwind {
+
+struct CommandContext {
+  Target& target;
+  // The OS thread id (LWP) of the thread selected in the debugger, if any.
+  std::optional<uint64_t> selected_thread_id;
+  // Colour is used only when the debugger writes to a terminal.
+  bool output_is_terminal = false;
+  // The Python frame of the selected thread that py-up / py-down / py-frame
+  // selected (0 = innermost, as py-bt numbers them); nullopt = none yet, which
+  // means frame 0. The front-end keeps it per (process, thread) between
+  // commands and drops it when the process resumes; commands that show "the
+  // selected Python frame" (py-list, py-locals) read it, py-up / py-down /
+  // py-frame set it.
+  std::optional<size_t> selected_python_frame;
+  // Out: the native frame (the debugger's frame number in the selected thread)
+  // whose eval loop runs the Python frame just selected; the front-end selects
+  // it so that `frame variable` / `info frame` mean the same frame.
+  std::optional<size_t> select_native_frame;
+};
+
+struct CommandOutput {
+  std::string text;     // what to print, ending with a newline
+  bool failed = false;  // text is then one error line
+};
+
+struct CommandInfo {
+  std::string name;
+  std::string summary;  // one line
+  std::string help;     // usage and options
+};
+
+// Every command the front-ends register, with its help text.
+const std::vector<CommandInfo>& AllCommands();
+
+// Runs `name` (e.g. "py-bt") with `args` (already split, without the name).
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context);
+
+// Splits a command line the way a shell would (quotes, backslashes).
+std::vector<std::string> SplitCommandLine(std::string_view line);
+
+}  // namespace pyunwind

@@ -1,0 +1,221 @@
+#include "core/commands/format.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <nlohmann/json.hpp>
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// ANSI colours, only when writing to a terminal.
+struct Palette {
+  const char* file = "";
+  const char* line = "";
+  const char* name = "";
+  const char* header = "";
+  const char* reset = "";
+};
+
+Palette MakePalette(bool color) {
+  if (!color) return {};
+  return {"\x1b[35m", "\x1b[33m", "\x1b[36m", "\x1b[1m", "\x1b[0m"};
+}
+
+std::string ThreadFlags(const Thread& thread) {
+  std::vector<std::string> flags;
+  if (thread.is_main) flags.push_back("main thread");
+  if (thread.holds_gil.value_or(false)) flags.push_back("holds the GIL");
+  for (const std::string& status : thread.status) {
+    if (status == "gc") flags.push_back("collecting garbage");
+    if (status == "gil_requested") flags.push_back("waiting for the GIL");
+    if (status == "exception") flags.push_back("exception " + thread.exception.value_or("?"));
+  }
+  if (thread.running_task) {
+    flags.push_back(fmt::format("running task '{}' {:#x}", thread.running_task->name,
+                                thread.running_task->address));
+  }
+  if (flags.empty()) return "";
+  return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
+}
+
+// What a native frame's module is called in text: its file name.
+std::string ModuleName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+Json LocalsJson(const Frame& frame) {
+  Json locals = Json::object();
+  if (!frame.locals) return locals;  // locals_error says why
+  for (const LocalVariable& local : *frame.locals) {
+    Json value = {{"type", local.type.empty() ? Json(nullptr) : Json(local.type)},
+                  {"repr", local.repr ? Json(*local.repr) : Json(nullptr)}};
+    if (local.error) value["error"] = *local.error;
+    locals[local.name] = std::move(value);
+  }
+  return locals;
+}
+
+size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
+  if (options.frame_limit == 0) return thread.frames.size();
+  return std::min(thread.frames.size(), options.frame_limit);
+}
+
+std::string StatsLine(const MemoryStats& s, double elapsed_ms, size_t frames) {
+  return fmt::format(
+      "stats: {} target reads ({} bytes, {} failed), {} cache hits, {} misses, {} frames, "
+      "{:.2f} reads per frame, {:.1f} ms",
+      s.target_reads, s.target_bytes, s.failed_reads, s.cache_hits, s.cache_misses, frames,
+      frames ? static_cast<double>(s.target_reads) / frames : 0.0, elapsed_ms);
+}
+
+size_t CountFrames(const Snapshot& snapshot) {
+  size_t frames = 0;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    for (const Thread& thread : interp.threads) frames += thread.frames.size();
+  }
+  return frames;
+}
+
+}  // namespace
+
+std::string LocalsText(const Frame& frame, const std::string& indent) {
+  std::string out;
+  if (frame.locals_error) out += fmt::format("{}(locals not readable: {})\n", indent, *frame.locals_error);
+  if (!frame.locals) return out;
+  for (const LocalVariable& local : *frame.locals) {
+    if (local.repr) {
+      out += fmt::format("{}{} = {}\n", indent, local.name, *local.repr);
+    } else {
+      out += fmt::format("{}{} = <unreadable{}{}: {}>\n", indent, local.name,
+                         local.type.empty() ? "" : " ", local.type, local.error.value_or("?"));
+    }
+  }
+  return out;
+}
+
+std::string FormatLocalsJson(const Frame& frame, size_t index) {
+  Json doc = {{"frame", {{"index", index},
+                         {"filename", frame.filename},
+                         {"line", frame.line ? Json(*frame.line) : Json(nullptr)},
+                         {"name", frame.name},
+                         {"qualname", frame.qualname}}},
+              {"locals", LocalsJson(frame)}};
+  if (frame.locals_error) doc["locals_error"] = *frame.locals_error;
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
+  const Palette p = MakePalette(options.color);
+  std::string out;
+  const bool several_interpreters = snapshot.interpreters.size() > 1;
+  bool first_thread = true;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    if (several_interpreters) out += fmt::format("{}Interpreter {}{}\n", p.header, interp.id, p.reset);
+    for (const Thread& thread : interp.threads) {
+      if (!first_thread) out += "\n";
+      first_thread = false;
+      const std::string id =
+          thread.native_id ? std::to_string(*thread.native_id) : fmt::format("(tstate {:#x})", thread.tstate_address);
+      out += fmt::format("{}Thread {}{}{}:\n", p.header, id, ThreadFlags(thread), p.reset);
+      if (thread.frames.empty() && !thread.truncated) {
+        out += "  (no Python frames)\n";
+        continue;
+      }
+      out += "Traceback (most recent call first):\n";
+      const size_t shown = ShownFrames(thread, options);
+      for (size_t i = 0; i < shown; ++i) {
+        const Frame& frame = thread.frames[i];
+        if (frame.kind == "native") {
+          out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
+                             frame.function.empty() ? "??" : frame.function, p.reset,
+                             frame.module.empty() ? "" : " (" + ModuleName(frame.module) + ")");
+          continue;
+        }
+        out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file, frame.filename,
+                           p.reset, p.line, frame.line ? std::to_string(*frame.line) : "?",
+                           p.reset, p.name, frame.qualname, p.reset);
+        out += LocalsText(frame, "    ");
+      }
+      if (shown < thread.frames.size()) {
+        out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
+                           thread.frames.size() - shown, options.frame_limit);
+      }
+      if (thread.error) out += fmt::format("  ...truncated: {}\n", *thread.error);
+    }
+  }
+  if (first_thread) out += "No Python threads.\n";
+  if (options.verbose) {
+    out += fmt::format("Python {}{}\n", snapshot.python.version.ToString(),
+                       snapshot.python.free_threaded ? " (free-threaded)" : "");
+  }
+  for (const std::string& warning : snapshot.warnings) out += fmt::format("warning: {}\n", warning);
+  if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot)) + "\n";
+  return out;
+}
+
+std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
+  Json doc;
+  doc["python"] = {{"version", snapshot.python.version.ToString()},
+                   {"hexversion", snapshot.python.version.hexversion},
+                   {"free_threaded", snapshot.python.free_threaded}};
+  Json interpreters = Json::array();
+  for (const Interpreter& interp : snapshot.interpreters) {
+    Json threads = Json::array();
+    for (const Thread& thread : interp.threads) {
+      Json frames = Json::array();
+      const size_t shown = ShownFrames(thread, options);
+      for (size_t i = 0; i < shown; ++i) {
+        const Frame& frame = thread.frames[i];
+        if (frame.kind == "native") {
+          frames.push_back({{"kind", frame.kind},
+                            {"index", frame.native_index},
+                            {"pc", fmt::format("{:#x}", frame.pc)},
+                            {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
+                            {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
+          continue;
+        }
+        Json line = frame.line ? Json(*frame.line) : Json(nullptr);
+        frames.push_back({{"filename", frame.filename},
+                          {"line", line},
+                          {"name", frame.name},
+                          {"qualname", frame.qualname},
+                          {"kind", frame.kind}});
+        if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
+        if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
+      }
+      Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
+                    {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},
+                    {"is_main", thread.is_main},
+                    {"holds_gil", thread.holds_gil ? Json(*thread.holds_gil) : Json(nullptr)},
+                    {"status", thread.status},
+                    {"exception", thread.exception ? Json(*thread.exception) : Json(nullptr)},
+                    {"frames", std::move(frames)}};
+      if (thread.running_task) {
+        entry["running_task"] = {{"id", fmt::format("{:#x}", thread.running_task->address)},
+                                 {"name", thread.running_task->name}};
+      }
+      if (thread.truncated || shown < thread.frames.size()) {
+        entry["truncated"] = thread.error ? *thread.error : "frame limit";
+      }
+      threads.push_back(std::move(entry));
+    }
+    interpreters.push_back({{"id", interp.id}, {"threads", std::move(threads)}});
+  }
+  doc["interpreters"] = std::move(interpreters);
+  doc["warnings"] = snapshot.warnings;
+  if (options.stats) {
+    const MemoryStats& s = *options.stats;
+    doc["stats"] = {{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
+                    {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
+                    {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
+                    {"elapsed_ms", options.elapsed_ms}};
+  }
+  // Invalid UTF-8 from the target is replaced, never thrown.
+  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace pyunwind

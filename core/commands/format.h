@@ -1,0 +1,28 @@
+// Turning a Snapshot into what the user reads: a traceback per thread, or
+// the JSON document of ../shared/notes/json-output.md.
+#pragma once
+
+#include <string>
+
+#include "core/target/memory.h"
+#include "core/walk/model.h"
+
+namespace pyunwind {
+
+struct FormatOptions {
+  bool color = false;
+  bool verbose = false;          // print how the runtime was found, layout source
+  size_t frame_limit = 0;        // frames per thread; 0 = all
+  const MemoryStats* stats = nullptr;  // printed when set (--stats)
+  double elapsed_ms = 0;
+};
+
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options);
+std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
+
+// The locals of one frame (filled by core/locals.h) as `name = repr` lines,
+// each starting with `indent`; and as the JSON document py-locals --json prints.
+std::string LocalsText(const Frame& frame, const std::string& indent);
+std::string FormatLocalsJson(const Frame& frame, size_t index);
+
+}  // namespace pyunwind

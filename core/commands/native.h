@@ -1,0 +1,51 @@
+// The debugger's native frames merged with the Python frames they run
+// (py-bt --native), and the selection of one Python frame of the selected
+// thread (py-up, py-down, py-frame), which also names the native eval-loop
+// frame that runs it so the front-end can select that one too.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/commands/commands.h"
+#include "core/walk/model.h"
+#include "core/target/target.h"
+
+namespace pyunwind {
+
+// A native frame of CPython's bytecode interpreter loop: _PyEval_EvalFrameDefault
+// (3.11+, with GCC's ".cold"/".part" clones) and the 3.14+ tail-calling
+// interpreter's opcode functions (_TAIL_CALL_<OPNAME>, _TAIL_CALL_start_frame, ...).
+bool IsEvalLoopFunction(std::string_view name);
+
+struct MergedStack {
+  std::vector<Frame> frames;  // innermost first; natives (kind "native") and Python frames
+  // For each Python frame of the input (by index): the native frame (its
+  // index in the debugger's backtrace) whose eval loop runs it; nullopt when
+  // the native unwind shows no eval-loop frame for it.
+  std::vector<std::optional<size_t>> native_of_python;
+};
+
+// Every native frame in the debugger's order; after each eval-loop frame the
+// Python frames that call of the loop runs, innermost first, up to and
+// including the frame marked is_entry. A _TAIL_CALL_ frame and the
+// _PyEval_EvalFrameDefault right outside it are one call. Python frames left
+// over (the native unwind stopped early or has no symbols) come last.
+MergedStack MergeNativeFrames(const std::vector<Frame>& python,
+                              const std::vector<NativeFrame>& native);
+
+// py-up, py-down, py-frame: see AllCommands().
+extern const char kPyUpHelp[];
+extern const char kPyDownHelp[];
+extern const char kPyFrameHelp[];
+CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::string>& args,
+                                  CommandContext& context);
+
+// `line` (1-based) of the file at `path` on this host, without its line end;
+// nullopt when the file or the line is not there.
+std::optional<std::string> SourceLine(const std::string& path, int line);
+
+}  // namespace pyunwind

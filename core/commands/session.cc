@@ -1,0 +1,24 @@
+#include "core/commands/session.h"
+
+#include "core/walk/threads.h"
+
+namespace pyunwind {
+
+TargetSession::TargetSession(Target& target)
+    : memory(target), objects(memory, location.layout), codes(objects) {}
+
+Result<std::unique_ptr<TargetSession>> TargetSession::Open(Target& target) {
+  std::unique_ptr<TargetSession> session(new TargetSession(target));
+  // Located through the session's own cache, so --stats counts these reads too.
+  PYU_ASSIGN_OR_RETURN(session->location, LocateRuntime(session->memory));
+  return session;
+}
+
+Result<Snapshot> TargetSession::Walk() {
+  PYU_ASSIGN_OR_RETURN(Snapshot snapshot,
+                       WalkRuntime(objects, codes, location.address, WalkOptions{}));
+  for (const std::string& warning : location.warnings) snapshot.warnings.push_back(warning);
+  return snapshot;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,202 @@
+#include "core/commands/source_commands.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+#include "core/walk/code_objects.h"
+#include "core/commands/format.h"
+#include "core/walk/locals.h"
+#include "core/target/memory.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/commands/session.h"
+#include "core/walk/threads.h"
+#include "core/objects/values.h"
+
+namespace pyunwind {
+namespace {
+
+CommandOutput Failure(const std::string& message) { return {"pyunwind: " + message + "\n", true}; }
+
+std::optional<int> ParseNumber(const std::string& text, int max) {
+  if (text.empty() || text.size() > 9 || text[0] == '-' || text[0] == '+') return std::nullopt;
+  char* end = nullptr;
+  const long value = std::strtol(text.c_str(), &end, 10);
+  if (*end != '\0' || value < 0 || value > max) return std::nullopt;
+  return static_cast<int>(value);
+}
+
+// Runs `body` on the selected Python frame of the selected thread, with the
+// reader of the target still alive (to read its locals).
+struct Selection {
+  const Frame* frame = nullptr;
+  size_t index = 0;
+  ObjectReader* objects = nullptr;
+  uint64_t interp = 0;  // the interpreter state the thread belongs to
+};
+
+template <typename Body>
+CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
+                                std::optional<size_t> frame_option, Body body) {
+  if (!context.selected_thread_id) return Failure(fmt::format("{}: no thread is selected", command));
+  auto session = TargetSession::Open(context.target);
+  if (!session.ok()) return Failure(session.error().message);
+  auto snapshot = (*session)->Walk();
+  if (!snapshot.ok()) return Failure(snapshot.error().message);
+  for (const Interpreter& interp : snapshot->interpreters) {
+    for (const Thread& thread : interp.threads) {
+      if (thread.native_id != context.selected_thread_id) continue;
+      std::vector<const Frame*> python;
+      for (const Frame& frame : thread.frames) {
+        if (frame.kind == "python") python.push_back(&frame);
+      }
+      if (python.empty()) {
+        return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python frames",
+                                   command, *context.selected_thread_id));
+      }
+      size_t index = 0;
+      if (frame_option) {
+        if (*frame_option >= python.size()) {
+          return Failure(fmt::format("{}: no Python frame {}: the selected thread has frames 0 to {}",
+                                     command, *frame_option, python.size() - 1));
+        }
+        index = *frame_option;
+      } else {
+        index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
+      }
+      return body(Selection{python[index], index, &(*session)->objects, interp.address});
+    }
+  }
+  return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python thread state",
+                             command, *context.selected_thread_id));
+}
+
+std::string FrameLine(const Frame& frame, size_t index) {
+  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, frame.filename,
+                     frame.line ? std::to_string(*frame.line) : "?", frame.qualname);
+}
+
+}  // namespace
+
+const char kPyLocalsHelp[] =
+    "Usage: py-locals [--frame N] [--json]\n"
+    "Print the arguments and locals of the selected Python frame (frame 0 of the selected\n"
+    "thread unless py-up / py-down / py-frame selected another), with short reprs of\n"
+    "None, bool, int, float, str, bytes, tuple, list, dict, set and frozenset, and\n"
+    "<TypeName object at 0x...> for other objects. Nothing runs in the target. Reprs are\n"
+    "cut at 200 characters, 50 items and a nesting depth of 3.\n"
+    "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n"
+    "  --json     one JSON document: the frame and its locals\n";
+
+const char kPyListHelp[] =
+    "Usage: py-list [--frame N] [START | START,END]\n"
+    "List the source around the current line of the selected Python frame (5 lines\n"
+    "before and after, the current line marked with '>'), read from the file on this\n"
+    "machine; START lists 10 lines from START, START,END that range.\n"
+    "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n";
+
+Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
+  if (start < 1) start = 1;
+  std::string out;
+  std::string line;
+  for (int number = 1; number <= end && static_cast<size_t>(number) <= kMaxSourceLines; ++number) {
+    if (!std::getline(in, line)) break;
+    if (number < start) continue;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > kMaxSourceLineLength) line = line.substr(0, kMaxSourceLineLength) + "...";
+    const std::string label = (number == current ? ">" : "") + std::to_string(number);
+    out += fmt::format("{:>4}    {}\n", label, line);
+  }
+  return out;
+}
+
+CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& context) {
+  std::optional<size_t> frame_option;
+  bool json = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--json") {
+      json = true;
+    } else if (args[i] == "--frame" && i + 1 < args.size()) {
+      auto n = ParseNumber(args[++i], static_cast<int>(kMaxFramesPerThread));
+      if (!n) return Failure(fmt::format("py-locals: '{}' is not a frame number", args[i]));
+      frame_option = *n;
+    } else {
+      return Failure(fmt::format("py-locals: unknown argument '{}' (see 'help py-locals')", args[i]));
+    }
+  }
+  return WithSelectedFrame("py-locals", context, frame_option, [&](Selection selected) {
+    Frame frame = *selected.frame;
+    ValueFormatter values(*selected.objects);
+    values.LoadBuiltins(selected.interp);
+    auto locals = ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address);
+    if (locals.ok()) {
+      frame.locals = std::move(*locals);
+    } else {
+      frame.locals_error = locals.error().message;
+    }
+    if (json) return CommandOutput{FormatLocalsJson(frame, selected.index), false};
+    std::string out = FrameLine(frame, selected.index);
+    if (frame.locals && frame.locals->empty()) out += "  (no locals)\n";
+    out += LocalsText(frame, "  ");
+    return CommandOutput{out, false};
+  });
+}
+
+CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& context) {
+  std::optional<size_t> frame_option;
+  std::optional<int> start, end;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--frame" && i + 1 < args.size()) {
+      auto n = ParseNumber(args[++i], static_cast<int>(kMaxFramesPerThread));
+      if (!n) return Failure(fmt::format("py-list: '{}' is not a frame number", args[i]));
+      frame_option = *n;
+    } else if (!start) {
+      const std::string& range = args[i];
+      const size_t comma = range.find(',');
+      start = ParseNumber(range.substr(0, comma), 1 << 30);
+      if (comma != std::string::npos) {
+        end = ParseNumber(range.substr(comma + 1), 1 << 30);
+      } else if (start) {
+        end = *start + 10;
+      }
+      if (!start || !end) {
+        return Failure(fmt::format("py-list: '{}' is not START or START,END (see 'help py-list')", range));
+      }
+    } else {
+      return Failure(fmt::format("py-list: unexpected argument '{}' (see 'help py-list')", args[i]));
+    }
+  }
+  return WithSelectedFrame("py-list", context, frame_option, [&](Selection selected) {
+    const Frame& frame = *selected.frame;
+    const int current = frame.line.value_or(0);
+    if (!start && !frame.line) {
+      return Failure(fmt::format("py-list: frame {} ({}) has no line number", selected.index,
+                                 frame.qualname));
+    }
+    const int first = start ? *start : current - 5;
+    const int last = start ? *end : current + 5;
+    auto listing = ListSource(frame.filename, first, last, current);
+    if (!listing.ok()) {
+      return CommandOutput{
+          fmt::format("The source of frame {} ({}, line {}) is not on this machine: {}\n",
+                      selected.index, frame.qualname, frame.line ? std::to_string(current) : "?",
+                      listing.error().message),
+          false};
+    }
+    if (listing->empty()) {
+      return CommandOutput{fmt::format("'{}' has no lines {} to {}\n", frame.filename,
+                                       std::max(first, 1), last),
+                           false};
+    }
+    return CommandOutput{*listing, false};
+  });
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,25 @@
+// py-locals and py-list: the arguments and locals, and the source lines, of
+// the selected Python frame (frame 0 of the selected thread, the frame
+// py-up / py-down / py-frame selected, or --frame N).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/commands/commands.h"
+#include "core/base/result.h"
+
+namespace pyunwind {
+
+extern const char kPyLocalsHelp[];
+extern const char kPyListHelp[];
+CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& context);
+CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& context);
+
+// GDB's py-list output for lines [start, end] (1-based, closed; start below 1
+// counts as 1) of the file at `path`, `current` marked with '>': each line as
+// '%4s    %s' of its number and text. An error when the file cannot be read.
+Result<std::string> ListSource(const std::string& path, int start, int end, int current);
+
+}  // namespace pyunwind

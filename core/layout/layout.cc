@@ -1,0 +1,73 @@
+#include <fmt/format.h>
+
+#include "core/layout/layout.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr int32_t kMaxStructSize = 1 << 22;  // no CPython struct we read is near 4 MiB
+
+// A field must lie inside its struct (or be absent).
+bool FieldFits(int32_t offset, int32_t width, int32_t struct_size) {
+  return offset == kAbsent || (offset >= 0 && offset + width <= struct_size);
+}
+
+}  // namespace
+
+Status ValidateLayout(const Layout& l) {
+  auto refuse = [&](std::string_view what) -> Status {
+    return MakeError(fmt::format("the layout of Python {} ({}) does not validate: {}",
+                                 l.version.ToString(), l.source, what));
+  };
+  if (!l.version.AtLeast(3, 11)) return refuse("version older than 3.11");
+  struct Check {
+    const char* name;
+    int32_t size;
+    std::initializer_list<int32_t> fields;
+  };
+  const Check checks[] = {
+      {"interpreter state", l.interp.size,
+       {l.interp.next, l.interp.id, l.interp.threads_head, l.interp.threads_main, l.interp.sysdict,
+        l.interp.modules, l.interp.ceval_gil, l.interp.runtime}},
+      {"thread state", l.tstate.size,
+       {l.tstate.prev, l.tstate.next, l.tstate.interp, l.tstate.thread_id,
+        l.tstate.native_thread_id, l.tstate.current_frame, l.tstate.cframe}},
+      {"interpreter frame", l.frame.size,
+       {l.frame.previous, l.frame.executable, l.frame.instr_ptr, l.frame.tlbc_index}},
+      {"code object", l.code.size,
+       {l.code.filename, l.code.name, l.code.qualname, l.code.linetable, l.code.localsplusnames,
+        l.code.localspluskinds, l.code.tlbc}},
+  };
+  for (const Check& check : checks) {
+    if (check.size <= 0 || check.size > kMaxStructSize) {
+      return refuse(fmt::format("{} size {} is not plausible", check.name, check.size));
+    }
+    for (int32_t field : check.fields) {
+      if (!FieldFits(field, 8, check.size)) {
+        return refuse(fmt::format("a {} field at offset {} lies outside its {} bytes", check.name,
+                                  field, check.size));
+      }
+    }
+  }
+  // Fields the walk cannot do without.
+  if (l.runtime.interpreters_head == kAbsent || l.interp.threads_head == kAbsent ||
+      l.tstate.next == kAbsent || l.frame.previous == kAbsent ||
+      l.frame.executable == kAbsent || l.code.filename == kAbsent ||
+      l.code.linetable == kAbsent || l.code.code_adaptive == kAbsent ||
+      (l.tstate.current_frame == kAbsent && l.tstate.cframe == kAbsent)) {
+    return refuse("a field the unwinder needs is missing");
+  }
+  if (!FieldFits(l.frame.owner, 1, l.frame.size) ||
+      !FieldFits(l.code.firstlineno, 4, l.code.size) ||
+      !FieldFits(l.code.code_adaptive, 0, l.code.size)) {
+    return refuse("a frame or code field lies outside its struct");
+  }
+  if (l.unicode.state == kAbsent || l.unicode.ascii_data <= 0 || l.unicode.ascii_data > 256 ||
+      l.unicode.compact_data < l.unicode.ascii_data || l.unicode.compact_data > 256 ||
+      l.unicode.kind_shift > 24) {
+    return refuse("the string object layout is not plausible");
+  }
+  return Ok{};
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,257 @@
+#include "core/objects/remote_collections.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace pyunwind {
+namespace {
+
+// Facts of CPython 3.11-3.15 (x86-64), offsets for the default build; the
+// free-threaded header adds `delta` to every field after it.
+//   PySetObject: mask 32, table 40; setentry {key, hash} 16 bytes.
+//   PyWeakReference.wr_object 16; PyMethodObject im_func 16, im_self 24;
+//   PyFunctionObject.func_qualname 40.
+//   PyDictKeysObject: dk_log2_index_bytes at 9, dk_kind at 10,
+//   dk_nentries at 24, indices at 32, then the entries.
+constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
+constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
+
+bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
+
+}  // namespace
+
+RemoteCollections::RemoteCollections(ObjectReader& objects)
+    : objects_(objects),
+      memory_(objects.memory()),
+      minor_(objects.layout().version.minor()),
+      free_threaded_(objects.layout().free_threaded),
+      delta_(objects.layout().object.ob_type - 8) {}
+
+Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_address) {
+  if (!Aligned(keys_address)) return MakeError(fmt::format("bad dict keys pointer {:#x}", keys_address));
+  uint8_t header[32];
+  if (!memory_.Read(keys_address, header, sizeof header)) {
+    return MakeError(fmt::format("cannot read the dict keys at {:#x}", keys_address));
+  }
+  Keys keys;
+  keys.address = keys_address;
+  const uint8_t log2_index_bytes = header[9];
+  keys.unicode = header[10] != 0;
+  std::memcpy(&keys.entries, header + 24, 8);
+  if (log2_index_bytes > 30 || keys.entries < 0 ||
+      static_cast<uint64_t>(keys.entries) > kMaxContainerEntries) {
+    return MakeError(fmt::format("the dict keys at {:#x} are not plausible", keys_address));
+  }
+  keys.first_entry = keys_address + 32 + (uint64_t{1} << log2_index_bytes);
+  return keys;
+}
+
+Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
+  // 3.13+ puts capacity/size/embedded/valid bytes before the values array.
+  const uint64_t base = values + (minor_ >= 13 ? 8 : 0);
+  auto value = memory_.ReadPointer(base + 8 * static_cast<uint64_t>(index));
+  if (!value) return MakeError("cannot read a split dict's value");
+  return *value;
+}
+
+Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
+    uint64_t dict, size_t max_entries) {
+  if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
+  const Layout::Dict& d = objects_.layout().dict;
+  auto keys_address = memory_.ReadPointer(dict + d.ma_keys);
+  auto values = memory_.ReadPointer(dict + d.ma_values);
+  if (!keys_address || !values) return MakeError(fmt::format("cannot read the dict at {:#x}", dict));
+  PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
+  if (static_cast<size_t>(keys.entries) > max_entries) {
+    return MakeError(fmt::format("the dict at {:#x} has more than {} entries", dict, max_entries));
+  }
+  const uint64_t entry_size = keys.unicode ? 16 : 24;
+  std::vector<uint8_t> table(keys.entries * entry_size);
+  if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
+    return MakeError(fmt::format("cannot read the entries of the dict at {:#x}", dict));
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> items;
+  for (int64_t i = 0; i < keys.entries; ++i) {
+    const uint8_t* entry = table.data() + i * entry_size + (keys.unicode ? 0 : 8);
+    uint64_t key, value;
+    std::memcpy(&key, entry, 8);
+    std::memcpy(&value, entry + 8, 8);
+    if (key == 0) continue;
+    if (*values != 0) {
+      PYU_ASSIGN_OR_RETURN(value, ValuesSlot(*values, i));
+    }
+    if (value == 0) continue;  // deleted
+    items.emplace_back(key, value);
+  }
+  return items;
+}
+
+Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view key) {
+  if (!keys.unicode) return int64_t{-1};
+  std::vector<uint8_t> table(keys.entries * 16);
+  if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
+    return MakeError("cannot read a dict's entries");
+  }
+  for (int64_t i = 0; i < keys.entries; ++i) {
+    uint64_t entry_key;
+    std::memcpy(&entry_key, table.data() + i * 16, 8);
+    if (entry_key == 0) continue;
+    auto text = objects_.ReadString(entry_key, key.size() + 1);
+    if (text.ok() && *text == key) return i;
+  }
+  return int64_t{-1};
+}
+
+Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_view key) {
+  PYU_ASSIGN_OR_RETURN(auto items, DictItems(dict));
+  for (const auto& [k, v] : items) {
+    auto text = objects_.ReadString(k, key.size() + 1);
+    if (text.ok() && *text == key) return v;
+  }
+  return uint64_t{0};
+}
+
+Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t max_entries) {
+  if (!Aligned(set)) return MakeError(fmt::format("bad set pointer {:#x}", set));
+  auto mask = memory_.ReadValue<int64_t>(set + 32 + delta_);
+  auto table = memory_.ReadPointer(set + 40 + delta_);
+  if (!mask || !table || !Aligned(*table)) return MakeError(fmt::format("cannot read the set at {:#x}", set));
+  if (*mask < 0 || static_cast<uint64_t>(*mask) + 1 > kMaxSetSlots) {
+    return MakeError(fmt::format("the set at {:#x} has an implausible size", set));
+  }
+  const uint64_t slots = static_cast<uint64_t>(*mask) + 1;
+  std::vector<uint64_t> raw(slots * 2);
+  if (!memory_.Read(*table, raw.data(), raw.size() * 8)) {
+    return MakeError(fmt::format("cannot read the table of the set at {:#x}", set));
+  }
+  std::vector<uint64_t> items;
+  for (uint64_t i = 0; i < slots; ++i) {
+    const uint64_t key = raw[2 * i];
+    const int64_t hash = static_cast<int64_t>(raw[2 * i + 1]);
+    if (key == 0 || hash == -1) continue;  // empty, or the dummy of a deleted key
+    if (items.size() >= max_entries) {
+      return MakeError(fmt::format("the set at {:#x} has more than {} members", set, max_entries));
+    }
+    items.push_back(key);
+  }
+  return items;
+}
+
+Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t max_entries) {
+  if (!Aligned(list)) return MakeError(fmt::format("bad list pointer {:#x}", list));
+  const Layout::List& l = objects_.layout().list;
+  auto size = memory_.ReadValue<int64_t>(list + l.ob_size);
+  auto items = memory_.ReadPointer(list + l.ob_item);
+  if (!size || !items) return MakeError(fmt::format("cannot read the list at {:#x}", list));
+  if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
+    return MakeError(fmt::format("the list at {:#x} has an implausible size {}", list, *size));
+  }
+  std::vector<uint64_t> out(*size);
+  if (*size > 0 && (!Aligned(*items) || !memory_.Read(*items, out.data(), out.size() * 8))) {
+    return MakeError(fmt::format("cannot read the items of the list at {:#x}", list));
+  }
+  return out;
+}
+
+Result<std::vector<uint64_t>> RemoteCollections::TupleItems(uint64_t tuple, size_t max_entries) {
+  if (!Aligned(tuple)) return MakeError(fmt::format("bad tuple pointer {:#x}", tuple));
+  const Layout::Tuple& t = objects_.layout().tuple;
+  auto size = memory_.ReadValue<int64_t>(tuple + t.ob_size);
+  if (!size) return MakeError(fmt::format("cannot read the tuple at {:#x}", tuple));
+  if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
+    return MakeError(fmt::format("the tuple at {:#x} has an implausible size {}", tuple, *size));
+  }
+  std::vector<uint64_t> out(*size);
+  if (*size > 0 && !memory_.Read(tuple + t.ob_item, out.data(), out.size() * 8)) {
+    return MakeError(fmt::format("cannot read the items of the tuple at {:#x}", tuple));
+  }
+  return out;
+}
+
+Result<uint64_t> RemoteCollections::TypeOf(uint64_t object) {
+  if (!Aligned(object)) return MakeError(fmt::format("bad object pointer {:#x}", object));
+  auto type = memory_.ReadPointer(object + objects_.layout().object.ob_type);
+  if (!type || !Aligned(*type)) return MakeError(fmt::format("cannot read the type of {:#x}", object));
+  return *type;
+}
+
+Result<uint64_t> RemoteCollections::WeakrefTarget(uint64_t weakref) {
+  if (!Aligned(weakref)) return MakeError(fmt::format("bad weakref pointer {:#x}", weakref));
+  auto target = memory_.ReadPointer(weakref + 16 + delta_);
+  if (!target) return MakeError(fmt::format("cannot read the weakref at {:#x}", weakref));
+  return *target;
+}
+
+Result<std::pair<uint64_t, uint64_t>> RemoteCollections::BoundMethod(uint64_t method) {
+  if (!Aligned(method)) return MakeError(fmt::format("bad method pointer {:#x}", method));
+  auto func = memory_.ReadPointer(method + 16 + delta_);
+  auto self = memory_.ReadPointer(method + 24 + delta_);
+  if (!func || !self) return MakeError(fmt::format("cannot read the method at {:#x}", method));
+  return std::make_pair(*func, *self);
+}
+
+Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
+  if (!Aligned(function)) return MakeError(fmt::format("bad function pointer {:#x}", function));
+  auto qualname = memory_.ReadPointer(function + 40 + delta_);
+  if (!qualname) return MakeError(fmt::format("cannot read the function at {:#x}", function));
+  return objects_.ReadString(*qualname);
+}
+
+Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
+  PYU_ASSIGN_OR_RETURN(uint64_t type, TypeOf(object));
+  const Layout::Type& t = objects_.layout().type;
+  if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent ||
+      t.ht_cached_keys == kAbsent) {
+    return MakeError("the layout does not say where a type keeps its instance dicts");
+  }
+  auto flags = memory_.ReadValue<uint64_t>(type + t.tp_flags);
+  auto dictoffset = memory_.ReadValue<int64_t>(type + t.tp_dictoffset);
+  auto basicsize = memory_.ReadValue<int64_t>(type + t.tp_basicsize);
+  if (!flags || !dictoffset || !basicsize) {
+    return MakeError(fmt::format("cannot read the type of {:#x}", object));
+  }
+  auto lookup_dict = [&](uint64_t dict) -> Result<uint64_t> {
+    if (dict == 0) return uint64_t{0};
+    return DictGetString(dict, name);
+  };
+  auto lookup_values = [&](uint64_t values) -> Result<uint64_t> {
+    auto keys_address = memory_.ReadPointer(type + t.ht_cached_keys);
+    if (!keys_address) return MakeError("cannot read a class's shared keys");
+    PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
+    PYU_ASSIGN_OR_RETURN(int64_t index, KeyIndex(keys, name));
+    if (index < 0) return uint64_t{0};
+    return ValuesSlot(values, index);
+  };
+  if (*dictoffset > 0 && *dictoffset < (1 << 20)) {
+    auto dict = memory_.ReadPointer(object + *dictoffset);
+    if (!dict) return MakeError(fmt::format("cannot read the dict of {:#x}", object));
+    return lookup_dict(*dict);
+  }
+  if (!(*flags & kManagedDict)) return uint64_t{0};
+  // The managed dict pointer sits before the object: 3 words back, 1 in
+  // free-threaded builds.
+  const uint64_t dict_slot = object - (free_threaded_ ? 8 : 24);
+  auto dict = memory_.ReadPointer(dict_slot);
+  if (!dict) return MakeError(fmt::format("cannot read the managed dict of {:#x}", object));
+  if (minor_ == 11) {
+    if (*dict != 0) return lookup_dict(*dict);
+    auto values = memory_.ReadPointer(object - 32);
+    if (!values || *values == 0) return uint64_t{0};
+    return lookup_values(*values);
+  }
+  if (minor_ == 12) {
+    // Tagged: an odd pointer is a values array stored as its address - 1.
+    if (*dict & 1) return lookup_values(*dict + 1);
+    return lookup_dict(*dict);
+  }
+  // 3.13+: inline values after the object while they are valid.
+  if (*flags & kInlineValues) {
+    const uint64_t values = object + *basicsize;
+    auto valid = memory_.ReadValue<uint8_t>(values + 3);
+    if (valid && *valid) return lookup_values(values);
+  }
+  return lookup_dict(*dict);
+}
+
+}  // namespace pyunwind

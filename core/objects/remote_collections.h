@@ -1,0 +1,76 @@
+// Reading CPython containers out of the target: dicts (any key type), sets,
+// lists, tuples, weak references, bound methods, and the attributes of
+// instances of Python classes (managed dicts, split "values" tables, inline
+// values of 3.13+). Everything is bounded by an entry cap; nothing follows a
+// pointer it has not read itself; bad memory gives an error, never a crash.
+// Reusable beyond asyncio (locals, reprs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/base/limits.h"
+#include "core/objects/objects.h"
+#include "core/base/result.h"
+
+namespace pyunwind {
+
+class RemoteCollections {
+ public:
+  explicit RemoteCollections(ObjectReader& objects);
+
+  // (key, value) pairs of a dict, in insertion order, split tables included.
+  Result<std::vector<std::pair<uint64_t, uint64_t>>> DictItems(
+      uint64_t dict, size_t max_entries = kMaxContainerEntries);
+  // The value under a str key of any dict (0 when absent).
+  Result<uint64_t> DictGetString(uint64_t dict, std::string_view key);
+
+  // The members of a set or frozenset.
+  Result<std::vector<uint64_t>> SetItems(uint64_t set, size_t max_entries = kMaxContainerEntries);
+  Result<std::vector<uint64_t>> ListItems(uint64_t list, size_t max_entries = kMaxContainerEntries);
+  Result<std::vector<uint64_t>> TupleItems(uint64_t tuple,
+                                           size_t max_entries = kMaxContainerEntries);
+
+  // The referent of a weakref: Py_None once it is dead.
+  Result<uint64_t> WeakrefTarget(uint64_t weakref);
+  // im_func and im_self of a bound method object.
+  Result<std::pair<uint64_t, uint64_t>> BoundMethod(uint64_t method);
+  // func_qualname of a function object.
+  Result<std::string> FunctionQualname(uint64_t function);
+
+  // An attribute stored in the instance dict of `object` (not class
+  // attributes, not descriptors). 0 when absent.
+  Result<uint64_t> InstanceAttribute(uint64_t object, std::string_view name);
+
+  // The type object of `object`, and its tp_name.
+  Result<uint64_t> TypeOf(uint64_t object);
+  Result<std::string> TypeName(uint64_t object) { return objects_.TypeName(object); }
+
+  // Bytes the free-threaded object header adds (0 or 16): every object field
+  // after the header moves by this much.
+  int32_t header_delta() const { return delta_; }
+  ObjectReader& objects() { return objects_; }
+
+ private:
+  struct Keys {
+    uint64_t address = 0;
+    bool unicode = false;
+    int64_t entries = 0;
+    uint64_t first_entry = 0;
+  };
+  Result<Keys> ReadKeys(uint64_t keys_address);
+  // Index of a str key in a keys table whose keys are all strings, or -1.
+  Result<int64_t> KeyIndex(const Keys& keys, std::string_view key);
+  Result<uint64_t> ValuesSlot(uint64_t values, int64_t index);
+
+  ObjectReader& objects_;
+  RemoteMemory& memory_;
+  int minor_;
+  bool free_threaded_;
+  int32_t delta_;
+};
+
+}  // namespace pyunwind

@@ -1,0 +1,94 @@
+// Short, safe reprs of Python objects read out of the target, for --locals
+// and py-locals. Nothing here calls into the target: the repr is rebuilt
+// from the object's memory for None, bool, int (any size), float, str (every
+// kind), bytes, tuple, list, dict, set and frozenset, and is
+// "<TypeName object at 0x...>" for everything else. Nesting, item counts and
+// length are cut at the bounds of core/limits.h.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/objects/objects.h"
+#include "core/objects/remote_collections.h"
+
+namespace pyunwind {
+
+struct ValueDescription {
+  std::string type;                  // type(value).__name__; empty when unreadable
+  std::optional<std::string> repr;   // null when the value cannot be read safely
+  std::optional<std::string> error;  // why repr is null
+};
+
+class ValueFormatter {
+ public:
+  explicit ValueFormatter(ObjectReader& objects);
+
+  // Names the builtin types from the builtins dict of the interpreter at
+  // `interp` ("int", "str", ..., and NoneType / bool / ellipsis from None,
+  // True, Ellipsis): a core holds no read-only data of the executable, so the
+  // tp_name of a static type is often unreadable there. Best effort.
+  void LoadBuiltins(uint64_t interp);
+
+  // The object at `address` (a plain PyObject*, tags already removed).
+  ValueDescription Describe(uint64_t address);
+
+  // A 3.14+ tagged int held directly in a stack reference.
+  static ValueDescription TaggedInt(int64_t value);
+
+  // The repr alone: an error when the top object cannot be read.
+  Result<std::string> Repr(uint64_t address);
+
+  // Python's repr of a float (shortest round-trip digits, repr's rules for
+  // when to use an exponent) and of text given as code points.
+  static std::string FloatRepr(double value);
+  static std::string StrRepr(const std::u32string& text, bool truncated = false);
+  static std::string BytesRepr(const std::string& data, bool truncated = false);
+  // Decimal digits of a magnitude given as little-endian 30-bit digits.
+  static std::string DigitsToDecimal(std::vector<uint32_t> digits);
+
+  // What kind of builtin a type is, by its tp_name and flags.
+  enum class Kind { kNone, kBool, kInt, kFloat, kStr, kBytes, kTuple, kList, kDict, kSet,
+                    kFrozenSet, kCell, kOther };
+  struct TypeInfo {
+    std::string name;  // tp_name
+    bool named = true;  // false: tp_name unreadable, `name` is "type at 0x..."
+    uint64_t flags = 0;
+    Kind kind = Kind::kOther;
+  };
+  Result<TypeInfo> TypeOf(uint64_t address);
+  // The same for a type object's own address.
+  Result<TypeInfo> TypeInfoAt(uint64_t type);
+  // Py_None's address, once LoadBuiltins found it (0 before).
+  uint64_t none() const { return none_; }
+
+  // Records that `object` is a cell (a free variable's slot always holds
+  // one), so that its type is known by name where tp_name is unreadable.
+  void NoteCell(uint64_t object);
+
+  // The referent of a cell object (0 when empty).
+  Result<uint64_t> CellContents(uint64_t cell);
+
+ private:
+  // Appends the repr of `address` to `out`; errors only for the outermost object.
+  Status Append(uint64_t address, int depth, std::string& out);
+  Result<uint64_t> TypeAddress(uint64_t address);
+  Status AppendInt(uint64_t address, std::string& out);
+  Status AppendStr(uint64_t address, std::string& out);
+  bool Full(const std::string& out) const { return out.size() > kMaxReprLength; }
+
+  ObjectReader& objects_;
+  RemoteCollections collections_;
+  std::unordered_map<uint64_t, TypeInfo> types_;
+  uint64_t none_ = 0;
+  std::unordered_set<uint64_t> active_;  // containers being printed (cycles show as "...")
+};
+
+// The short name Python shows as type(x).__name__: tp_name after its last dot.
+std::string ShortTypeName(const std::string& tp_name);
+
+}  // namespace pyunwind

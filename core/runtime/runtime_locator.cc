@@ -1,0 +1,223 @@
+#include "core/runtime/runtime_locator.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <regex>
+
+#include "core/layout/debug_offsets.h"
+#include "core/target/elf_sections.h"
+#include "core/target/memory_scan.h"
+#include "core/objects/objects.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr uint32_t kPython311 = 0x030b0000;
+constexpr uint32_t kPython312 = 0x030c0000;
+
+// How far a patch release may move the embedded main interpreter from where
+// the table's release had it.
+constexpr uint64_t kEmbeddedInterpreterSlack = 4096;
+
+// A 3.11/3.12 runtime embeds its main interpreter near a known offset and
+// points at it; the interpreter points back at the runtime. Two pointers that
+// agree by chance are unlikely.
+bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t main) {
+  if (main % 8 != 0 || main <= runtime || l.runtime.main_interpreter_embedded < 0) return false;
+  // Unsigned: `main` and `runtime` are any two words of the target.
+  const uint64_t offset = main - runtime;
+  const uint64_t expected = static_cast<uint64_t>(l.runtime.main_interpreter_embedded);
+  return offset + kEmbeddedInterpreterSlack >= expected &&
+         offset <= expected + kEmbeddedInterpreterSlack;
+}
+
+bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
+  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  if (!main || !PointsToEmbeddedInterpreter(l, runtime, *main)) return false;
+  auto back = memory.ReadPointer(*main + l.interp.runtime);
+  return back && *back == runtime;
+}
+
+// sys.hexversion, read through the main interpreter's sys dict.
+std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
+                                          uint64_t runtime) {
+  ObjectReader objects(memory, layout);
+  auto interp = memory.ReadPointer(runtime + layout.runtime.interpreters_main);
+  if (!interp || *interp == 0) return std::nullopt;
+  auto sysdict = memory.ReadPointer(*interp + layout.interp.sysdict);
+  if (!sysdict || *sysdict == 0) return std::nullopt;
+  auto value = objects.LookupStringKey(*sysdict, "hexversion");
+  if (!value.ok() || *value == 0) return std::nullopt;
+  auto number = objects.ReadInt(*value);
+  if (!number.ok() || *number <= 0 || *number > 0xffffffff) return std::nullopt;
+  return static_cast<uint32_t>(*number);
+}
+
+std::optional<uint32_t> HexversionFromSymbol(Target& target, RemoteMemory& memory) {
+  auto address = target.FindSymbol("Py_Version");  // 3.11+: const unsigned long
+  if (!address) return std::nullopt;
+  auto value = memory.ReadValue<uint64_t>(*address);
+  if (!value || (*value >> 24) != 3) return std::nullopt;
+  return static_cast<uint32_t>(*value);
+}
+
+// "python3.10" / "libpython3.10.so" among the modules names the version of
+// a Python we cannot read, so the user learns which one it is.
+std::optional<PythonVersion> VersionFromModuleNames(Target& target) {
+  static const std::regex kPythonName(R"((?:^|/)(?:lib)?python(\d)\.(\d+)[^/]*$)");
+  for (const LoadedModule& module : target.Modules()) {
+    std::smatch match;
+    if (!std::regex_search(module.path, match, kPythonName)) continue;
+    const uint32_t major = std::stoul(match[1].str()), minor = std::stoul(match[2].str());
+    if (minor > 255) continue;
+    return PythonVersion{(major << 24) | (minor << 16)};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_t hexversion_hint) {
+  char cookie[sizeof(kDebugOffsetsCookie) - 1];
+  if (!memory.Read(address, cookie, sizeof cookie)) {
+    return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", address));
+  }
+  if (std::memcmp(cookie, kDebugOffsetsCookie, sizeof cookie) == 0) {
+    std::vector<uint8_t> block(kDebugOffsetsMaxSize);
+    if (!memory.Read(address, block.data(), block.size())) {
+      return MakeError(fmt::format("cannot read the debug offsets at {:#x}", address));
+    }
+    return LayoutFromDebugOffsets(block.data(), block.size());
+  }
+  std::vector<uint32_t> candidates = {kPython311, kPython312};
+  if ((hexversion_hint >> 16) == (kPython312 >> 16)) std::swap(candidates[0], candidates[1]);
+  for (uint32_t candidate : candidates) {
+    auto layout = LayoutFromTable(candidate);
+    if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
+    return layout;
+  }
+  return MakeError(fmt::format("the memory at {:#x} is not a CPython 3.11-3.15 runtime", address));
+}
+
+Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
+                                       const std::vector<MemoryRegion>& regions) {
+  std::vector<Layout> tables;
+  for (uint32_t version : {kPython311, kPython312}) tables.push_back(*LayoutFromTable(version));
+  uint64_t cookie_word;
+  std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
+
+  std::optional<RuntimeLocation> found;
+  // Why the first debug-offsets cookie found was refused (a version pyunwind does
+  // not read, a damaged block): said if nothing else is found.
+  std::optional<Error> cookie_error;
+  const ScanOutcome outcome = ScanWritableWords(
+      memory, regions, kMaxBytesScannedForRuntime, [&](uint64_t here, uint64_t value) {
+        if (value == cookie_word) {
+          auto layout = IdentifyRuntimeAt(memory, here, 0);
+          if (layout.ok()) {
+            found = RuntimeLocation{here, *layout, "a scan for the debug offsets", {}};
+            return ScanStep::kStop;
+          }
+          if (!cookie_error) {
+            cookie_error = MakeError(fmt::format("the _Py_DebugOffsets block at {:#x} is refused: {}",
+                                                 here, layout.error().message));
+          }
+          return ScanStep::kContinue;
+        }
+        for (const Layout& table : tables) {
+          // `here` would be runtime.interpreters.main, pointing into the runtime itself.
+          const uint64_t runtime = here - table.runtime.interpreters_main;
+          if (!PointsToEmbeddedInterpreter(table, runtime, value)) continue;
+          if (TableMatches(memory, table, runtime)) {
+            found = RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
+            return ScanStep::kStop;
+          }
+        }
+        return ScanStep::kContinue;
+      });
+  if (found) return *found;
+  if (outcome.budget_reached) {
+    return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
+                                 kMaxBytesScannedForRuntime >> 20));
+  }
+  if (cookie_error) return *cookie_error;
+  return MakeError("no Python runtime found in the target's writable memory");
+}
+
+Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
+  Target& target = memory.target();
+  const std::optional<uint32_t> symbol_version = HexversionFromSymbol(target, memory);
+  RuntimeLocation location;
+  std::optional<Error> symbol_error;
+  if (auto address = target.FindSymbol("_PyRuntime")) {
+    auto layout = IdentifyRuntimeAt(memory, *address, symbol_version.value_or(0));
+    if (layout.ok()) {
+      location = {*address, *layout, "the _PyRuntime symbol", {}};
+    } else {
+      symbol_error = layout.error();
+    }
+  }
+  if (location.address == 0) {
+    // A stripped 3.12+ binary still has its runtime in the .PyRuntime section.
+    for (const LoadedModule& module : target.Modules()) {
+      auto section = FindElfSection(module.path, ".PyRuntime");
+      if (!section) continue;
+      const uint64_t address = *section + module.load_bias;
+      auto layout = IdentifyRuntimeAt(memory, address, symbol_version.value_or(0));
+      if (layout.ok()) {
+        location = {address, *layout, "the .PyRuntime section of " + module.path, {}};
+        break;
+      }
+    }
+  }
+  if (location.address == 0) {
+    if (symbol_error || symbol_version) {
+      // The program is Python, but one we cannot read.
+      PythonVersion found{symbol_version.value_or(0)};
+      if (symbol_version && !found.AtLeast(3, 11)) {
+        return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
+                                     found.ToString()));
+      }
+      if (symbol_error) return *symbol_error;
+    }
+    if (auto named = VersionFromModuleNames(target); named && !named->AtLeast(3, 11)) {
+      return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
+                                   named->MinorString()));
+    }
+    std::vector<MemoryRegion> regions = target.MemoryRegions();
+    if (regions.empty()) {
+      return MakeError(
+          "no Python runtime found: no _PyRuntime symbol, and the debugger cannot list memory "
+          "regions to search");
+    }
+    auto scanned = ScanForRuntime(memory, regions);
+    if (!scanned.ok()) {
+      if (scanned.error().message.rfind("no Python runtime found", 0) != 0) return scanned.error();
+      return MakeError("not a Python process: " + scanned.error().message +
+                       " and there is no _PyRuntime symbol");
+    }
+    location = std::move(scanned).value();
+  }
+
+  // The tables know the minor version only; find the exact one.
+  if (location.layout.source.rfind("table", 0) == 0) {
+    std::optional<uint32_t> exact = symbol_version;
+    if (!exact) exact = HexversionFromSys(memory, location.layout, location.address);
+    if (exact && (*exact >> 16) == (location.layout.version.hexversion >> 16)) {
+      location.layout.version.hexversion = *exact;
+    } else {
+      location.warnings.push_back(fmt::format(
+          "the exact Python version is unknown; the runtime matches the {} layout",
+          location.layout.version.MinorString()));
+    }
+  }
+  PYU_RETURN_IF_ERROR(ValidateLayout(location.layout));
+  if (!location.layout.warning.empty()) location.warnings.push_back(location.layout.warning);
+  return location;
+}
+
+}  // namespace pyunwind

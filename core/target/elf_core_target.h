@@ -1,0 +1,47 @@
+// A Target over an ELF core file read directly (no debugger): the memory its
+// PT_LOAD segments hold and the threads of its NT_PRSTATUS notes. Used by
+// tests, benchmarks and the fuzz target; the debuggers have their own.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/base/result.h"
+#include "core/target/target.h"
+
+namespace pyunwind {
+
+class ElfCoreTarget : public Target {
+ public:
+  // Maps `path` and indexes its segments; refuses files that are not ELF cores.
+  static Result<std::unique_ptr<ElfCoreTarget>> Open(const std::string& path);
+  // Over bytes already in memory (the fuzz target); `image` must outlive this.
+  static Result<std::unique_ptr<ElfCoreTarget>> FromBytes(const uint8_t* image, size_t size);
+  ~ElfCoreTarget() override;
+
+  bool ReadMemory(uint64_t address, void* out, size_t size) override;
+  std::optional<uint64_t> FindSymbol(std::string_view) override { return std::nullopt; }
+  std::vector<MemoryRegion> MemoryRegions() override;
+  std::vector<uint64_t> ThreadIds() override { return thread_ids_; }
+
+ private:
+  struct Segment {
+    uint64_t address = 0;
+    uint64_t memory_size = 0;
+    uint64_t file_offset = 0;
+    uint64_t file_size = 0;  // bytes present in the file (the rest reads as zero)
+    bool writable = false;
+  };
+  ElfCoreTarget() = default;
+  Status Index();
+
+  const uint8_t* image_ = nullptr;
+  size_t size_ = 0;
+  void* mapping_ = nullptr;  // owned when opened from a path
+  std::vector<Segment> segments_;  // sorted by address
+  std::vector<uint64_t> thread_ids_;
+};
+
+}  // namespace pyunwind

@@ -1,0 +1,80 @@
+#include "core/target/memory.h"
+
+#include <algorithm>
+
+namespace pyunwind {
+
+bool RemoteMemory::FetchFromTarget(uint64_t address, void* out, size_t size) {
+  if (stats_.target_bytes + size > byte_budget_) {
+    budget_exhausted_ = true;
+    return false;
+  }
+  ++stats_.target_reads;
+  stats_.target_bytes += size;
+  if (target_.ReadMemory(address, out, size)) return true;
+  ++stats_.failed_reads;
+  return false;
+}
+
+const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
+  if (page_address == last_page_address_) {
+    ++stats_.cache_hits;
+    return *last_page_;
+  }
+  auto found = pages_.find(page_address);
+  if (found != pages_.end()) {
+    ++stats_.cache_hits;
+    last_page_address_ = page_address;
+    last_page_ = &found->second;
+    return found->second;
+  }
+  ++stats_.cache_misses;
+
+  // Try a block of pages first: neighbouring structures (frames on a data
+  // stack, objects in an arena) tend to be read next.
+  const uint64_t block_size = kPageSize * kPagesPerFetch;
+  const uint64_t block_start = page_address & ~(block_size - 1);
+  auto block = std::make_unique<uint8_t[]>(block_size);
+  if (!blocks_not_whole_.count(block_start) &&
+      FetchFromTarget(block_start, block.get(), block_size)) {
+    for (uint64_t offset = 0; offset < block_size; offset += kPageSize) {
+      Page page{true, std::make_unique<uint8_t[]>(kPageSize)};
+      std::memcpy(page.bytes.get(), block.get() + offset, kPageSize);
+      pages_.try_emplace(block_start + offset, std::move(page));
+    }
+  } else {
+    blocks_not_whole_.insert(block_start);
+    Page page{false, std::make_unique<uint8_t[]>(kPageSize)};
+    page.readable = FetchFromTarget(page_address, page.bytes.get(), kPageSize);
+    if (!page.readable) page.bytes.reset();
+    pages_.insert_or_assign(page_address, std::move(page));
+  }
+  const Page& page = pages_.at(page_address);
+  last_page_address_ = page_address;
+  last_page_ = &page;
+  return page;
+}
+
+bool RemoteMemory::Read(uint64_t address, void* out, size_t size) {
+  if (size == 0) return true;
+  if (address + size < address) return false;  // wraps around
+  auto* dest = static_cast<uint8_t*>(out);
+  while (size > 0) {
+    const uint64_t page_address = address & ~(kPageSize - 1);
+    const uint64_t in_page = address - page_address;
+    const size_t chunk = std::min<uint64_t>(size, kPageSize - in_page);
+    const Page& page = GetPage(page_address);
+    if (!page.readable) return false;
+    std::memcpy(dest, page.bytes.get() + in_page, chunk);
+    dest += chunk;
+    address += chunk;
+    size -= chunk;
+  }
+  return true;
+}
+
+bool RemoteMemory::ReadUncached(uint64_t address, void* out, size_t size) {
+  return FetchFromTarget(address, out, size);
+}
+
+}  // namespace pyunwind

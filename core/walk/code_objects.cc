@@ -1,0 +1,72 @@
+#include "core/walk/code_objects.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <vector>
+
+namespace pyunwind {
+namespace {
+
+template <typename T>
+T FieldAt(const std::vector<uint8_t>& raw, int32_t offset) {
+  T value{};
+  if (offset >= 0 && offset + sizeof(T) <= raw.size()) std::memcpy(&value, &raw[offset], sizeof(T));
+  return value;
+}
+
+}  // namespace
+
+Result<const CodeInfo*> CodeCache::Get(uint64_t address) {
+  auto found = cache_.find(address);
+  if (found != cache_.end()) return static_cast<const CodeInfo*>(found->second.get());
+  PYU_ASSIGN_OR_RETURN(CodeInfo info, Read(address));
+  if (cache_.size() >= kMaxCodeObjectsCached) cache_.clear();
+  auto& slot = cache_[address];
+  slot = std::make_unique<CodeInfo>(std::move(info));
+  return static_cast<const CodeInfo*>(slot.get());
+}
+
+Result<uint64_t> CodeCache::BytecodeFor(const CodeInfo& code, int32_t tlbc_index) {
+  if (tlbc_index <= 0 || code.tlbc_array == 0) return code.bytecode_address;
+  // _PyCodeArray: Py_ssize_t size, then `size` pointers.
+  RemoteMemory& memory = objects_.memory();
+  auto size = memory.ReadValue<int64_t>(code.tlbc_array);
+  if (!size || tlbc_index >= *size || *size > (1 << 20)) {
+    return MakeError(fmt::format("thread-local bytecode index {} is out of range", tlbc_index));
+  }
+  auto entry = memory.ReadPointer(code.tlbc_array + 8 + 8 * static_cast<uint64_t>(tlbc_index));
+  if (!entry || *entry == 0) return MakeError("cannot read a thread's copy of the bytecode");
+  return *entry;
+}
+
+Result<CodeInfo> CodeCache::Read(uint64_t address) {
+  const Layout::Code& c = objects_.layout().code;
+  if (address == 0 || address % 8 != 0) {
+    return MakeError(fmt::format("bad code object pointer {:#x}", address));
+  }
+  // The whole fixed part in one read.
+  std::vector<uint8_t> raw(c.code_adaptive);
+  if (!objects_.memory().Read(address, raw.data(), raw.size())) {
+    return MakeError(fmt::format("cannot read the code object at {:#x}", address));
+  }
+  CodeInfo info;
+  PYU_ASSIGN_OR_RETURN(info.filename, objects_.ReadString(FieldAt<uint64_t>(raw, c.filename)));
+  PYU_ASSIGN_OR_RETURN(info.name, objects_.ReadString(FieldAt<uint64_t>(raw, c.name)));
+  if (c.qualname != kAbsent) {
+    PYU_ASSIGN_OR_RETURN(info.qualname, objects_.ReadString(FieldAt<uint64_t>(raw, c.qualname)));
+  } else {
+    info.qualname = info.name;
+  }
+  info.first_line = FieldAt<int32_t>(raw, c.firstlineno);
+  info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
+  info.bytecode_address = address + c.code_adaptive;
+  if (c.tlbc != kAbsent) info.tlbc_array = FieldAt<uint64_t>(raw, c.tlbc);
+  PYU_ASSIGN_OR_RETURN(
+      std::string table,
+      objects_.ReadBytes(FieldAt<uint64_t>(raw, c.linetable), kMaxLocationTableBytes));
+  info.lines = DecodeLocationTable(table, info.first_line);
+  return info;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,47 @@
+// Code objects, read once per address and kept for the command (and across
+// commands while the target has not run): names, file and decoded lines.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/walk/location_table.h"
+#include "core/objects/objects.h"
+
+namespace pyunwind {
+
+struct CodeInfo {
+  std::string filename;
+  std::string name;
+  std::string qualname;
+  int first_line = 0;
+  uint64_t bytecode_address = 0;  // co_code_adaptive
+  int32_t first_traceable = 0;    // 3.11, 3.12: instructions before it set the frame up
+  uint64_t tlbc_array = 0;        // free-threaded 3.14+: _PyCodeArray of per-thread copies
+  std::vector<LineRange> lines;
+};
+
+class CodeCache {
+ public:
+  explicit CodeCache(ObjectReader& objects) : objects_(objects) {}
+
+  // The code object at `address`, read on first use. Errors are not cached.
+  Result<const CodeInfo*> Get(uint64_t address);
+
+  size_t size() const { return cache_.size(); }
+
+  // Where the bytecode that a frame runs starts: co_code_adaptive, or in
+  // free-threaded 3.14+ the thread's own copy, entry `tlbc_index` of co_tlbc.
+  Result<uint64_t> BytecodeFor(const CodeInfo& code, int32_t tlbc_index);
+
+ private:
+  Result<CodeInfo> Read(uint64_t address);
+
+  ObjectReader& objects_;
+  std::unordered_map<uint64_t, std::unique_ptr<CodeInfo>> cache_;
+};
+
+}  // namespace pyunwind

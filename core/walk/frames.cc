@@ -1,0 +1,96 @@
+#include "core/walk/frames.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <unordered_set>
+#include <vector>
+
+namespace pyunwind {
+namespace {
+
+template <typename T>
+T FieldAt(const uint8_t* raw, size_t raw_size, int32_t offset) {
+  T value{};
+  if (offset >= 0 && offset + sizeof(T) <= raw_size) std::memcpy(&value, raw + offset, sizeof(T));
+  return value;
+}
+
+void StopWalk(Thread& thread, std::string reason) {
+  thread.truncated = true;
+  thread.error = std::move(reason);
+}
+
+}  // namespace
+
+void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
+                size_t max_frames, Thread& thread) {
+  const Layout::Frame& f = objects.layout().frame;
+  const size_t frame_size = static_cast<size_t>(f.size);
+  std::vector<uint8_t> raw(frame_size);
+  std::unordered_set<uint64_t> seen;
+  size_t visited = 0;
+  const size_t first_frame = thread.frames.size();
+  while (frame_address != 0) {
+    if (visited++ >= max_frames) {
+      StopWalk(thread, fmt::format("more than {} frames: the rest are not shown", max_frames));
+      return;
+    }
+    if (!seen.insert(frame_address).second) {
+      StopWalk(thread, fmt::format("the frame chain loops back to {:#x}", frame_address));
+      return;
+    }
+    if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw.data(), frame_size)) {
+      StopWalk(thread, fmt::format("cannot read the frame at {:#x}", frame_address));
+      return;
+    }
+    const uint8_t* bytes = raw.data();
+    const uint64_t previous = FieldAt<uint64_t>(bytes, frame_size, f.previous);
+    const uint64_t code_address =
+        FieldAt<uint64_t>(bytes, frame_size, f.executable) & ~f.stackref_tag_mask;
+    const uint64_t instruction = FieldAt<uint64_t>(bytes, frame_size, f.instr_ptr);
+    const int owner = f.owner == kAbsent ? 0 : FieldAt<uint8_t>(bytes, frame_size, f.owner);
+
+    if (owner >= f.owner_first_internal) {  // an entry shim the C stack owns
+      // 3.12+: one shim per eval-loop call, just outside the frames that call runs.
+      if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
+      frame_address = previous;
+      continue;
+    }
+    auto code = codes.Get(code_address);
+    if (!code.ok()) {
+      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, code.error().message));
+      return;
+    }
+    const CodeInfo& info = **code;
+    const int32_t tlbc_index =
+        f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(bytes, frame_size, f.tlbc_index);
+    auto bytecode = codes.BytecodeFor(info, tlbc_index);
+    if (!bytecode.ok()) {
+      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, bytecode.error().message));
+      return;
+    }
+    const int64_t instruction_index =
+        (static_cast<int64_t>(instruction) - static_cast<int64_t>(*bytecode)) / 2;
+    // 3.11/3.12: a frame whose first instructions (copying free variables,
+    // making the generator) have not run yet is not in Python's tracebacks.
+    const bool incomplete = owner != f.owner_generator && f.instr_is_previous &&
+                            instruction_index < info.first_traceable;
+    if (!incomplete) {
+      Frame out;
+      out.filename = info.filename;
+      out.name = info.name;
+      out.qualname = info.qualname;
+      out.line = LineForInstruction(info.lines, info.first_line, instruction_index);
+      out.frame_address = frame_address;
+      out.code_address = code_address;
+      out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0;
+      thread.frames.push_back(std::move(out));
+    }
+    frame_address = previous;
+  }
+  // The outermost frame of a thread is where its first eval-loop call started.
+  if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
+}
+
+}  // namespace pyunwind

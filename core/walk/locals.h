@@ -1,0 +1,28 @@
+// The arguments and locals of one _PyInterpreterFrame, by name
+// (co_localsplusnames / co_localspluskinds), with short reprs
+// (core/values.h). Cells and free variables show what the cell holds;
+// 3.14+ tagged stack references are untagged, tagged ints shown as ints.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/walk/model.h"
+#include "core/objects/objects.h"
+#include "core/base/result.h"
+#include "core/objects/values.h"
+
+namespace pyunwind {
+
+// Locals that are bound, in co_localsplusnames order (unbound ones are left
+// out, as frame.f_locals leaves them out). A value that cannot be read gets
+// a null repr and the reason; the whole call fails only when the code
+// object's names cannot be read.
+Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                                                   uint64_t frame_address, uint64_t code_address);
+
+// Fills `frame.locals` (or `frame.locals_error`) for every Python frame of
+// every thread of `snapshot`.
+void AddLocals(ObjectReader& objects, Snapshot& snapshot);
+
+}  // namespace pyunwind

@@ -1,0 +1,113 @@
+#include "core/walk/location_table.h"
+
+#include <algorithm>
+
+namespace pyunwind {
+namespace {
+
+// Location entry codes (Objects/locations.md in CPython).
+enum Code : int {
+  kShortFormLast = 9,      // 0-9: same line, short column form
+  kOneLineFirst = 10,      // 10-12: line delta 0, 1 or 2 with columns
+  kOneLineLast = 12,
+  kNoColumns = 13,         // signed varint line delta
+  kLongForm = 14,          // signed varint line delta, end line, columns
+  kNoLocation = 15,
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  bool AtEnd() const { return pos_ >= bytes_.size(); }
+  bool Peek(uint8_t& out) const {
+    if (AtEnd()) return false;
+    out = static_cast<uint8_t>(bytes_[pos_]);
+    return true;
+  }
+  bool Next(uint8_t& out) {
+    if (!Peek(out)) return false;
+    ++pos_;
+    return true;
+  }
+  // Unsigned varint: 6 bits a byte, bit 6 means more follow.
+  bool Varint(uint32_t& out) {
+    out = 0;
+    for (int shift = 0; shift < 32; shift += 6) {
+      uint8_t byte;
+      if (!Next(byte)) return false;
+      out |= static_cast<uint32_t>(byte & 63) << shift;
+      if (!(byte & 64)) return true;
+    }
+    return false;
+  }
+  bool SignedVarint(int32_t& out) {
+    uint32_t raw;
+    if (!Varint(raw)) return false;
+    out = (raw & 1) ? -static_cast<int32_t>(raw >> 1) : static_cast<int32_t>(raw >> 1);
+    return true;
+  }
+  bool Skip(size_t n) {
+    if (pos_ + n > bytes_.size()) return false;
+    pos_ += n;
+    return true;
+  }
+
+ private:
+  std::string_view bytes_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_line) {
+  std::vector<LineRange> ranges;
+  Reader reader(table);
+  int32_t line = first_line;
+  int32_t address = 0;
+  uint8_t first;
+  while (reader.Next(first)) {
+    if (!(first & 0x80)) break;  // every entry starts with the high bit set
+    const int code = (first >> 3) & 15;
+    const int32_t length = (first & 7) + 1;
+    int32_t entry_line = line;
+    bool ok = true;
+    if (code == kNoLocation) {
+      entry_line = -1;
+    } else if (code == kLongForm || code == kNoColumns) {
+      int32_t delta;
+      ok = reader.SignedVarint(delta);
+      line += delta;
+      entry_line = line;
+      uint32_t ignored;
+      if (ok && code == kLongForm) {
+        ok = reader.Varint(ignored) && reader.Varint(ignored) && reader.Varint(ignored);
+      }
+    } else if (code >= kOneLineFirst && code <= kOneLineLast) {
+      line += code - kOneLineFirst;
+      entry_line = line;
+      ok = reader.Skip(2);
+    } else {  // short form: one byte of columns
+      ok = reader.Skip(1);
+    }
+    if (!ok) break;
+    ranges.push_back({address, address + length, entry_line});
+    address += length;
+  }
+  return ranges;
+}
+
+std::optional<int> LineForInstruction(const std::vector<LineRange>& ranges, int first_line,
+                                      int64_t instruction_index) {
+  // Before the first instruction (a frame that has not started): CPython
+  // reports the first line, as PyCode_Addr2Line does for negative offsets.
+  if (instruction_index < 0) return first_line;
+  auto found = std::upper_bound(
+      ranges.begin(), ranges.end(), instruction_index,
+      [](int64_t index, const LineRange& range) { return index < range.end; });
+  if (found == ranges.end() || instruction_index < found->start || found->line < 0) {
+    return std::nullopt;
+  }
+  return found->line;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,82 @@
+// Plain data the unwinder returns: what the formatter prints and the tests
+// compare. No pointers into the target beyond addresses kept for display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/layout/version.h"
+
+namespace pyunwind {
+
+// One argument or local of a Python frame (--locals, py-locals).
+struct LocalVariable {
+  std::string name;
+  std::string type;                  // type(value).__name__; empty when unreadable
+  std::optional<std::string> repr;   // null when it cannot be read safely
+  std::optional<std::string> error;  // why repr is null
+};
+
+struct Frame {
+  std::string kind = "python";  // "python"; "native" where native frames are merged in
+  std::string filename;
+  std::string name;      // co_name
+  std::string qualname;  // co_qualname
+  std::optional<int> line;  // null only where the location table has none
+  uint64_t frame_address = 0;  // the _PyInterpreterFrame
+  uint64_t code_address = 0;
+  bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // --locals only: arguments and locals in co_localsplusnames order, or why not.
+  std::optional<std::vector<LocalVariable>> locals;
+  std::optional<std::string> locals_error;
+  // kind "native" only (py-bt --native): the debugger's own unwind of the C stack.
+  uint64_t pc = 0;
+  std::string function;  // empty where the debugger has no symbol
+  std::string module;    // path of the object file, empty where unknown
+  size_t native_index = 0;  // the debugger's frame number
+};
+
+struct Thread {
+  uint64_t tstate_address = 0;
+  std::optional<uint64_t> native_id;   // OS thread id (LWP)
+  std::optional<uint64_t> python_id;   // PyThreadState.thread_id (pthread_t)
+  bool is_main = false;
+  std::optional<bool> holds_gil;       // null where the build has no GIL or it cannot be told
+  std::vector<std::string> status;     // "main", "has_gil", "gc", ...
+  std::vector<Frame> frames;           // innermost first
+  bool truncated = false;              // a limit or a bad pointer cut the stack short
+  std::optional<std::string> error;    // why the stack stops early, if it does
+  // The type of the exception being raised or handled (status "exception"),
+  // where the version tells (3.11, 3.12, 3.15).
+  std::optional<std::string> exception;
+  // The asyncio task whose step this thread's event loop is running (status
+  // "running_task"), where asyncio is imported and one is running.
+  struct RunningTask {
+    uint64_t address = 0;
+    std::string name;
+  };
+  std::optional<RunningTask> running_task;
+};
+
+struct Interpreter {
+  uint64_t address = 0;
+  int64_t id = 0;
+  std::vector<Thread> threads;
+  // The thread state that holds the GIL while it is locked, where the build tells.
+  std::optional<uint64_t> gil_holder;
+};
+
+struct PythonInfo {
+  PythonVersion version;
+  bool free_threaded = false;
+};
+
+struct Snapshot {
+  PythonInfo python;
+  std::vector<Interpreter> interpreters;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace pyunwind

@@ -1,0 +1,208 @@
+#include "core/walk/threads.h"
+
+#include <fmt/format.h>
+
+#include <unordered_set>
+
+#include "core/walk/frames.h"
+#include "core/walk/thread_state.h"
+
+namespace pyunwind {
+namespace {
+
+bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
+
+// Which thread state holds the GIL of `interp`, if the build can tell.
+struct GilState {
+  bool known = false;
+  bool locked = false;
+  uint64_t holder = 0;
+};
+
+GilState ReadGil(RemoteMemory& memory, const Layout& l, uint64_t runtime, uint64_t interp) {
+  GilState gil;
+  if (l.free_threaded || l.gil.locked == kAbsent || l.gil.last_holder == kAbsent) return gil;
+  uint64_t gil_address = 0;
+  if (l.runtime.gil != kAbsent) {
+    gil_address = runtime + l.runtime.gil;
+  } else if (l.interp.ceval_gil != kAbsent) {
+    auto pointer = memory.ReadPointer(interp + l.interp.ceval_gil);
+    if (!pointer || !Aligned(*pointer)) return gil;
+    gil_address = *pointer;
+  } else {
+    return gil;
+  }
+  auto locked = memory.ReadValue<int32_t>(gil_address + l.gil.locked);
+  auto holder = memory.ReadPointer(gil_address + l.gil.last_holder);
+  if (!locked || !holder) return gil;
+  gil.known = true;
+  gil.locked = *locked != 0;
+  gil.holder = *holder;
+  return gil;
+}
+
+Thread ReadThread(ObjectReader& objects, CodeCache& codes, uint64_t tstate,
+                  const WalkOptions& options) {
+  RemoteMemory& memory = objects.memory();
+  const Layout::ThreadState& t = objects.layout().tstate;
+  Thread thread;
+  thread.tstate_address = tstate;
+  if (auto id = memory.ReadValue<uint64_t>(tstate + t.native_thread_id); id && *id != 0) {
+    thread.native_id = *id;
+  }
+  if (auto id = memory.ReadValue<uint64_t>(tstate + t.thread_id); id && *id != 0) {
+    thread.python_id = *id;
+  }
+  std::optional<uint64_t> frame;
+  if (t.current_frame != kAbsent) {
+    frame = memory.ReadPointer(tstate + t.current_frame);
+  } else if (auto cframe = memory.ReadPointer(tstate + t.cframe); cframe) {
+    frame = *cframe == 0 ? 0 : memory.ReadPointer(*cframe + t.cframe_current_frame);
+  }
+  if (!frame) {
+    thread.truncated = true;
+    thread.error = fmt::format("cannot read the current frame of thread state {:#x}", tstate);
+    return thread;
+  }
+  WalkFrames(objects, codes, *frame, options.max_frames_per_thread, thread);
+  return thread;
+}
+
+// The interpreter's thread states, newest first as CPython links them.
+std::vector<uint64_t> ThreadStates(RemoteMemory& memory, const Layout& l, uint64_t interp,
+                                   std::vector<std::string>& warnings) {
+  std::vector<uint64_t> states;
+  std::unordered_set<uint64_t> seen;
+  auto head = memory.ReadPointer(interp + l.interp.threads_head);
+  if (!head) {
+    warnings.push_back(fmt::format("cannot read the thread list of interpreter {:#x}", interp));
+    return states;
+  }
+  for (uint64_t tstate = *head; tstate != 0;) {
+    if (!Aligned(tstate)) {
+      warnings.push_back(fmt::format("bad thread state pointer {:#x}: thread list cut", tstate));
+      break;
+    }
+    if (!seen.insert(tstate).second) {
+      warnings.push_back("the thread list loops: threads after the loop are not shown");
+      break;
+    }
+    if (states.size() >= kMaxThreadsPerInterpreter) {
+      warnings.push_back(fmt::format("more than {} threads: the rest are not shown...truncated",
+                                     kMaxThreadsPerInterpreter));
+      break;
+    }
+    states.push_back(tstate);
+    auto next = memory.ReadPointer(tstate + l.tstate.next);
+    if (!next) {
+      warnings.push_back(fmt::format("cannot read thread state {:#x}: thread list cut", tstate));
+      break;
+    }
+    tstate = *next;
+  }
+  return states;
+}
+
+// Which thread state is the interpreter's main thread.
+uint64_t MainThreadState(RemoteMemory& memory, const Layout& l, uint64_t runtime,
+                         uint64_t interp, bool is_main_interpreter,
+                         const std::vector<uint64_t>& states) {
+  if (l.interp.threads_main != kAbsent) {
+    auto main = memory.ReadPointer(interp + l.interp.threads_main);
+    return main ? *main : 0;
+  }
+  if (!is_main_interpreter || states.empty()) return 0;
+  if (l.runtime.main_thread != kAbsent) {
+    auto main_id = memory.ReadValue<uint64_t>(runtime + l.runtime.main_thread);
+    for (uint64_t tstate : states) {
+      auto id = memory.ReadValue<uint64_t>(tstate + l.tstate.thread_id);
+      if (main_id && id && *id == *main_id) return tstate;
+    }
+    return 0;
+  }
+  // No record of it: the main thread made the first thread state, and new
+  // ones are linked in front.
+  return states.back();
+}
+
+}  // namespace
+
+Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t runtime,
+                             const WalkOptions& options) {
+  RemoteMemory& memory = objects.memory();
+  const Layout& l = objects.layout();
+  Snapshot snapshot;
+  snapshot.python.version = l.version;
+  snapshot.python.free_threaded = l.free_threaded;
+
+  auto head = memory.ReadPointer(runtime + l.runtime.interpreters_head);
+  if (!head) return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", runtime));
+  if (*head == 0) return MakeError("the Python runtime has no interpreter (not started, or finalized)");
+  std::optional<uint64_t> main_interp;
+  if (l.runtime.interpreters_main != kAbsent) {
+    main_interp = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  }
+
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t interp = *head; interp != 0;) {
+    if (!Aligned(interp)) {
+      snapshot.warnings.push_back(fmt::format("bad interpreter pointer {:#x}: list cut", interp));
+      break;
+    }
+    if (!seen.insert(interp).second) {
+      snapshot.warnings.push_back("the interpreter list loops: interpreters after it are not shown");
+      break;
+    }
+    if (snapshot.interpreters.size() >= kMaxInterpreters) {
+      snapshot.warnings.push_back(fmt::format(
+          "more than {} interpreters: the rest are not shown...truncated", kMaxInterpreters));
+      break;
+    }
+    Interpreter interpreter;
+    interpreter.address = interp;
+    if (auto id = memory.ReadValue<int64_t>(interp + l.interp.id); id) interpreter.id = *id;
+
+    const std::vector<uint64_t> states = ThreadStates(memory, l, interp, snapshot.warnings);
+    const bool is_main_interpreter = main_interp ? *main_interp == interp : interpreter.id == 0;
+    const uint64_t main_tstate =
+        MainThreadState(memory, l, runtime, interp, is_main_interpreter, states);
+    const GilState gil = ReadGil(memory, l, runtime, interp);
+    bool collecting = false;
+    if (l.interp.gc_collecting != kAbsent) {
+      auto value = memory.ReadValue<int32_t>(interp + l.interp.gc_collecting);
+      collecting = value && *value != 0;
+    }
+
+    // Oldest first reads like the debugger's own thread list.
+    for (auto it = states.rbegin(); it != states.rend(); ++it) {
+      Thread thread = ReadThread(objects, codes, *it, options);
+      thread.is_main = *it == main_tstate;
+      if (thread.is_main) thread.status.push_back("main");
+      if (gil.known) {
+        thread.holds_gil = gil.locked && gil.holder == *it;
+        if (*thread.holds_gil) {
+          thread.status.push_back("has_gil");
+          // The collector runs on the thread that holds the GIL.
+          if (collecting) thread.status.push_back("gc");
+        }
+      }
+      interpreter.threads.push_back(std::move(thread));
+    }
+    if (gil.known && gil.locked) interpreter.gil_holder = gil.holder;
+    AddThreadStatus(objects, interpreter);
+    snapshot.interpreters.push_back(std::move(interpreter));
+
+    auto next = memory.ReadPointer(interp + l.interp.next);
+    if (!next) {
+      snapshot.warnings.push_back(fmt::format("cannot read interpreter {:#x}: list cut", interp));
+      break;
+    }
+    interp = *next;
+  }
+  if (memory.BudgetExhausted()) {
+    snapshot.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");
+  }
+  return snapshot;
+}
+
+}  // namespace pyunwind
