@@ -40,5 +40,6 @@ inline constexpr size_t kMaxLocalsPerFrame = 1024;
 // py-list: lines read from a source file at most, and its longest line kept.
 inline constexpr size_t kMaxSourceLines = 1 << 20;
 inline constexpr size_t kMaxSourceLineLength = 4096;
+inline constexpr uint64_t kMaxSourceFileBytes = 64ull << 20;  // bytes read of one source file
 
 }  // namespace pyunwind

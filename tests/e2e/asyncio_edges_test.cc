@@ -59,13 +59,6 @@ std::vector<Case> AllCases() {
   return cases;
 }
 
-// tests/data/asyncio_edges.py: from the runfiles (a data dependency), else the checkout.
-std::string EdgesScript() {
-  const std::string relative = "tests/data/asyncio_edges.py";
-  if (FileExists(relative)) return relative;
-  return WorkspaceRoot() + "/" + relative;
-}
-
 // A started process and the file it writes once it is ready (parsed as JSON if asked).
 struct Running {
   std::unique_ptr<Process> process;
@@ -119,7 +112,7 @@ class AsyncioEdges : public ::testing::TestWithParam<Case> {
       if (!path) {
         r.error = "skip: pyenv's Python " + python.pyenv_version + " is not installed";
       } else {
-        Start({*path, EdgesScript()}, "asyncio_edges_" + python.label, true, r);
+        Start({*path, ProjectFile("tests/data/asyncio_edges.py")}, "asyncio_edges_" + python.label, true, r);
       }
     }
     return r;

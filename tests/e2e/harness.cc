@@ -126,6 +126,11 @@ const std::string& SharedDir() {
   return dir;
 }
 
+std::string ProjectFile(const std::string& relative) {
+  if (FileExists(relative)) return relative;
+  return WorkspaceRoot() + "/" + relative;
+}
+
 std::string ScenarioScript(const std::string& name) {
   return SharedDir() + "/fixtures/scenarios/" + name + ".py";
 }
@@ -337,6 +342,14 @@ std::unique_ptr<Scenario> Scenario::Start(const std::string& python, const std::
              "'; set PYUNWIND_SHARED_DIR to override)";
     return nullptr;
   }
+  return StartScript(python, script, error, timeout_s);
+}
+
+std::unique_ptr<Scenario> Scenario::StartScript(const std::string& python,
+                                                const std::string& script, std::string* error,
+                                                double timeout_s) {
+  std::string name = script.substr(script.rfind('/') + 1);
+  name = name.substr(0, name.rfind('.'));
   std::string truth_path = UniquePath("truth-" + name) + ".json";
   std::string log_path = truth_path + ".log";
   ProcessOptions options;
@@ -394,6 +407,15 @@ const Scenario* ScenarioWithCore::Start(const std::string& python, const std::st
                                         std::string* error) {
   if (!scenario_ && scenario_error_.empty()) {
     scenario_ = Scenario::Start(python, name, &scenario_error_);
+  }
+  *error = scenario_error_;
+  return scenario_.get();
+}
+
+const Scenario* ScenarioWithCore::StartScript(const std::string& python, const std::string& script,
+                                              std::string* error) {
+  if (!scenario_ && scenario_error_.empty()) {
+    scenario_ = Scenario::StartScript(python, script, &scenario_error_);
   }
   *error = scenario_error_;
   return scenario_.get();

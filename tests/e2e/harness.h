@@ -37,6 +37,10 @@ const std::string& SharedDir();
 // <shared>/fixtures/scenarios/<name>.
 std::string ScenarioScript(const std::string& name);
 
+// A file of this project (e.g. "tests/data/injection.py"): from the runfiles when it is a
+// data dependency, else from the checkout.
+std::string ProjectFile(const std::string& relative);
+
 // Debian's interpreter (static, non-PIE).
 inline constexpr const char* kDebianPython = "/usr/bin/python3.11";
 
@@ -119,6 +123,11 @@ class Scenario {
   // timeout_s) for the truth file. On failure returns nullptr and sets *error.
   static std::unique_ptr<Scenario> Start(const std::string& python, const std::string& name,
                                          std::string* error, double timeout_s = 60);
+  // The same for a script of any path that follows the scenario protocol (argv[1]: the
+  // truth file, written atomically once parked, with at least "pid").
+  static std::unique_ptr<Scenario> StartScript(const std::string& python,
+                                               const std::string& script, std::string* error,
+                                               double timeout_s = 60);
   pid_t pid() const { return process_->pid(); }
   const json& truth() const { return truth_; }
   const std::string& python() const { return python_; }
@@ -140,6 +149,9 @@ class ScenarioWithCore {
  public:
   // The scenario `name` under `python`, or nullptr and *error.
   const Scenario* Start(const std::string& python, const std::string& name, std::string* error);
+  // The same for a script of this project (Scenario::StartScript).
+  const Scenario* StartScript(const std::string& python, const std::string& script,
+                              std::string* error);
   // The core of the started scenario (named after `prefix`), or "" and *error.
   const std::string& Core(const std::string& prefix, std::string* error);
 

@@ -1,0 +1,85 @@
+#include "core/commands/source_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/base/limits.h"
+
+namespace pyunwind {
+namespace {
+
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last) {
+  if (path.empty()) return MakeError("the code object names no file");
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a
+  // terminal must not become the debugger's controlling terminal.
+  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  struct stat st;
+  if (fstat(fd.get(), &st) != 0) {
+    return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return MakeError(fmt::format("'{}' is not a regular file: its source is not read", path));
+  }
+  SourceLines out;
+  out.first = first < 1 ? 1 : first;
+  std::string line;
+  int number = 1;
+  bool cut = false;  // the current line passed kMaxSourceLineLength
+  uint64_t total = 0;
+  char buffer[1 << 16];
+  auto finish_line = [&] {
+    if (number >= out.first && number <= last) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      out.lines.push_back(cut ? line + "..." : line);
+    }
+    line.clear();
+    cut = false;
+    ++number;
+  };
+  while (number <= last && static_cast<size_t>(number) <= kMaxSourceLines &&
+         total < kMaxSourceFileBytes) {
+    const ssize_t n = read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
+    if (n == 0) break;
+    total += static_cast<uint64_t>(n);
+    for (ssize_t i = 0; i < n && number <= last; ++i) {
+      if (buffer[i] == '\n') {
+        finish_line();
+      } else if (number >= out.first) {
+        if (line.size() < kMaxSourceLineLength) {
+          line += buffer[i];
+        } else {
+          cut = true;
+        }
+      }
+    }
+  }
+  if (!line.empty() && number <= last) finish_line();  // a last line without '\n'
+  return out;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,77 @@
+// ReadSourceLines reads only regular files, never blocks, and bounds what it
+// reads: the path is the target's choice.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "core/base/limits.h"
+#include "core/commands/source_file.h"
+
+namespace pyunwind {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = TempPath(name);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+TEST(SourceFile, ReadsTheLinesAsked) {
+  const std::string path = WriteFile("a.py", "one\ntwo\r\nthree\nfour");
+  auto lines = ReadSourceLines(path, 2, 4);
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  EXPECT_EQ(lines->first, 2);
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"two", "three", "four"}));
+  lines = ReadSourceLines(path, 0, 1);
+  ASSERT_TRUE(lines.ok());
+  EXPECT_EQ(lines->first, 1);
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"one"}));
+  lines = ReadSourceLines(path, 9, 12);
+  ASSERT_TRUE(lines.ok());
+  EXPECT_TRUE(lines->lines.empty());
+}
+
+TEST(SourceFile, LongLinesAreCut) {
+  const std::string path = WriteFile("long.py", std::string(kMaxSourceLineLength + 10, 'x') + "\nnext\n");
+  auto lines = ReadSourceLines(path, 1, 2);
+  ASSERT_TRUE(lines.ok());
+  ASSERT_EQ(lines->lines.size(), 2u);
+  EXPECT_EQ(lines->lines[0], std::string(kMaxSourceLineLength, 'x') + "...");
+  EXPECT_EQ(lines->lines[1], "next");
+}
+
+TEST(SourceFile, MissingFileSaysWhy) {
+  auto lines = ReadSourceLines(TempPath("no-such.py"), 1, 3);
+  ASSERT_FALSE(lines.ok());
+  EXPECT_NE(lines.error().message.find("No such file or directory"), std::string::npos)
+      << lines.error().message;
+}
+
+TEST(SourceFile, SpecialFilesAreNotRead) {
+  // A FIFO with no writer would block a plain open(); /dev/zero never ends;
+  // a directory is no source.
+  const std::string fifo = TempPath("fifo.py");
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, std::string("/dev/zero"), std::string("/dev/null"),
+                                  TempPath("")}) {
+    auto lines = ReadSourceLines(path, 1, 10);
+    ASSERT_FALSE(lines.ok()) << path;
+    EXPECT_EQ(lines.error().message, "'" + path + "' is not a regular file: its source is not read");
+  }
+  unlink(fifo.c_str());
+}
+
+}  // namespace
+}  // namespace pyunwind
