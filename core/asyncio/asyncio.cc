@@ -1,4 +1,5 @@
 #include "core/asyncio/asyncio.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -19,8 +20,6 @@ namespace pyunwind {
 namespace {
 
 constexpr int64_t kMaxStackDepth = 1 << 16;
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // Where the asyncio objects keep what py-tasks reads, for one version. The
 // offsets are those of the default (GIL) build; `delta` (16 in free-threaded

@@ -1,4 +1,5 @@
 #include "core/objects/objects.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -7,8 +8,6 @@
 
 namespace pyunwind {
 namespace {
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "core/objects/remote_collections.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -16,8 +17,6 @@ namespace {
 //   dk_nentries at 24, indices at 32, then the entries.
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 }  // namespace
 

@@ -1,4 +1,5 @@
 #include "core/objects/values.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -20,8 +21,6 @@ constexpr uint64_t kUnicodeSubclass = 1ull << 28;
 constexpr uint64_t kDictSubclass = 1ull << 29;
 
 constexpr size_t kMaxTypeNameLength = 256;
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // Python's str.isprintable() for a code point past ASCII, without the
 // Unicode database: the categories it calls unprintable (Cc, Cf, Cs, Co, Zl,

@@ -1,4 +1,5 @@
 #include "core/walk/thread_state.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -8,8 +9,6 @@ namespace pyunwind {
 namespace {
 
 constexpr int kMaxExceptionStackItems = 256;
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // The exception being handled: the innermost _PyErr_StackItem whose value is
 // set and not None, as sys.exception() finds it (_PyErr_GetTopmostException).

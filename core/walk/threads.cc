@@ -1,4 +1,5 @@
 #include "core/walk/threads.h"
+#include "core/base/address.h"
 
 #include <fmt/format.h>
 
@@ -9,8 +10,6 @@
 
 namespace pyunwind {
 namespace {
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // Which thread state holds the GIL of `interp`, if the build can tell.
 struct GilState {
