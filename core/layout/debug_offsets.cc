@@ -1,11 +1,9 @@
-// _Py_DebugOffsets (3.13+): one table of field names per minor version, a
-// checked reader for the block, and the facts the block does not carry.
-//
-// Sources: CPython's Include/internal/pycore_runtime.h (3.13, where the struct
-// was defined then) and Include/internal/pycore_debug_offsets.h (3.14, 3.15).
-// The 3.13 and 3.14 tables are checked in tests against the debug info of the
-// fixture interpreters (../shared/fixtures/layouts) and against the real
-// blocks of their cores (tests/data/debug_offsets).
+// _Py_DebugOffsets (3.13+): a checked reader for the block. Which fields a
+// minor version's block has, and the facts it does not carry, are that
+// version's file (python313.cc ...); the field tables are checked in tests
+// against the debug info of the fixture interpreters
+// (../shared/fixtures/layouts) and the real blocks of their cores
+// (tests/data/debug_offsets).
 #include "core/layout/debug_offsets.h"
 
 #include <fmt/format.h>
@@ -15,130 +13,12 @@
 #include <optional>
 #include <string>
 
+#include "core/layout/minor_versions.h"
+
 namespace pyunwind {
 namespace {
 
 using Names = std::vector<std::string_view>;
-
-// Sections every minor version has, in the order they open the block.
-#define PYU_RUNTIME_STATE "runtime_state.size", "runtime_state.finalizing", \
-                          "runtime_state.interpreters_head"
-#define PYU_CODE_OBJECT_COMMON                                                              \
-  "code_object.size", "code_object.filename", "code_object.name", "code_object.qualname",   \
-      "code_object.linetable", "code_object.firstlineno", "code_object.argcount",           \
-      "code_object.localsplusnames", "code_object.localspluskinds", "code_object.co_code_adaptive"
-#define PYU_SMALL_OBJECTS                                                                   \
-  "dict_object.size", "dict_object.ma_keys", "dict_object.ma_values", "float_object.size",  \
-      "float_object.ob_fval", "long_object.size", "long_object.lv_tag", "long_object.ob_digit", \
-      "bytes_object.size", "bytes_object.ob_size", "bytes_object.ob_sval"
-#define PYU_SEQUENCES                                                                       \
-  "tuple_object.size", "tuple_object.ob_item", "tuple_object.ob_size", "list_object.size",  \
-      "list_object.ob_item", "list_object.ob_size"
-#define PYU_TAIL_314                                                                        \
-  "gen_object.size", "gen_object.gi_name", "gen_object.gi_iframe", "gen_object.gi_frame_state", \
-      "llist_node.next", "llist_node.prev", "debugger_support.eval_breaker",                \
-      "debugger_support.remote_debugger_support", "debugger_support.remote_debugging_enabled", \
-      "debugger_support.debugger_pending_call", "debugger_support.debugger_script_path",    \
-      "debugger_support.debugger_script_path_size"
-#define PYU_INTERPRETER_314                                                                 \
-  "interpreter_state.size", "interpreter_state.id", "interpreter_state.next",               \
-      "interpreter_state.threads_head", "interpreter_state.threads_main",                   \
-      "interpreter_state.gc", "interpreter_state.imports_modules", "interpreter_state.sysdict", \
-      "interpreter_state.builtins", "interpreter_state.ceval_gil",                          \
-      "interpreter_state.gil_runtime_state", "interpreter_state.gil_runtime_state_enabled", \
-      "interpreter_state.gil_runtime_state_locked", "interpreter_state.gil_runtime_state_holder", \
-      "interpreter_state.code_object_generation", "interpreter_state.tlbc_generation"
-#define PYU_FRAME_314                                                                       \
-  "interpreter_frame.size", "interpreter_frame.previous", "interpreter_frame.executable",   \
-      "interpreter_frame.instr_ptr", "interpreter_frame.localsplus", "interpreter_frame.owner", \
-      "interpreter_frame.stackpointer", "interpreter_frame.tlbc_index"
-
-// 3.13: struct _Py_DebugOffsets in Include/internal/pycore_runtime.h (584 bytes).
-const Names kFields313 = {
-    PYU_RUNTIME_STATE,
-    "interpreter_state.size", "interpreter_state.id", "interpreter_state.next",
-    "interpreter_state.threads_head", "interpreter_state.gc", "interpreter_state.imports_modules",
-    "interpreter_state.sysdict", "interpreter_state.builtins", "interpreter_state.ceval_gil",
-    "interpreter_state.gil_runtime_state", "interpreter_state.gil_runtime_state_enabled",
-    "interpreter_state.gil_runtime_state_locked", "interpreter_state.gil_runtime_state_holder",
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.thread_id", "thread_state.native_thread_id",
-    "thread_state.datastack_chunk", "thread_state.status",
-    "interpreter_frame.size", "interpreter_frame.previous", "interpreter_frame.executable",
-    "interpreter_frame.instr_ptr", "interpreter_frame.localsplus", "interpreter_frame.owner",
-    PYU_CODE_OBJECT_COMMON,
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    PYU_SEQUENCES,
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size",
-    "gc.size", "gc.collecting",
-};
-
-// 3.14: Include/internal/pycore_debug_offsets.h (760 bytes). New against 3.13:
-// threads_main, code_object_generation, tlbc_generation, stackpointer,
-// tlbc_index, co_tlbc, set_object, gen_object, llist_node, debugger_support.
-const Names kFields314 = {
-    PYU_RUNTIME_STATE,
-    PYU_INTERPRETER_314,
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.thread_id", "thread_state.native_thread_id",
-    "thread_state.datastack_chunk", "thread_state.status",
-    PYU_FRAME_314,
-    PYU_CODE_OBJECT_COMMON, "code_object.co_tlbc",
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    PYU_SEQUENCES,
-    "set_object.size", "set_object.used", "set_object.table", "set_object.mask",
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size",
-    "gc.size", "gc.collecting",
-    PYU_TAIL_314,
-};
-
-// 3.15: Include/internal/pycore_debug_offsets.h of CPython 3.15 (888 bytes,
-// the size Modules/_remote_debugging/debug_offsets_validation.h asserts).
-// UNTESTED against a real 3.15 interpreter: none exists on these machines.
-// New against 3.14: thread_state gains base_frame, last_profiled_frame,
-// last_profiled_frame_seq (after current_frame) and holds_gil, gil_requested,
-// current_exception, exc_state (after status); a new err_stackitem section;
-// type_object gains tp_basicsize, tp_dictoffset; a new heap_type_object
-// section; unicode_object gains compactunicodeobject_size; gc gains frame,
-// generation_stats_size, generation_stats.
-const Names kFields315 = {
-    PYU_RUNTIME_STATE,
-    PYU_INTERPRETER_314,
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.base_frame", "thread_state.last_profiled_frame",
-    "thread_state.last_profiled_frame_seq", "thread_state.thread_id",
-    "thread_state.native_thread_id", "thread_state.datastack_chunk", "thread_state.status",
-    "thread_state.holds_gil", "thread_state.gil_requested", "thread_state.current_exception",
-    "thread_state.exc_state",
-    "err_stackitem.exc_value",
-    PYU_FRAME_314,
-    PYU_CODE_OBJECT_COMMON, "code_object.co_tlbc",
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    "type_object.tp_basicsize", "type_object.tp_dictoffset",
-    "heap_type_object.size", "heap_type_object.ht_cached_keys",
-    PYU_SEQUENCES,
-    "set_object.size", "set_object.used", "set_object.table", "set_object.mask",
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size", "unicode_object.compactunicodeobject_size",
-    "gc.size", "gc.collecting", "gc.frame", "gc.generation_stats_size", "gc.generation_stats",
-    PYU_TAIL_314,
-};
-
-#undef PYU_RUNTIME_STATE
-#undef PYU_CODE_OBJECT_COMMON
-#undef PYU_SMALL_OBJECTS
-#undef PYU_SEQUENCES
-#undef PYU_TAIL_314
-#undef PYU_INTERPRETER_314
-#undef PYU_FRAME_314
 
 constexpr size_t kHeaderSize = 24;  // cookie, version, free_threaded
 constexpr uint64_t kMaxStructSize = 1 << 22;  // as ValidateLayout: no struct we read nears 4 MiB
@@ -224,17 +104,27 @@ class BlockReader {
 
 }  // namespace
 
+namespace {
+
+// The file that reads a block of 3.`minor`: its own, or the newest for a
+// newer version; null before 3.13.
+const MinorVersion* BlockVersion(int minor) {
+  const MinorVersion& newest = NewestMinorVersion();
+  const MinorVersion* known = minor > newest.minor ? &newest : FindMinorVersion(minor);
+  return known != nullptr && !known->debug_offsets_fields.empty() ? known : nullptr;
+}
+
+}  // namespace
+
 const std::vector<std::string_view>& DebugOffsetsFieldNames(int minor) {
   static const Names kNone;
-  if (minor < 13) return kNone;
-  if (minor == 13) return kFields313;
-  if (minor == 14) return kFields314;
-  return kFields315;
+  const MinorVersion* known = BlockVersion(minor);
+  return known != nullptr ? known->debug_offsets_fields : kNone;
 }
 
 bool DebugOffsetsVersionIsNewerThanKnown(uint32_t hexversion) {
   PythonVersion version{hexversion};
-  return version.major() == 3 && version.minor() > kNewestKnownDebugOffsetsMinor;
+  return version.major() == 3 && version.minor() > NewestMinorVersion().minor;
 }
 
 Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
@@ -254,7 +144,8 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block holds version {:#x}, which is no CPython 3 release", raw_version));
   }
-  if (version.minor() < 13) {
+  const MinorVersion* known = BlockVersion(version.minor());
+  if (known == nullptr) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block claims Python {}, but only 3.13 and newer have one: it is garbage",
         version.ToString()));
@@ -264,10 +155,9 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
         "the _Py_DebugOffsets block of Python {} has free_threaded = {}, not 0 or 1",
         version.ToString(), free_threaded));
   }
-  const int minor = version.minor();
-  const Names& names = DebugOffsetsFieldNames(minor);
+  const Names& names = known->debug_offsets_fields;
   const size_t needed = kHeaderSize + 8 * names.size();
-  const int table_minor = std::min(minor, kNewestKnownDebugOffsetsMinor);
+  const int table_minor = known->minor;
   if (size < needed) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block of Python {} is truncated: {} bytes, the 3.{} layout needs {}",
@@ -282,7 +172,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     l.warning = fmt::format(
         "Python {} is newer than the newest _Py_DebugOffsets layout pyunwind knows (3.{}); "
         "its offsets are read with the 3.{} layout",
-        version.ToString(), kNewestKnownDebugOffsetsMinor, kNewestKnownDebugOffsetsMinor);
+        version.ToString(), known->minor, known->minor);
   }
   const bool ft = l.free_threaded;
   const std::string what = fmt::format("Python {}{}", version.ToString(), ft ? " (free-threaded)" : "");
@@ -290,14 +180,8 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
 
   // Runtime and interpreter.
   const int32_t runtime_size = r.Size("runtime_state.size", "runtime state", 64, kMaxStructSize);
+  l.runtime.size = runtime_size;
   l.runtime.interpreters_head = r.Offset("runtime_state.interpreters_head", 8, runtime_size, "runtime state");
-  // Fact (3.13-3.15): struct pyinterpreters { PyMutex mutex; head; main; next_id; },
-  // so `main` is the pointer after `head`.
-  if (l.runtime.interpreters_head != kAbsent) {
-    l.runtime.interpreters_main = r.Check("runtime_state.interpreters_head + 8",
-                                          uint64_t(l.runtime.interpreters_head) + 8, 8,
-                                          runtime_size, "runtime state");
-  }
 
   const char* kInterp = "interpreter state";
   auto& in = l.interp;
@@ -376,17 +260,6 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   f.owner = r.Offset("interpreter_frame.owner", 1, f.size, kFrame);
   f.stackpointer = r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+
   if (ft) f.tlbc_index = r.Offset("interpreter_frame.tlbc_index", 4, f.size, kFrame);
-  // Facts about enum _frameowner: THREAD 0, GENERATOR 1, FRAME_OBJECT 2 in
-  // all three versions; 3.13 adds CSTACK 3; 3.14 INTERPRETER 3 and CSTACK 4;
-  // 3.15 keeps INTERPRETER 3 and drops CSTACK. Owners >= 3 are entry shims.
-  f.owner_generator = 1;
-  f.owner_first_internal = 3;
-  // Facts about _PyStackRef (Include/internal/pycore_stackref.h): 3.13 keeps
-  // a plain PyObject* in f_executable. 3.14 tags the low bit (Py_TAG_BITS 1,
-  // both builds) and marks tagged ints with both low bits (Py_INT_TAG 3);
-  // 3.15 makes Py_TAG_BITS 3 in both builds. Objects are at least 8-byte
-  // aligned, so clearing the two low bits recovers every object pointer.
-  f.stackref_tag_mask = minor >= 14 ? 3 : 0;
 
   // Code object.
   const char* kCode = "code object";
@@ -402,31 +275,20 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   c.localspluskinds = r.Offset("code_object.localspluskinds", 8, c.size, kCode);
   c.code_adaptive = r.Offset("code_object.co_code_adaptive", 1, c.size, kCode);
   if (ft) c.tlbc = r.Offset("code_object.co_tlbc", 8, c.size, kCode);
-  // Fact (3.13, 3.14 and 3.15 as published): `int _co_firsttraceable` sits
-  // just before `void *co_extra`, which precedes co_tlbc (free-threaded
-  // 3.14+) or else co_code_adaptive: 16 bytes before the one that follows.
-  const int32_t after_extra = c.tlbc != kAbsent ? c.tlbc : c.code_adaptive;
-  if (after_extra != kAbsent && after_extra >= 16) c.firsttraceable = after_extra - 16;
 
   // Objects.
   const int32_t object_size = r.Size("pyobject.size", "object header", 16, 64);
   l.object.ob_type = r.Offset("pyobject.ob_type", 8, object_size, "object header");
   const int32_t type_size = r.Size("type_object.size", "type object", 64, 4096);
+  l.type.size = type_size;
   l.type.tp_name = r.Offset("type_object.tp_name", 8, type_size, "type object");
   l.type.tp_flags = r.Offset("type_object.tp_flags", 8, type_size, "type object");
-  if (r.Has("type_object.tp_basicsize")) {  // 3.15+
-    l.type.tp_basicsize = r.Offset("type_object.tp_basicsize", 8, type_size, "type object");
-    l.type.tp_dictoffset = r.Offset("type_object.tp_dictoffset", 8, type_size, "type object");
-    const int32_t heap_type_size = r.Size("heap_type_object.size", "heap type", 64, 4096);
-    l.type.ht_cached_keys = r.Offset("heap_type_object.ht_cached_keys", 8, heap_type_size, "heap type");
-  } else {
-    // Facts (3.13, 3.14; Include/cpython/object.h): tp_basicsize at 32 and
-    // tp_dictoffset at 288 of PyTypeObject, PyHeapTypeObject.ht_cached_keys at
-    // 880, each moved by the longer free-threaded object header.
-    const int32_t header_delta = l.object.ob_type - 8;
-    l.type.tp_basicsize = r.Check("tp_basicsize", 32 + header_delta, 8, type_size, "type object");
-    l.type.tp_dictoffset = r.Check("tp_dictoffset", 288 + header_delta, 8, type_size, "type object");
-    l.type.ht_cached_keys = 880 + header_delta;
+  l.type.tp_basicsize = r.Offset("type_object.tp_basicsize", 8, type_size, "type object");  // 3.15+
+  l.type.tp_dictoffset = r.Offset("type_object.tp_dictoffset", 8, type_size, "type object");
+  if (r.Has("heap_type_object.size")) {  // 3.15+
+    l.type.heap_size = r.Size("heap_type_object.size", "heap type", 64, 4096);
+    l.type.ht_cached_keys =
+        r.Offset("heap_type_object.ht_cached_keys", 8, l.type.heap_size, "heap type");
   }
 
   const int32_t tuple_size = r.Size("tuple_object.size", "tuple object", 16, 1024);
@@ -439,9 +301,11 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const int32_t dict_size = r.Size("dict_object.size", "dict object", 16, 1024);
   l.dict.ma_keys = r.Offset("dict_object.ma_keys", 8, dict_size, "dict object");
   l.dict.ma_values = r.Offset("dict_object.ma_values", 8, dict_size, "dict object");
-  // Fact (3.13-3.15): PyDictObject { PyObject_HEAD; Py_ssize_t ma_used; uint64_t
-  // _ma_watcher_tag (ma_version_tag in 3.13); ma_keys; ma_values; }.
-  if (l.dict.ma_keys != kAbsent && l.dict.ma_keys >= 16) l.dict.ma_used = l.dict.ma_keys - 16;
+  if (r.Has("set_object.size")) {  // 3.14+
+    const int32_t set_size = r.Size("set_object.size", "set object", 16, 1024);
+    l.set.mask = r.Offset("set_object.mask", 8, set_size, "set object");
+    l.set.table = r.Offset("set_object.table", 8, set_size, "set object");
+  }
   const int32_t float_size = r.Size("float_object.size", "float object", 16, 1024);
   l.float_object.ob_fval = r.Offset("float_object.ob_fval", 8, float_size, "float object");
   const int32_t long_size = r.Size("long_object.size", "int object", 16, 1024);
@@ -454,30 +318,11 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const char* kStr = "string object";
   auto& u = l.unicode;
   const int32_t str_size = r.Size("unicode_object.size", kStr, 16, 1024);
+  u.size = str_size;
   u.length = r.Offset("unicode_object.length", 8, str_size, kStr);
   u.state = r.Offset("unicode_object.state", 4, str_size, kStr);
   u.ascii_data = r.Offset("unicode_object.asciiobject_size", 0, str_size, kStr);
-  if (r.Has("unicode_object.compactunicodeobject_size")) {  // 3.15+
-    u.compact_data = r.Offset("unicode_object.compactunicodeobject_size", 0, str_size, kStr);
-  } else if (u.ascii_data != kAbsent) {
-    // Fact (3.12-3.14): PyCompactUnicodeObject { PyASCIIObject _base;
-    // Py_ssize_t utf8_length; char *utf8; }.
-    u.compact_data = r.Check("unicode_object.asciiobject_size + 16", uint64_t(u.ascii_data) + 16, 0,
-                             str_size, kStr);
-  }
-  // Facts about PyASCIIObject.state (Include/cpython/unicodeobject.h):
-  // `interned:2, kind:3, compact:1, ascii:1, statically_allocated:1`, except
-  // that free-threaded 3.14+ makes `interned` a whole byte for atomic access
-  // (free-threaded 3.13 still has the 2-bit field). Checked on the cores.
-  if (ft && minor >= 14) {
-    u.kind_shift = 8;
-    u.compact_bit = 11;
-    u.ascii_bit = 12;
-  } else {
-    u.kind_shift = 2;
-    u.compact_bit = 5;
-    u.ascii_bit = 6;
-  }
+  u.compact_data = r.Offset("unicode_object.compactunicodeobject_size", 0, str_size, kStr);  // 3.15+
   if (u.state != kAbsent && u.ascii_data != kAbsent && u.state + 4 > u.ascii_data) {
     r.Fail(fmt::format("the string state at {} does not fit before the text at {}", u.state,
                        u.ascii_data));
@@ -491,6 +336,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   }
 
   if (r.failed()) return r.error();
+  known->add_facts(l);
   PYU_RETURN_IF_ERROR(ValidateLayout(l));
   return l;
 }
