@@ -55,7 +55,8 @@ void AddThreadStatus(ObjectReader& objects, Interpreter& interp) {
       // 3.11 keeps the type (curexc_type); 3.12+ the exception itself.
       auto raised = memory.ReadPointer(tstate + l.tstate.current_exception);
       if (raised && Aligned(*raised) && *raised != values.none()) {
-        auto info = l.version.minor() == 11 ? values.TypeInfoAt(*raised) : values.TypeOf(*raised);
+        auto info = l.tstate.current_exception_is_type ? values.TypeInfoAt(*raised)
+                                                       : values.TypeOf(*raised);
         type = info.ok() ? ShortTypeName(info->name) : "?";
       }
     }
