@@ -85,13 +85,7 @@ void AddFactsOf311And312(Layout& l) {
   l.err_stackitem.exc_value = 0;
   l.err_stackitem.previous_item = 8;
 
-  // PyCoroObject: the frame state byte, then the embedded frame.
-  // enum _framestate: CREATED -2, SUSPENDED -1 (also while awaiting),
-  // EXECUTING 0, COMPLETED 1, CLEARED 4.
-  l.frame_state.created = -2;
-  l.frame_state.suspended_yield_from = -1;
-  l.frame_state.suspended_yield_from_locked = -1;
-  l.frame_state.completed = 1;
+  l.frame_state = kFrameStates311;
   // TaskObj: task_state, then (after the other FutureObj fields and the
   // task's own) task_fut_waiter, task_coro, task_name.
   l.task.state = 88;
@@ -129,6 +123,11 @@ void AddDebugOffsetsCompanionFacts(Layout& l) {
   l.managed_dict.values_inline = true;
   l.managed_dict.inline_valid = 3;
   l.dict.values_header = 8;
+}
+
+void AddTaskFactsAfterAsyncioDebug(Layout& l) {
+  l.task.state_after_awaited_by = 8;
+  l.task.fut_waiter_before_coro = 8;
 }
 
 void AddStackRefFacts(Layout& l) {

@@ -27,6 +27,18 @@ void AddFactsOf311And312(Layout& l);
 // with inline values.
 void AddDebugOffsetsCompanionFacts(Layout& l);
 
+// enum _framestate (Include/internal/pycore_frame.h) as 3.11 and 3.12
+// number it: CREATED -2, SUSPENDED -1 (also while awaiting), EXECUTING 0,
+// COMPLETED 1, CLEARED 4.
+inline constexpr Layout::FrameStates kFrameStates311 = {-2, -1, -1, 1};
+// ... and 3.13, 3.14: CREATED -3, SUSPENDED -2, SUSPENDED_YIELD_FROM -1,
+// EXECUTING 0, COMPLETED 1, CLEARED 4.
+inline constexpr Layout::FrameStates kFrameStates313 = {-3, -1, -1, 1};
+
+// 3.14+: TaskObj declares `int task_state` right after task_awaited_by and
+// task_fut_waiter right before task_coro, which _AsyncioDebug gives.
+void AddTaskFactsAfterAsyncioDebug(Layout& l);
+
 // 3.14+: _PyStackRef tags, and the free-threaded PyASCIIObject.state whose
 // `interned` became a whole byte.
 void AddStackRefFacts(Layout& l);

@@ -1,6 +1,6 @@
-// CPython 3.13: the fields of its _Py_DebugOffsets block, and the facts
-// of its headers the block does not state (checked against the debug info of 3.13.15 and 3.13.15t;
-// tests/debug_offsets_test.cc, tests/layout_facts_test.cc).
+// CPython 3.13: the fields of its _Py_DebugOffsets block, and the facts of
+// its headers the block does not state (checked against the debug info of
+// 3.13.15 and 3.13.15t: tests/debug_offsets_test.cc, layout_facts_test.cc).
 #include "core/layout/debug_offsets_sections.h"
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
@@ -17,12 +17,7 @@ void AddFacts(Layout& l) {
   // PyCoroObject: the frame state byte, then the embedded frame.
   l.gen.frame_state = 67 + d;
   l.gen.iframe = 72 + d;
-  // enum _framestate: CREATED -3, SUSPENDED -2, SUSPENDED_YIELD_FROM -1,
-  // EXECUTING 0, COMPLETED 1, CLEARED 4.
-  l.frame_state.created = -3;
-  l.frame_state.suspended_yield_from = -1;
-  l.frame_state.suspended_yield_from_locked = -1;
-  l.frame_state.completed = 1;
+  l.frame_state = kFrameStates313;
   // TaskObj: task_state, then task_fut_waiter, task_coro, task_name.
   l.task.state = 96 + d;
   l.task.fut_waiter = 112 + d;

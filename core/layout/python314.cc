@@ -1,6 +1,6 @@
-// CPython 3.14: the fields of its _Py_DebugOffsets block, and the facts
-// of its headers the block does not state (checked against the debug info of 3.14.7 and 3.14.7t;
-// tests/debug_offsets_test.cc, tests/layout_facts_test.cc).
+// CPython 3.14: the fields of its _Py_DebugOffsets block, and the facts of
+// its headers the block does not state (checked against the debug info of
+// 3.14.7 and 3.14.7t: tests/debug_offsets_test.cc, layout_facts_test.cc).
 #include "core/layout/debug_offsets_sections.h"
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
@@ -13,15 +13,8 @@ void AddFacts(Layout& l) {
   AddDebugOffsetsCompanionFacts(l);
   AddStackRefFacts(l);
   l.type.ht_cached_keys = 880 + HeaderDelta(l);
-  // enum _framestate as in 3.13: CREATED -3, SUSPENDED_YIELD_FROM -1, COMPLETED 1.
-  l.frame_state.created = -3;
-  l.frame_state.suspended_yield_from = -1;
-  l.frame_state.suspended_yield_from_locked = -1;
-  l.frame_state.completed = 1;
-  // TaskObj: `int task_state` right after task_awaited_by, task_fut_waiter
-  // right before task_coro (the rest comes from _AsyncioDebug).
-  l.task.state_after_awaited_by = 8;
-  l.task.fut_waiter_before_coro = 8;
+  l.frame_state = kFrameStates313;
+  AddTaskFactsAfterAsyncioDebug(l);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
-// CPython 3.15: the fields of its _Py_DebugOffsets block, and the facts
-// of its headers the block does not state (no fixture has its debug info: checked against its cores only;
-// tests/debug_offsets_test.cc, tests/layout_facts_test.cc).
+// CPython 3.15: the fields of its _Py_DebugOffsets block, and the facts of
+// its headers the block does not state (no fixture has its debug info: they
+// are checked on its cores only, tests/fixture_cores_core_test.cc ...).
 #include "core/layout/debug_offsets_sections.h"
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
@@ -15,22 +15,17 @@ void AddFacts(Layout& l) {
   // enum _framestate, renumbered: CREATED 0, SUSPENDED 1,
   // SUSPENDED_YIELD_FROM 2, SUSPENDED_YIELD_FROM_LOCKED 3 (free-threaded),
   // EXECUTING 4, CLEARED 5.
-  l.frame_state.created = 0;
-  l.frame_state.suspended_yield_from = 2;
-  l.frame_state.suspended_yield_from_locked = 3;
-  l.frame_state.completed = 5;
+  l.frame_state = {0, 2, 3, 5};
   // A frame awaiting keeps one more value above the awaited object: stackpointer[-2].
   l.frame.awaited_from_top = 2;
-  // TaskObj as in 3.14.
-  l.task.state_after_awaited_by = 8;
-  l.task.fut_waiter_before_coro = 8;
+  AddTaskFactsAfterAsyncioDebug(l);
 }
 
 }  // namespace
 
 // 3.15: Include/internal/pycore_debug_offsets.h of CPython 3.15 (888 bytes,
 // the size Modules/_remote_debugging/debug_offsets_validation.h asserts).
-// UNTESTED against a real 3.15 interpreter: none exists on these machines.
+// Checked against the blocks of the 3.15.2 fixture cores (no debug info).
 // New against 3.14: thread_state gains base_frame, last_profiled_frame,
 // last_profiled_frame_seq (after current_frame) and holds_gil, gil_requested,
 // current_exception, exc_state (after status); a new err_stackitem section;
