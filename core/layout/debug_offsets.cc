@@ -255,7 +255,6 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   f.previous = r.Offset("interpreter_frame.previous", 8, f.size, kFrame);
   f.executable = r.Offset("interpreter_frame.executable", 8, f.size, kFrame);
   f.instr_ptr = r.Offset("interpreter_frame.instr_ptr", 8, f.size, kFrame);
-  f.instr_is_previous = false;  // 3.13+: instr_ptr is the instruction running or about to
   f.localsplus = r.Offset("interpreter_frame.localsplus", 8, f.size, kFrame);
   f.owner = r.Offset("interpreter_frame.owner", 1, f.size, kFrame);
   f.stackpointer = r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+
