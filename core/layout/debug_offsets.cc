@@ -30,6 +30,24 @@ uint64_t LoadU64(const uint8_t* p) {
   return value;
 }
 
+// One offset of a block's section and the Layout field it fills (null:
+// checked only).
+struct Field {
+  std::string_view name;  // after the section's prefix
+  uint32_t width;         // bytes that must fit in the struct at that offset
+  int32_t* out;
+};
+
+// One struct of the block: its size (within [min_size, max_size]) and fields.
+struct Section {
+  std::string_view prefix;  // "thread_state"
+  const char* what;         // "thread state", for errors
+  uint64_t min_size, max_size;
+  int32_t* size;
+  bool optional;  // absent in some minors' blocks
+  std::vector<Field> fields;
+};
+
 // Reads named fields of one block, checking each against the size of its
 // struct; remembers the first problem as one sentence.
 class BlockReader {
@@ -77,6 +95,18 @@ class BlockReader {
       return kAbsent;
     }
     return static_cast<int32_t>(value);
+  }
+
+  // A whole section; fields this minor's block lacks are left absent.
+  void Read(const Section& section) {
+    const std::string prefix = std::string(section.prefix) + ".";
+    if (section.optional && !Has(prefix + "size")) return;
+    *section.size = Size(prefix + "size", section.what, section.min_size, section.max_size);
+    for (const Field& field : section.fields) {
+      const int32_t offset =
+          Offset(prefix + std::string(field.name), field.width, *section.size, section.what);
+      if (field.out != nullptr) *field.out = offset;
+    }
   }
 
   void Fail(std::string problem) {
@@ -178,38 +208,83 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const std::string what = fmt::format("Python {}{}", version.ToString(), ft ? " (free-threaded)" : "");
   BlockReader r(block, names, what);
 
-  // Runtime and interpreter.
-  const int32_t runtime_size = r.Size("runtime_state.size", "runtime state", 64, kMaxStructSize);
-  l.runtime.size = runtime_size;
-  l.runtime.interpreters_head = r.Offset("runtime_state.interpreters_head", 8, runtime_size, "runtime state");
-
-  const char* kInterp = "interpreter state";
+  // The block's sections: each struct's size, then the offsets inside it
+  // that the Layout keeps (null: checked only). Sections a minor's block
+  // lacks are skipped where `optional`.
   auto& in = l.interp;
-  in.size = r.Size("interpreter_state.size", kInterp, 64, kMaxStructSize);
-  in.id = r.Offset("interpreter_state.id", 8, in.size, kInterp);
-  in.next = r.Offset("interpreter_state.next", 8, in.size, kInterp);
-  in.threads_head = r.Offset("interpreter_state.threads_head", 8, in.size, kInterp);
-  in.threads_main = r.Offset("interpreter_state.threads_main", 8, in.size, kInterp);
-  in.sysdict = r.Offset("interpreter_state.sysdict", 8, in.size, kInterp);
-  in.builtins = r.Offset("interpreter_state.builtins", 8, in.size, kInterp);
-  in.modules = r.Offset("interpreter_state.imports_modules", 8, in.size, kInterp);
-  in.ceval_gil = r.Offset("interpreter_state.ceval_gil", 8, in.size, kInterp);
-  const int32_t gc = r.Offset("interpreter_state.gc", 8, in.size, kInterp);
-  const int32_t gc_size = r.Size("gc.size", "GC state", 8, 1 << 16);
-  const int32_t collecting = r.Offset("gc.collecting", 4, gc_size, "GC state");
+  auto& ts = l.tstate;
+  auto& f = l.frame;
+  auto& c = l.code;
+  auto& u = l.unicode;
+  int32_t object_size = 0, tuple_size = 0, list_size = 0, dict_size = 0, set_size = 0,
+          float_size = 0, long_size = 0, bytes_size = 0, gen_size = 0, gc_size = 0;
+  int32_t gc = kAbsent, collecting = kAbsent, gil = kAbsent, locked = kAbsent, holder = kAbsent;
+  const Section sections[] = {
+      {"runtime_state", "runtime state", 64, kMaxStructSize, &l.runtime.size, false,
+       {{"interpreters_head", 8, &l.runtime.interpreters_head}}},
+      {"interpreter_state", "interpreter state", 64, kMaxStructSize, &in.size, false,
+       {{"id", 8, &in.id}, {"next", 8, &in.next}, {"threads_head", 8, &in.threads_head},
+        {"threads_main", 8, &in.threads_main}, {"sysdict", 8, &in.sysdict},
+        {"builtins", 8, &in.builtins}, {"imports_modules", 8, &in.modules},
+        {"ceval_gil", 8, &in.ceval_gil}, {"gc", 8, &gc}, {"gil_runtime_state", 8, &gil},
+        {"gil_runtime_state_locked", 4, &locked}, {"gil_runtime_state_holder", 8, &holder}}},
+      {"gc", "GC state", 8, 1 << 16, &gc_size, false, {{"collecting", 4, &collecting}}},
+      {"thread_state", "thread state", 64, 1 << 16, &ts.size, false,
+       {{"prev", 8, &ts.prev}, {"next", 8, &ts.next}, {"interp", 8, &ts.interp},
+        {"current_frame", 8, &ts.current_frame}, {"thread_id", 8, &ts.thread_id},
+        {"native_thread_id", 8, &ts.native_thread_id}, {"status", 4, nullptr},
+        // 3.15: the exception being raised, the thread's own handled-exception
+        // item (the innermost, exc_info, is not given) and whether it waits for the GIL.
+        {"holds_gil", 4, nullptr}, {"current_exception", 8, &ts.current_exception},
+        {"exc_state", 8, &ts.exc_state}, {"gil_requested", 4, &ts.gil_requested}}},
+      {"interpreter_frame", "interpreter frame", 48, 1024, &f.size, false,
+       {{"previous", 8, &f.previous}, {"executable", 8, &f.executable},
+        {"instr_ptr", 8, &f.instr_ptr}, {"localsplus", 8, &f.localsplus}, {"owner", 1, &f.owner},
+        {"stackpointer", 8, &f.stackpointer}, {"tlbc_index", 4, ft ? &f.tlbc_index : nullptr}}},
+      {"code_object", "code object", 64, 4096, &c.size, false,
+       {{"filename", 8, &c.filename}, {"name", 8, &c.name}, {"qualname", 8, &c.qualname},
+        {"linetable", 8, &c.linetable}, {"firstlineno", 4, &c.firstlineno},
+        {"argcount", 4, &c.argcount}, {"localsplusnames", 8, &c.localsplusnames},
+        {"localspluskinds", 8, &c.localspluskinds}, {"co_code_adaptive", 1, &c.code_adaptive},
+        {"co_tlbc", 8, ft ? &c.tlbc : nullptr}}},
+      {"pyobject", "object header", 16, 64, &object_size, false, {{"ob_type", 8, &l.object.ob_type}}},
+      {"type_object", "type object", 64, 4096, &l.type.size, false,
+       {{"tp_name", 8, &l.type.tp_name}, {"tp_flags", 8, &l.type.tp_flags},
+        {"tp_basicsize", 8, &l.type.tp_basicsize}, {"tp_dictoffset", 8, &l.type.tp_dictoffset}}},
+      {"heap_type_object", "heap type", 64, 4096, &l.type.heap_size, true,
+       {{"ht_cached_keys", 8, &l.type.ht_cached_keys}}},
+      {"tuple_object", "tuple object", 16, 1024, &tuple_size, false,
+       {{"ob_size", 8, &l.tuple.ob_size}, {"ob_item", 8, &l.tuple.ob_item}}},
+      {"list_object", "list object", 16, 1024, &list_size, false,
+       {{"ob_size", 8, &l.list.ob_size}, {"ob_item", 8, &l.list.ob_item}}},
+      {"dict_object", "dict object", 16, 1024, &dict_size, false,
+       {{"ma_keys", 8, &l.dict.ma_keys}, {"ma_values", 8, &l.dict.ma_values}}},
+      {"set_object", "set object", 16, 1024, &set_size, true,
+       {{"mask", 8, &l.set.mask}, {"table", 8, &l.set.table}}},
+      {"float_object", "float object", 16, 1024, &float_size, false,
+       {{"ob_fval", 8, &l.float_object.ob_fval}}},
+      {"long_object", "int object", 16, 1024, &long_size, false,
+       {{"lv_tag", 8, &l.long_object.lv_tag}, {"ob_digit", 4, &l.long_object.ob_digit}}},
+      {"bytes_object", "bytes object", 16, 1024, &bytes_size, false,
+       {{"ob_size", 8, &l.bytes.ob_size}, {"ob_sval", 1, &l.bytes.ob_sval}}},
+      {"unicode_object", "string object", 16, 1024, &u.size, false,
+       {{"length", 8, &u.length}, {"state", 4, &u.state}, {"asciiobject_size", 0, &u.ascii_data},
+        {"compactunicodeobject_size", 0, &u.compact_data}}},
+      {"gen_object", "generator object", 32, 4096, &gen_size, true,
+       {{"gi_frame_state", 1, &l.gen.frame_state}, {"gi_iframe", 8, &l.gen.iframe}}},
+  };
+  for (const Section& section : sections) r.Read(section);
+  l.object.ob_size = l.tuple.ob_size;  // PyVarObject.ob_size, as every var object has it
+
   if (gc != kAbsent && collecting != kAbsent) {
     in.gc_collecting = r.Check("interpreter_state.gc + gc.collecting", uint64_t(gc) + collecting, 4,
-                               in.size, kInterp);
+                               in.size, "interpreter state");
   }
-
   // GIL: locked and holder are offsets inside the interpreter state (of its
   // own embedded _gil); the Layout wants them inside struct
   // _gil_runtime_state, which ceval_gil points to. `enabled` (free-threaded
   // builds only; 0 otherwise, and also 0 where it is the first member) is
   // already relative to the GIL struct.
-  const int32_t gil = r.Offset("interpreter_state.gil_runtime_state", 8, in.size, kInterp);
-  const int32_t locked = r.Offset("interpreter_state.gil_runtime_state_locked", 4, in.size, kInterp);
-  const int32_t holder = r.Offset("interpreter_state.gil_runtime_state_holder", 8, in.size, kInterp);
   if (gil != kAbsent && locked != kAbsent && holder != kAbsent) {
     if (locked < gil || holder < gil || locked - gil + 4 > int32_t(kMaxGilStructSize) ||
         holder - gil + 8 > int32_t(kMaxGilStructSize)) {
@@ -224,114 +299,13 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     in.gil_enabled = r.Offset("interpreter_state.gil_runtime_state_enabled", 4,
                               int32_t(kMaxGilStructSize), "GIL state");
   }
-
-  // Thread state.
-  const char* kTstate = "thread state";
-  auto& ts = l.tstate;
-  ts.size = r.Size("thread_state.size", kTstate, 64, 1 << 16);
-  ts.prev = r.Offset("thread_state.prev", 8, ts.size, kTstate);
-  ts.next = r.Offset("thread_state.next", 8, ts.size, kTstate);
-  ts.interp = r.Offset("thread_state.interp", 8, ts.size, kTstate);
-  ts.current_frame = r.Offset("thread_state.current_frame", 8, ts.size, kTstate);
-  ts.thread_id = r.Offset("thread_state.thread_id", 8, ts.size, kTstate);
-  ts.native_thread_id = r.Offset("thread_state.native_thread_id", 8, ts.size, kTstate);
-  r.Offset("thread_state.status", 4, ts.size, kTstate);     // checked; the Layout has no field yet
-  r.Offset("thread_state.holds_gil", 4, ts.size, kTstate);  // 3.15; likewise
-  // 3.15 only: the exception being raised, the thread's own handled-exception
-  // item (the innermost one is exc_info, which the block does not give) and
-  // whether the thread waits for the GIL.
-  ts.current_exception = r.Offset("thread_state.current_exception", 8, ts.size, kTstate);
-  ts.exc_state = r.Offset("thread_state.exc_state", 8, ts.size, kTstate);
-  ts.gil_requested = r.Offset("thread_state.gil_requested", 4, ts.size, kTstate);
-  if (r.Has("err_stackitem.exc_value")) {
+  if (r.Has("err_stackitem.exc_value")) {  // 3.15: a section without a size
     l.err_stackitem.exc_value = r.Check("err_stackitem.exc_value", *r.Raw("err_stackitem.exc_value"),
                                         8, 64, "exception stack item");
   }
-
-  // Interpreter frame.
-  const char* kFrame = "interpreter frame";
-  auto& f = l.frame;
-  f.size = r.Size("interpreter_frame.size", kFrame, 48, 1024);
-  f.previous = r.Offset("interpreter_frame.previous", 8, f.size, kFrame);
-  f.executable = r.Offset("interpreter_frame.executable", 8, f.size, kFrame);
-  f.instr_ptr = r.Offset("interpreter_frame.instr_ptr", 8, f.size, kFrame);
-  f.localsplus = r.Offset("interpreter_frame.localsplus", 8, f.size, kFrame);
-  f.owner = r.Offset("interpreter_frame.owner", 1, f.size, kFrame);
-  f.stackpointer = r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+
-  if (ft) f.tlbc_index = r.Offset("interpreter_frame.tlbc_index", 4, f.size, kFrame);
-
-  // Code object.
-  const char* kCode = "code object";
-  auto& c = l.code;
-  c.size = r.Size("code_object.size", kCode, 64, 4096);
-  c.filename = r.Offset("code_object.filename", 8, c.size, kCode);
-  c.name = r.Offset("code_object.name", 8, c.size, kCode);
-  c.qualname = r.Offset("code_object.qualname", 8, c.size, kCode);
-  c.linetable = r.Offset("code_object.linetable", 8, c.size, kCode);
-  c.firstlineno = r.Offset("code_object.firstlineno", 4, c.size, kCode);
-  c.argcount = r.Offset("code_object.argcount", 4, c.size, kCode);
-  c.localsplusnames = r.Offset("code_object.localsplusnames", 8, c.size, kCode);
-  c.localspluskinds = r.Offset("code_object.localspluskinds", 8, c.size, kCode);
-  c.code_adaptive = r.Offset("code_object.co_code_adaptive", 1, c.size, kCode);
-  if (ft) c.tlbc = r.Offset("code_object.co_tlbc", 8, c.size, kCode);
-
-  // Objects.
-  const int32_t object_size = r.Size("pyobject.size", "object header", 16, 64);
-  l.object.ob_type = r.Offset("pyobject.ob_type", 8, object_size, "object header");
-  const int32_t type_size = r.Size("type_object.size", "type object", 64, 4096);
-  l.type.size = type_size;
-  l.type.tp_name = r.Offset("type_object.tp_name", 8, type_size, "type object");
-  l.type.tp_flags = r.Offset("type_object.tp_flags", 8, type_size, "type object");
-  l.type.tp_basicsize = r.Offset("type_object.tp_basicsize", 8, type_size, "type object");  // 3.15+
-  l.type.tp_dictoffset = r.Offset("type_object.tp_dictoffset", 8, type_size, "type object");
-  if (r.Has("heap_type_object.size")) {  // 3.15+
-    l.type.heap_size = r.Size("heap_type_object.size", "heap type", 64, 4096);
-    l.type.ht_cached_keys =
-        r.Offset("heap_type_object.ht_cached_keys", 8, l.type.heap_size, "heap type");
-  }
-
-  const int32_t tuple_size = r.Size("tuple_object.size", "tuple object", 16, 1024);
-  l.tuple.ob_size = r.Offset("tuple_object.ob_size", 8, tuple_size, "tuple object");
-  l.tuple.ob_item = r.Offset("tuple_object.ob_item", 8, tuple_size, "tuple object");
-  l.object.ob_size = l.tuple.ob_size;  // PyVarObject.ob_size, as every var object has it
-  const int32_t list_size = r.Size("list_object.size", "list object", 16, 1024);
-  l.list.ob_size = r.Offset("list_object.ob_size", 8, list_size, "list object");
-  l.list.ob_item = r.Offset("list_object.ob_item", 8, list_size, "list object");
-  const int32_t dict_size = r.Size("dict_object.size", "dict object", 16, 1024);
-  l.dict.ma_keys = r.Offset("dict_object.ma_keys", 8, dict_size, "dict object");
-  l.dict.ma_values = r.Offset("dict_object.ma_values", 8, dict_size, "dict object");
-  if (r.Has("set_object.size")) {  // 3.14+
-    const int32_t set_size = r.Size("set_object.size", "set object", 16, 1024);
-    l.set.mask = r.Offset("set_object.mask", 8, set_size, "set object");
-    l.set.table = r.Offset("set_object.table", 8, set_size, "set object");
-  }
-  const int32_t float_size = r.Size("float_object.size", "float object", 16, 1024);
-  l.float_object.ob_fval = r.Offset("float_object.ob_fval", 8, float_size, "float object");
-  const int32_t long_size = r.Size("long_object.size", "int object", 16, 1024);
-  l.long_object.lv_tag = r.Offset("long_object.lv_tag", 8, long_size, "int object");
-  l.long_object.ob_digit = r.Offset("long_object.ob_digit", 4, long_size, "int object");
-  const int32_t bytes_size = r.Size("bytes_object.size", "bytes object", 16, 1024);
-  l.bytes.ob_size = r.Offset("bytes_object.ob_size", 8, bytes_size, "bytes object");
-  l.bytes.ob_sval = r.Offset("bytes_object.ob_sval", 1, bytes_size, "bytes object");
-
-  const char* kStr = "string object";
-  auto& u = l.unicode;
-  const int32_t str_size = r.Size("unicode_object.size", kStr, 16, 1024);
-  u.size = str_size;
-  u.length = r.Offset("unicode_object.length", 8, str_size, kStr);
-  u.state = r.Offset("unicode_object.state", 4, str_size, kStr);
-  u.ascii_data = r.Offset("unicode_object.asciiobject_size", 0, str_size, kStr);
-  u.compact_data = r.Offset("unicode_object.compactunicodeobject_size", 0, str_size, kStr);  // 3.15+
   if (u.state != kAbsent && u.ascii_data != kAbsent && u.state + 4 > u.ascii_data) {
     r.Fail(fmt::format("the string state at {} does not fit before the text at {}", u.state,
                        u.ascii_data));
-  }
-
-  if (r.Has("gen_object.size")) {  // 3.14+
-    const char* kGen = "generator object";
-    const int32_t gen_size = r.Size("gen_object.size", kGen, 32, 4096);
-    l.gen.frame_state = r.Offset("gen_object.gi_frame_state", 1, gen_size, kGen);
-    l.gen.iframe = r.Offset("gen_object.gi_iframe", 8, gen_size, kGen);
   }
 
   if (r.failed()) return r.error();
