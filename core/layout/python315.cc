@@ -9,15 +9,16 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
-  AddObjectFacts(l);
-  AddDebugOffsetsCompanionFacts(l);
-  AddStackRefFacts(l);
   // enum _framestate, renumbered: CREATED 0, SUSPENDED 1,
   // SUSPENDED_YIELD_FROM 2, SUSPENDED_YIELD_FROM_LOCKED 3 (free-threaded),
   // EXECUTING 4, CLEARED 5.
   l.frame_state = {0, 2, 3, 5};
   // A frame awaiting keeps one more value above the awaited object: stackpointer[-2].
   l.frame.awaited_from_top = 2;
+  // As in 3.14:
+  AddObjectFacts(l);
+  AddDebugOffsetsCompanionFacts(l);
+  AddStackRefFacts(l);
   AddTaskFactsAfterAsyncioDebug(l);
 }
 
