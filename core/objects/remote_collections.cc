@@ -1,9 +1,10 @@
 #include "core/objects/remote_collections.h"
-#include "core/base/address.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
+
+#include "core/base/address.h"
 
 namespace pyunwind {
 namespace {

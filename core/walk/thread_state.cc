@@ -1,8 +1,8 @@
 #include "core/walk/thread_state.h"
-#include "core/base/address.h"
 
 #include <fmt/format.h>
 
+#include "core/base/address.h"
 #include "core/objects/values.h"
 
 namespace pyunwind {

@@ -1,10 +1,10 @@
 #include "core/walk/threads.h"
-#include "core/base/address.h"
 
 #include <fmt/format.h>
 
 #include <unordered_set>
 
+#include "core/base/address.h"
 #include "core/walk/frames.h"
 #include "core/walk/thread_state.h"
 
