@@ -5,6 +5,7 @@
 // (-1 where Python has none). Hand-made tables cover malformed input.
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,22 @@ TEST(LocationTableEdges, NoColumnsEntriesWithSignedDeltas) {
   EXPECT_EQ(LineForInstruction(ranges, 100, 1), std::optional<int>(103));
   EXPECT_EQ(LineForInstruction(ranges, 100, 2), std::optional<int>(101));
   EXPECT_EQ(LineForInstruction(ranges, 100, 3), std::nullopt);
+}
+
+TEST(LocationTableEdges, LinesPastIntAreNoLinesNotOverflow) {
+  // co_firstlineno and the deltas come from the target: INT_MAX + 3 has no
+  // line (and no signed overflow, which the sanitizer build would report);
+  // coming back below INT_MAX gives lines again.
+  const int top = std::numeric_limits<int>::max();
+  const std::string table = {Header(13, 1), 6, Header(13, 1), 7, Header(13, 1), 5};
+  const auto ranges = DecodeLocationTable(table, top);
+  ASSERT_EQ(ranges.size(), 3u);
+  EXPECT_EQ(LineForInstruction(ranges, top, 0), std::nullopt);
+  EXPECT_EQ(LineForInstruction(ranges, top, 1), std::optional<int>(top));
+  EXPECT_EQ(LineForInstruction(ranges, top, 2), std::optional<int>(top - 2));
+  const auto low = DecodeLocationTable(std::string{Header(13, 1), 7}, std::numeric_limits<int>::min());
+  ASSERT_EQ(low.size(), 1u);
+  EXPECT_EQ(low[0].line, -1);
 }
 
 TEST(LocationTableEdges, MultiByteVarintDelta) {

@@ -592,6 +592,31 @@ TEST_F(WalkTest, ShimIncompleteAndGeneratorFrames) {
   EXPECT_FALSE(thread.contains("truncated"));
 }
 
+// 3.13+ (instr_ptr, not prev_instr): a frame before its first traceable
+// instruction is left out too, as sys._current_frames() leaves it out.
+TEST_F(WalkTest, IncompleteFrameSkippedWithInstrPtr) {
+  p.AddSymbols();
+  p.layout.frame.instr_is_previous = false;
+  const uint64_t setup_code = p.Code("/app/gen.py", "setup", "setup", 9,
+                                     LineTable(9, {{2, 9}, {4, 10}}), 6, /*first_traceable=*/2);
+  const uint64_t incomplete = p.Frame(setup_code, 1, a_middle);
+  p.SetPrevious(a_inner, incomplete);
+  EXPECT_EQ(Threads(p.RunJson())[0].at("frames"), AFrames());
+}
+
+// A frame whose f_code is not a code object stops the walk with that reason.
+TEST_F(WalkTest, FrameWhoseCodeIsNotACodeObject) {
+  p.AddSymbols();
+  p.target.PutU64(a_middle + p.layout.frame.executable, p.objects.Str("not code"));
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames"), Json::array({AFrames()[0]}));
+  ASSERT_TRUE(thread.contains("truncated"));
+  EXPECT_NE(thread.at("truncated").get<std::string>().find("is not a code object"),
+            std::string::npos)
+      << thread.at("truncated");
+}
+
 TEST_F(WalkTest, InstructionWithoutALine) {
   p.AddSymbols();
   // Worker.run's last two code units have no location; so does a prev_instr

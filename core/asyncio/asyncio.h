@@ -1,13 +1,9 @@
 // asyncio tasks of the target: every task, its coroutine stack, who awaits
-// whom, and the task each thread's event loop is running.
-//   3.14+: the per-thread and per-interpreter task lists of the _asyncio
-//          module (AsyncioDebug offsets), task_awaited_by.
-//   3.11-3.13: the registry the asyncio package keeps (asyncio.tasks'
-//          _scheduled_tasks / _all_tasks weak set, _eager_tasks), read
-//          through sys.modules.
-// Edges come from what memory shows: a task's fut_waiter being a task
-// ("await"), a _GatheringFuture's _children ("gather"), a TaskGroup's
-// done-callback and _parent_task ("taskgroup"), and on 3.14+ awaited_by.
+// whom, and the task each thread's event loop is running. The parts, by
+// concept: where tasks keep their fields (asyncio_layout.h,
+// asyncio_debug.h), finding them (task_discovery.h), reading one
+// (task_reader.h), who awaits whom (task_edges.h), which thread runs which
+// (running_tasks.h, also AddRunningTasks).
 #pragma once
 
 #include <cstdint>

@@ -33,22 +33,16 @@ Result<AsyncioDebugOffsets> ReadAt(RemoteMemory& memory, const Layout& layout, u
 }  // namespace
 
 Result<AsyncioDebugOffsets> DecodeAsyncioDebug(const uint8_t* block, const Layout& layout) {
-  uint64_t v[13];
-  std::memcpy(v, block, sizeof v);
+  // Py_AsyncioModuleDebugOffsets: three structs of uint64 fields, in this order.
+  using O = AsyncioDebugOffsets;
+  static constexpr uint64_t O::*kFields[] = {
+      &O::task_size, &O::task_name, &O::task_awaited_by, &O::task_is_task,
+      &O::task_awaited_by_is_set, &O::task_coro, &O::task_node,
+      &O::interp_size, &O::interp_tasks_head,
+      &O::thread_size, &O::thread_running_loop, &O::thread_running_task, &O::thread_tasks_head};
+  static_assert(sizeof kFields / sizeof kFields[0] * 8 == kAsyncioDebugSize);
   AsyncioDebugOffsets o;
-  o.task_size = v[0];
-  o.task_name = v[1];
-  o.task_awaited_by = v[2];
-  o.task_is_task = v[3];
-  o.task_awaited_by_is_set = v[4];
-  o.task_coro = v[5];
-  o.task_node = v[6];
-  o.interp_size = v[7];
-  o.interp_tasks_head = v[8];
-  o.thread_size = v[9];
-  o.thread_running_loop = v[10];
-  o.thread_running_task = v[11];
-  o.thread_tasks_head = v[12];
+  for (size_t i = 0; i < kAsyncioDebugSize / 8; ++i) std::memcpy(&(o.*kFields[i]), block + 8 * i, 8);
 
   if (layout.interp.size <= 0 || o.interp_size != static_cast<uint64_t>(layout.interp.size)) {
     return MakeError(fmt::format(

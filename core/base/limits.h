@@ -24,7 +24,6 @@ inline constexpr size_t kMaxCoroutineDepth = 1024;
 // Entries read from one dict, list, tuple or set (module dicts, task sets,
 // gather children); more is refused with an error for that container.
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
-inline constexpr uint64_t kMaxDictEntries = 1 << 16;  // a dict's key table, for key look-ups
 inline constexpr uint64_t kMaxSetSlots = 1ull << 20;  // a set's hash table
 
 // Values shown by --locals, py-locals (core/values.h): a repr is cut after

@@ -1,11 +1,9 @@
-// _Py_DebugOffsets (3.13+): one table of field names per minor version, a
-// checked reader for the block, and the facts the block does not carry.
-//
-// Sources: CPython's Include/internal/pycore_runtime.h (3.13, where the struct
-// was defined then) and Include/internal/pycore_debug_offsets.h (3.14, 3.15).
-// The 3.13 and 3.14 tables are checked in tests against the debug info of the
-// fixture interpreters (../shared/fixtures/layouts) and against the real
-// blocks of their cores (tests/data/debug_offsets).
+// _Py_DebugOffsets (3.13+): a checked reader for the block. Which fields a
+// minor version's block has, and the facts it does not carry, are that
+// version's file (python313.cc ...); the field tables are checked in tests
+// against the debug info of the fixture interpreters
+// (../shared/fixtures/layouts) and the real blocks of their cores
+// (tests/data/debug_offsets).
 #include "core/layout/debug_offsets.h"
 
 #include <fmt/format.h>
@@ -15,130 +13,12 @@
 #include <optional>
 #include <string>
 
+#include "core/layout/minor_versions.h"
+
 namespace pyunwind {
 namespace {
 
 using Names = std::vector<std::string_view>;
-
-// Sections every minor version has, in the order they open the block.
-#define PYU_RUNTIME_STATE "runtime_state.size", "runtime_state.finalizing", \
-                          "runtime_state.interpreters_head"
-#define PYU_CODE_OBJECT_COMMON                                                              \
-  "code_object.size", "code_object.filename", "code_object.name", "code_object.qualname",   \
-      "code_object.linetable", "code_object.firstlineno", "code_object.argcount",           \
-      "code_object.localsplusnames", "code_object.localspluskinds", "code_object.co_code_adaptive"
-#define PYU_SMALL_OBJECTS                                                                   \
-  "dict_object.size", "dict_object.ma_keys", "dict_object.ma_values", "float_object.size",  \
-      "float_object.ob_fval", "long_object.size", "long_object.lv_tag", "long_object.ob_digit", \
-      "bytes_object.size", "bytes_object.ob_size", "bytes_object.ob_sval"
-#define PYU_SEQUENCES                                                                       \
-  "tuple_object.size", "tuple_object.ob_item", "tuple_object.ob_size", "list_object.size",  \
-      "list_object.ob_item", "list_object.ob_size"
-#define PYU_TAIL_314                                                                        \
-  "gen_object.size", "gen_object.gi_name", "gen_object.gi_iframe", "gen_object.gi_frame_state", \
-      "llist_node.next", "llist_node.prev", "debugger_support.eval_breaker",                \
-      "debugger_support.remote_debugger_support", "debugger_support.remote_debugging_enabled", \
-      "debugger_support.debugger_pending_call", "debugger_support.debugger_script_path",    \
-      "debugger_support.debugger_script_path_size"
-#define PYU_INTERPRETER_314                                                                 \
-  "interpreter_state.size", "interpreter_state.id", "interpreter_state.next",               \
-      "interpreter_state.threads_head", "interpreter_state.threads_main",                   \
-      "interpreter_state.gc", "interpreter_state.imports_modules", "interpreter_state.sysdict", \
-      "interpreter_state.builtins", "interpreter_state.ceval_gil",                          \
-      "interpreter_state.gil_runtime_state", "interpreter_state.gil_runtime_state_enabled", \
-      "interpreter_state.gil_runtime_state_locked", "interpreter_state.gil_runtime_state_holder", \
-      "interpreter_state.code_object_generation", "interpreter_state.tlbc_generation"
-#define PYU_FRAME_314                                                                       \
-  "interpreter_frame.size", "interpreter_frame.previous", "interpreter_frame.executable",   \
-      "interpreter_frame.instr_ptr", "interpreter_frame.localsplus", "interpreter_frame.owner", \
-      "interpreter_frame.stackpointer", "interpreter_frame.tlbc_index"
-
-// 3.13: struct _Py_DebugOffsets in Include/internal/pycore_runtime.h (584 bytes).
-const Names kFields313 = {
-    PYU_RUNTIME_STATE,
-    "interpreter_state.size", "interpreter_state.id", "interpreter_state.next",
-    "interpreter_state.threads_head", "interpreter_state.gc", "interpreter_state.imports_modules",
-    "interpreter_state.sysdict", "interpreter_state.builtins", "interpreter_state.ceval_gil",
-    "interpreter_state.gil_runtime_state", "interpreter_state.gil_runtime_state_enabled",
-    "interpreter_state.gil_runtime_state_locked", "interpreter_state.gil_runtime_state_holder",
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.thread_id", "thread_state.native_thread_id",
-    "thread_state.datastack_chunk", "thread_state.status",
-    "interpreter_frame.size", "interpreter_frame.previous", "interpreter_frame.executable",
-    "interpreter_frame.instr_ptr", "interpreter_frame.localsplus", "interpreter_frame.owner",
-    PYU_CODE_OBJECT_COMMON,
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    PYU_SEQUENCES,
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size",
-    "gc.size", "gc.collecting",
-};
-
-// 3.14: Include/internal/pycore_debug_offsets.h (760 bytes). New against 3.13:
-// threads_main, code_object_generation, tlbc_generation, stackpointer,
-// tlbc_index, co_tlbc, set_object, gen_object, llist_node, debugger_support.
-const Names kFields314 = {
-    PYU_RUNTIME_STATE,
-    PYU_INTERPRETER_314,
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.thread_id", "thread_state.native_thread_id",
-    "thread_state.datastack_chunk", "thread_state.status",
-    PYU_FRAME_314,
-    PYU_CODE_OBJECT_COMMON, "code_object.co_tlbc",
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    PYU_SEQUENCES,
-    "set_object.size", "set_object.used", "set_object.table", "set_object.mask",
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size",
-    "gc.size", "gc.collecting",
-    PYU_TAIL_314,
-};
-
-// 3.15: Include/internal/pycore_debug_offsets.h of CPython 3.15 (888 bytes,
-// the size Modules/_remote_debugging/debug_offsets_validation.h asserts).
-// UNTESTED against a real 3.15 interpreter: none exists on these machines.
-// New against 3.14: thread_state gains base_frame, last_profiled_frame,
-// last_profiled_frame_seq (after current_frame) and holds_gil, gil_requested,
-// current_exception, exc_state (after status); a new err_stackitem section;
-// type_object gains tp_basicsize, tp_dictoffset; a new heap_type_object
-// section; unicode_object gains compactunicodeobject_size; gc gains frame,
-// generation_stats_size, generation_stats.
-const Names kFields315 = {
-    PYU_RUNTIME_STATE,
-    PYU_INTERPRETER_314,
-    "thread_state.size", "thread_state.prev", "thread_state.next", "thread_state.interp",
-    "thread_state.current_frame", "thread_state.base_frame", "thread_state.last_profiled_frame",
-    "thread_state.last_profiled_frame_seq", "thread_state.thread_id",
-    "thread_state.native_thread_id", "thread_state.datastack_chunk", "thread_state.status",
-    "thread_state.holds_gil", "thread_state.gil_requested", "thread_state.current_exception",
-    "thread_state.exc_state",
-    "err_stackitem.exc_value",
-    PYU_FRAME_314,
-    PYU_CODE_OBJECT_COMMON, "code_object.co_tlbc",
-    "pyobject.size", "pyobject.ob_type",
-    "type_object.size", "type_object.tp_name", "type_object.tp_repr", "type_object.tp_flags",
-    "type_object.tp_basicsize", "type_object.tp_dictoffset",
-    "heap_type_object.size", "heap_type_object.ht_cached_keys",
-    PYU_SEQUENCES,
-    "set_object.size", "set_object.used", "set_object.table", "set_object.mask",
-    PYU_SMALL_OBJECTS,
-    "unicode_object.size", "unicode_object.state", "unicode_object.length",
-    "unicode_object.asciiobject_size", "unicode_object.compactunicodeobject_size",
-    "gc.size", "gc.collecting", "gc.frame", "gc.generation_stats_size", "gc.generation_stats",
-    PYU_TAIL_314,
-};
-
-#undef PYU_RUNTIME_STATE
-#undef PYU_CODE_OBJECT_COMMON
-#undef PYU_SMALL_OBJECTS
-#undef PYU_SEQUENCES
-#undef PYU_TAIL_314
-#undef PYU_INTERPRETER_314
-#undef PYU_FRAME_314
 
 constexpr size_t kHeaderSize = 24;  // cookie, version, free_threaded
 constexpr uint64_t kMaxStructSize = 1 << 22;  // as ValidateLayout: no struct we read nears 4 MiB
@@ -149,6 +29,24 @@ uint64_t LoadU64(const uint8_t* p) {
   std::memcpy(&value, p, sizeof value);
   return value;
 }
+
+// One offset of a block's section and the Layout field it fills (null:
+// checked only).
+struct Field {
+  std::string_view name;  // after the section's prefix
+  uint32_t width;         // bytes that must fit in the struct at that offset
+  int32_t* out;
+};
+
+// One struct of the block: its size (within [min_size, max_size]) and fields.
+struct Section {
+  std::string_view prefix;  // "thread_state"
+  const char* what;         // "thread state", for errors
+  uint64_t min_size, max_size;
+  int32_t* size;
+  bool optional;  // absent in some minors' blocks
+  std::vector<Field> fields;
+};
 
 // Reads named fields of one block, checking each against the size of its
 // struct; remembers the first problem as one sentence.
@@ -199,6 +97,18 @@ class BlockReader {
     return static_cast<int32_t>(value);
   }
 
+  // A whole section; fields this minor's block lacks are left absent.
+  void Read(const Section& section) {
+    const std::string prefix = std::string(section.prefix) + ".";
+    if (section.optional && !Has(prefix + "size")) return;
+    *section.size = Size(prefix + "size", section.what, section.min_size, section.max_size);
+    for (const Field& field : section.fields) {
+      const int32_t offset =
+          Offset(prefix + std::string(field.name), field.width, *section.size, section.what);
+      if (field.out != nullptr) *field.out = offset;
+    }
+  }
+
   void Fail(std::string problem) {
     if (error_.empty()) error_ = std::move(problem);
   }
@@ -224,17 +134,27 @@ class BlockReader {
 
 }  // namespace
 
+namespace {
+
+// The file that reads a block of 3.`minor`: its own, or the newest for a
+// newer version; null before 3.13.
+const MinorVersion* BlockVersion(int minor) {
+  const MinorVersion& newest = NewestMinorVersion();
+  const MinorVersion* known = minor > newest.minor ? &newest : FindMinorVersion(minor);
+  return known != nullptr && !known->debug_offsets_fields.empty() ? known : nullptr;
+}
+
+}  // namespace
+
 const std::vector<std::string_view>& DebugOffsetsFieldNames(int minor) {
   static const Names kNone;
-  if (minor < 13) return kNone;
-  if (minor == 13) return kFields313;
-  if (minor == 14) return kFields314;
-  return kFields315;
+  const MinorVersion* known = BlockVersion(minor);
+  return known != nullptr ? known->debug_offsets_fields : kNone;
 }
 
 bool DebugOffsetsVersionIsNewerThanKnown(uint32_t hexversion) {
   PythonVersion version{hexversion};
-  return version.major() == 3 && version.minor() > kNewestKnownDebugOffsetsMinor;
+  return version.major() == 3 && version.minor() > NewestMinorVersion().minor;
 }
 
 Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
@@ -254,7 +174,8 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block holds version {:#x}, which is no CPython 3 release", raw_version));
   }
-  if (version.minor() < 13) {
+  const MinorVersion* known = BlockVersion(version.minor());
+  if (known == nullptr) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block claims Python {}, but only 3.13 and newer have one: it is garbage",
         version.ToString()));
@@ -264,10 +185,9 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
         "the _Py_DebugOffsets block of Python {} has free_threaded = {}, not 0 or 1",
         version.ToString(), free_threaded));
   }
-  const int minor = version.minor();
-  const Names& names = DebugOffsetsFieldNames(minor);
+  const Names& names = known->debug_offsets_fields;
   const size_t needed = kHeaderSize + 8 * names.size();
-  const int table_minor = std::min(minor, kNewestKnownDebugOffsetsMinor);
+  const int table_minor = known->minor;
   if (size < needed) {
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block of Python {} is truncated: {} bytes, the 3.{} layout needs {}",
@@ -282,50 +202,89 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     l.warning = fmt::format(
         "Python {} is newer than the newest _Py_DebugOffsets layout pyunwind knows (3.{}); "
         "its offsets are read with the 3.{} layout",
-        version.ToString(), kNewestKnownDebugOffsetsMinor, kNewestKnownDebugOffsetsMinor);
+        version.ToString(), known->minor, known->minor);
   }
   const bool ft = l.free_threaded;
   const std::string what = fmt::format("Python {}{}", version.ToString(), ft ? " (free-threaded)" : "");
   BlockReader r(block, names, what);
 
-  // Runtime and interpreter.
-  const int32_t runtime_size = r.Size("runtime_state.size", "runtime state", 64, kMaxStructSize);
-  l.runtime.interpreters_head = r.Offset("runtime_state.interpreters_head", 8, runtime_size, "runtime state");
-  // Fact (3.13-3.15): struct pyinterpreters { PyMutex mutex; head; main; next_id; },
-  // so `main` is the pointer after `head`.
-  if (l.runtime.interpreters_head != kAbsent) {
-    l.runtime.interpreters_main = r.Check("runtime_state.interpreters_head + 8",
-                                          uint64_t(l.runtime.interpreters_head) + 8, 8,
-                                          runtime_size, "runtime state");
-  }
-
-  const char* kInterp = "interpreter state";
+  // The block's sections: each struct's size, then the offsets inside it
+  // that the Layout keeps (null: checked only). Sections a minor's block
+  // lacks are skipped where `optional`.
   auto& in = l.interp;
-  in.size = r.Size("interpreter_state.size", kInterp, 64, kMaxStructSize);
-  in.id = r.Offset("interpreter_state.id", 8, in.size, kInterp);
-  in.next = r.Offset("interpreter_state.next", 8, in.size, kInterp);
-  in.threads_head = r.Offset("interpreter_state.threads_head", 8, in.size, kInterp);
-  in.threads_main = r.Offset("interpreter_state.threads_main", 8, in.size, kInterp);
-  in.sysdict = r.Offset("interpreter_state.sysdict", 8, in.size, kInterp);
-  in.builtins = r.Offset("interpreter_state.builtins", 8, in.size, kInterp);
-  in.modules = r.Offset("interpreter_state.imports_modules", 8, in.size, kInterp);
-  in.ceval_gil = r.Offset("interpreter_state.ceval_gil", 8, in.size, kInterp);
-  const int32_t gc = r.Offset("interpreter_state.gc", 8, in.size, kInterp);
-  const int32_t gc_size = r.Size("gc.size", "GC state", 8, 1 << 16);
-  const int32_t collecting = r.Offset("gc.collecting", 4, gc_size, "GC state");
+  auto& ts = l.tstate;
+  auto& f = l.frame;
+  auto& c = l.code;
+  auto& u = l.unicode;
+  int32_t object_size = 0, tuple_size = 0, list_size = 0, dict_size = 0, set_size = 0,
+          float_size = 0, long_size = 0, bytes_size = 0, gen_size = 0, gc_size = 0;
+  int32_t gc = kAbsent, collecting = kAbsent, gil = kAbsent, locked = kAbsent, holder = kAbsent;
+  const Section sections[] = {
+      {"runtime_state", "runtime state", 64, kMaxStructSize, &l.runtime.size, false,
+       {{"interpreters_head", 8, &l.runtime.interpreters_head}}},
+      {"interpreter_state", "interpreter state", 64, kMaxStructSize, &in.size, false,
+       {{"id", 8, &in.id}, {"next", 8, &in.next}, {"threads_head", 8, &in.threads_head},
+        {"threads_main", 8, &in.threads_main}, {"sysdict", 8, &in.sysdict},
+        {"builtins", 8, &in.builtins}, {"imports_modules", 8, &in.modules},
+        {"ceval_gil", 8, &in.ceval_gil}, {"gc", 8, &gc}, {"gil_runtime_state", 8, &gil},
+        {"gil_runtime_state_locked", 4, &locked}, {"gil_runtime_state_holder", 8, &holder}}},
+      {"gc", "GC state", 8, 1 << 16, &gc_size, false, {{"collecting", 4, &collecting}}},
+      {"thread_state", "thread state", 64, 1 << 16, &ts.size, false,
+       {{"prev", 8, &ts.prev}, {"next", 8, &ts.next}, {"interp", 8, &ts.interp},
+        {"current_frame", 8, &ts.current_frame}, {"thread_id", 8, &ts.thread_id},
+        {"native_thread_id", 8, &ts.native_thread_id}, {"status", 4, nullptr},
+        // 3.15: the exception being raised, the thread's own handled-exception
+        // item (the innermost, exc_info, is not given) and whether it waits for the GIL.
+        {"holds_gil", 4, nullptr}, {"current_exception", 8, &ts.current_exception},
+        {"exc_state", 8, &ts.exc_state}, {"gil_requested", 4, &ts.gil_requested}}},
+      {"interpreter_frame", "interpreter frame", 48, 1024, &f.size, false,
+       {{"previous", 8, &f.previous}, {"executable", 8, &f.executable},
+        {"instr_ptr", 8, &f.instr_ptr}, {"localsplus", 8, &f.localsplus}, {"owner", 1, &f.owner},
+        {"stackpointer", 8, &f.stackpointer}, {"tlbc_index", 4, ft ? &f.tlbc_index : nullptr}}},
+      {"code_object", "code object", 64, 4096, &c.size, false,
+       {{"filename", 8, &c.filename}, {"name", 8, &c.name}, {"qualname", 8, &c.qualname},
+        {"linetable", 8, &c.linetable}, {"firstlineno", 4, &c.firstlineno},
+        {"argcount", 4, &c.argcount}, {"localsplusnames", 8, &c.localsplusnames},
+        {"localspluskinds", 8, &c.localspluskinds}, {"co_code_adaptive", 1, &c.code_adaptive},
+        {"co_tlbc", 8, ft ? &c.tlbc : nullptr}}},
+      {"pyobject", "object header", 16, 64, &object_size, false, {{"ob_type", 8, &l.object.ob_type}}},
+      {"type_object", "type object", 64, 4096, &l.type.size, false,
+       {{"tp_name", 8, &l.type.tp_name}, {"tp_flags", 8, &l.type.tp_flags},
+        {"tp_basicsize", 8, &l.type.tp_basicsize}, {"tp_dictoffset", 8, &l.type.tp_dictoffset}}},
+      {"heap_type_object", "heap type", 64, 4096, &l.type.heap_size, true,
+       {{"ht_cached_keys", 8, &l.type.ht_cached_keys}}},
+      {"tuple_object", "tuple object", 16, 1024, &tuple_size, false,
+       {{"ob_size", 8, &l.tuple.ob_size}, {"ob_item", 8, &l.tuple.ob_item}}},
+      {"list_object", "list object", 16, 1024, &list_size, false,
+       {{"ob_size", 8, &l.list.ob_size}, {"ob_item", 8, &l.list.ob_item}}},
+      {"dict_object", "dict object", 16, 1024, &dict_size, false,
+       {{"ma_keys", 8, &l.dict.ma_keys}, {"ma_values", 8, &l.dict.ma_values}}},
+      {"set_object", "set object", 16, 1024, &set_size, true,
+       {{"mask", 8, &l.set.mask}, {"table", 8, &l.set.table}}},
+      {"float_object", "float object", 16, 1024, &float_size, false,
+       {{"ob_fval", 8, &l.float_object.ob_fval}}},
+      {"long_object", "int object", 16, 1024, &long_size, false,
+       {{"lv_tag", 8, &l.long_object.lv_tag}, {"ob_digit", 4, &l.long_object.ob_digit}}},
+      {"bytes_object", "bytes object", 16, 1024, &bytes_size, false,
+       {{"ob_size", 8, &l.bytes.ob_size}, {"ob_sval", 1, &l.bytes.ob_sval}}},
+      {"unicode_object", "string object", 16, 1024, &u.size, false,
+       {{"length", 8, &u.length}, {"state", 4, &u.state}, {"asciiobject_size", 0, &u.ascii_data},
+        {"compactunicodeobject_size", 0, &u.compact_data}}},
+      {"gen_object", "generator object", 32, 4096, &gen_size, true,
+       {{"gi_frame_state", 1, &l.gen.frame_state}, {"gi_iframe", 8, &l.gen.iframe}}},
+  };
+  for (const Section& section : sections) r.Read(section);
+  l.object.ob_size = l.tuple.ob_size;  // PyVarObject.ob_size, as every var object has it
+
   if (gc != kAbsent && collecting != kAbsent) {
     in.gc_collecting = r.Check("interpreter_state.gc + gc.collecting", uint64_t(gc) + collecting, 4,
-                               in.size, kInterp);
+                               in.size, "interpreter state");
   }
-
   // GIL: locked and holder are offsets inside the interpreter state (of its
   // own embedded _gil); the Layout wants them inside struct
   // _gil_runtime_state, which ceval_gil points to. `enabled` (free-threaded
   // builds only; 0 otherwise, and also 0 where it is the first member) is
   // already relative to the GIL struct.
-  const int32_t gil = r.Offset("interpreter_state.gil_runtime_state", 8, in.size, kInterp);
-  const int32_t locked = r.Offset("interpreter_state.gil_runtime_state_locked", 4, in.size, kInterp);
-  const int32_t holder = r.Offset("interpreter_state.gil_runtime_state_holder", 8, in.size, kInterp);
   if (gil != kAbsent && locked != kAbsent && holder != kAbsent) {
     if (locked < gil || holder < gil || locked - gil + 4 > int32_t(kMaxGilStructSize) ||
         holder - gil + 8 > int32_t(kMaxGilStructSize)) {
@@ -340,157 +299,17 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     in.gil_enabled = r.Offset("interpreter_state.gil_runtime_state_enabled", 4,
                               int32_t(kMaxGilStructSize), "GIL state");
   }
-
-  // Thread state.
-  const char* kTstate = "thread state";
-  auto& ts = l.tstate;
-  ts.size = r.Size("thread_state.size", kTstate, 64, 1 << 16);
-  ts.prev = r.Offset("thread_state.prev", 8, ts.size, kTstate);
-  ts.next = r.Offset("thread_state.next", 8, ts.size, kTstate);
-  ts.interp = r.Offset("thread_state.interp", 8, ts.size, kTstate);
-  ts.current_frame = r.Offset("thread_state.current_frame", 8, ts.size, kTstate);
-  ts.thread_id = r.Offset("thread_state.thread_id", 8, ts.size, kTstate);
-  ts.native_thread_id = r.Offset("thread_state.native_thread_id", 8, ts.size, kTstate);
-  r.Offset("thread_state.status", 4, ts.size, kTstate);     // checked; the Layout has no field yet
-  r.Offset("thread_state.holds_gil", 4, ts.size, kTstate);  // 3.15; likewise
-  // 3.15 only: the exception being raised, the thread's own handled-exception
-  // item (the innermost one is exc_info, which the block does not give) and
-  // whether the thread waits for the GIL.
-  ts.current_exception = r.Offset("thread_state.current_exception", 8, ts.size, kTstate);
-  ts.exc_state = r.Offset("thread_state.exc_state", 8, ts.size, kTstate);
-  ts.gil_requested = r.Offset("thread_state.gil_requested", 4, ts.size, kTstate);
-  if (r.Has("err_stackitem.exc_value")) {
+  if (r.Has("err_stackitem.exc_value")) {  // 3.15: a section without a size
     l.err_stackitem.exc_value = r.Check("err_stackitem.exc_value", *r.Raw("err_stackitem.exc_value"),
                                         8, 64, "exception stack item");
-  }
-
-  // Interpreter frame.
-  const char* kFrame = "interpreter frame";
-  auto& f = l.frame;
-  f.size = r.Size("interpreter_frame.size", kFrame, 48, 1024);
-  f.previous = r.Offset("interpreter_frame.previous", 8, f.size, kFrame);
-  f.executable = r.Offset("interpreter_frame.executable", 8, f.size, kFrame);
-  f.instr_ptr = r.Offset("interpreter_frame.instr_ptr", 8, f.size, kFrame);
-  f.instr_is_previous = false;  // 3.13+: instr_ptr is the instruction running or about to
-  f.localsplus = r.Offset("interpreter_frame.localsplus", 8, f.size, kFrame);
-  f.owner = r.Offset("interpreter_frame.owner", 1, f.size, kFrame);
-  f.stackpointer = r.Offset("interpreter_frame.stackpointer", 8, f.size, kFrame);  // 3.14+
-  if (ft) f.tlbc_index = r.Offset("interpreter_frame.tlbc_index", 4, f.size, kFrame);
-  // Facts about enum _frameowner: THREAD 0, GENERATOR 1, FRAME_OBJECT 2 in
-  // all three versions; 3.13 adds CSTACK 3; 3.14 INTERPRETER 3 and CSTACK 4;
-  // 3.15 keeps INTERPRETER 3 and drops CSTACK. Owners >= 3 are entry shims.
-  f.owner_generator = 1;
-  f.owner_first_internal = 3;
-  // Facts about _PyStackRef (Include/internal/pycore_stackref.h): 3.13 keeps
-  // a plain PyObject* in f_executable. 3.14 tags the low bit (Py_TAG_BITS 1,
-  // both builds) and marks tagged ints with both low bits (Py_INT_TAG 3);
-  // 3.15 makes Py_TAG_BITS 3 in both builds. Objects are at least 8-byte
-  // aligned, so clearing the two low bits recovers every object pointer.
-  f.stackref_tag_mask = minor >= 14 ? 3 : 0;
-
-  // Code object.
-  const char* kCode = "code object";
-  auto& c = l.code;
-  c.size = r.Size("code_object.size", kCode, 64, 4096);
-  c.filename = r.Offset("code_object.filename", 8, c.size, kCode);
-  c.name = r.Offset("code_object.name", 8, c.size, kCode);
-  c.qualname = r.Offset("code_object.qualname", 8, c.size, kCode);
-  c.linetable = r.Offset("code_object.linetable", 8, c.size, kCode);
-  c.firstlineno = r.Offset("code_object.firstlineno", 4, c.size, kCode);
-  c.argcount = r.Offset("code_object.argcount", 4, c.size, kCode);
-  c.localsplusnames = r.Offset("code_object.localsplusnames", 8, c.size, kCode);
-  c.localspluskinds = r.Offset("code_object.localspluskinds", 8, c.size, kCode);
-  c.code_adaptive = r.Offset("code_object.co_code_adaptive", 1, c.size, kCode);
-  if (ft) c.tlbc = r.Offset("code_object.co_tlbc", 8, c.size, kCode);
-  // Fact (3.13, 3.14 and 3.15 as published): `int _co_firsttraceable` sits
-  // just before `void *co_extra`, which precedes co_tlbc (free-threaded
-  // 3.14+) or else co_code_adaptive: 16 bytes before the one that follows.
-  const int32_t after_extra = c.tlbc != kAbsent ? c.tlbc : c.code_adaptive;
-  if (after_extra != kAbsent && after_extra >= 16) c.firsttraceable = after_extra - 16;
-
-  // Objects.
-  const int32_t object_size = r.Size("pyobject.size", "object header", 16, 64);
-  l.object.ob_type = r.Offset("pyobject.ob_type", 8, object_size, "object header");
-  const int32_t type_size = r.Size("type_object.size", "type object", 64, 4096);
-  l.type.tp_name = r.Offset("type_object.tp_name", 8, type_size, "type object");
-  l.type.tp_flags = r.Offset("type_object.tp_flags", 8, type_size, "type object");
-  if (r.Has("type_object.tp_basicsize")) {  // 3.15+
-    l.type.tp_basicsize = r.Offset("type_object.tp_basicsize", 8, type_size, "type object");
-    l.type.tp_dictoffset = r.Offset("type_object.tp_dictoffset", 8, type_size, "type object");
-    const int32_t heap_type_size = r.Size("heap_type_object.size", "heap type", 64, 4096);
-    l.type.ht_cached_keys = r.Offset("heap_type_object.ht_cached_keys", 8, heap_type_size, "heap type");
-  } else {
-    // Facts (3.13, 3.14; Include/cpython/object.h): tp_basicsize at 32 and
-    // tp_dictoffset at 288 of PyTypeObject, PyHeapTypeObject.ht_cached_keys at
-    // 880, each moved by the longer free-threaded object header.
-    const int32_t header_delta = l.object.ob_type - 8;
-    l.type.tp_basicsize = r.Check("tp_basicsize", 32 + header_delta, 8, type_size, "type object");
-    l.type.tp_dictoffset = r.Check("tp_dictoffset", 288 + header_delta, 8, type_size, "type object");
-    l.type.ht_cached_keys = 880 + header_delta;
-  }
-
-  const int32_t tuple_size = r.Size("tuple_object.size", "tuple object", 16, 1024);
-  l.tuple.ob_size = r.Offset("tuple_object.ob_size", 8, tuple_size, "tuple object");
-  l.tuple.ob_item = r.Offset("tuple_object.ob_item", 8, tuple_size, "tuple object");
-  l.object.ob_size = l.tuple.ob_size;  // PyVarObject.ob_size, as every var object has it
-  const int32_t list_size = r.Size("list_object.size", "list object", 16, 1024);
-  l.list.ob_size = r.Offset("list_object.ob_size", 8, list_size, "list object");
-  l.list.ob_item = r.Offset("list_object.ob_item", 8, list_size, "list object");
-  const int32_t dict_size = r.Size("dict_object.size", "dict object", 16, 1024);
-  l.dict.ma_keys = r.Offset("dict_object.ma_keys", 8, dict_size, "dict object");
-  l.dict.ma_values = r.Offset("dict_object.ma_values", 8, dict_size, "dict object");
-  // Fact (3.13-3.15): PyDictObject { PyObject_HEAD; Py_ssize_t ma_used; uint64_t
-  // _ma_watcher_tag (ma_version_tag in 3.13); ma_keys; ma_values; }.
-  if (l.dict.ma_keys != kAbsent && l.dict.ma_keys >= 16) l.dict.ma_used = l.dict.ma_keys - 16;
-  const int32_t float_size = r.Size("float_object.size", "float object", 16, 1024);
-  l.float_object.ob_fval = r.Offset("float_object.ob_fval", 8, float_size, "float object");
-  const int32_t long_size = r.Size("long_object.size", "int object", 16, 1024);
-  l.long_object.lv_tag = r.Offset("long_object.lv_tag", 8, long_size, "int object");
-  l.long_object.ob_digit = r.Offset("long_object.ob_digit", 4, long_size, "int object");
-  const int32_t bytes_size = r.Size("bytes_object.size", "bytes object", 16, 1024);
-  l.bytes.ob_size = r.Offset("bytes_object.ob_size", 8, bytes_size, "bytes object");
-  l.bytes.ob_sval = r.Offset("bytes_object.ob_sval", 1, bytes_size, "bytes object");
-
-  const char* kStr = "string object";
-  auto& u = l.unicode;
-  const int32_t str_size = r.Size("unicode_object.size", kStr, 16, 1024);
-  u.length = r.Offset("unicode_object.length", 8, str_size, kStr);
-  u.state = r.Offset("unicode_object.state", 4, str_size, kStr);
-  u.ascii_data = r.Offset("unicode_object.asciiobject_size", 0, str_size, kStr);
-  if (r.Has("unicode_object.compactunicodeobject_size")) {  // 3.15+
-    u.compact_data = r.Offset("unicode_object.compactunicodeobject_size", 0, str_size, kStr);
-  } else if (u.ascii_data != kAbsent) {
-    // Fact (3.12-3.14): PyCompactUnicodeObject { PyASCIIObject _base;
-    // Py_ssize_t utf8_length; char *utf8; }.
-    u.compact_data = r.Check("unicode_object.asciiobject_size + 16", uint64_t(u.ascii_data) + 16, 0,
-                             str_size, kStr);
-  }
-  // Facts about PyASCIIObject.state (Include/cpython/unicodeobject.h):
-  // `interned:2, kind:3, compact:1, ascii:1, statically_allocated:1`, except
-  // that free-threaded 3.14+ makes `interned` a whole byte for atomic access
-  // (free-threaded 3.13 still has the 2-bit field). Checked on the cores.
-  if (ft && minor >= 14) {
-    u.kind_shift = 8;
-    u.compact_bit = 11;
-    u.ascii_bit = 12;
-  } else {
-    u.kind_shift = 2;
-    u.compact_bit = 5;
-    u.ascii_bit = 6;
   }
   if (u.state != kAbsent && u.ascii_data != kAbsent && u.state + 4 > u.ascii_data) {
     r.Fail(fmt::format("the string state at {} does not fit before the text at {}", u.state,
                        u.ascii_data));
   }
 
-  if (r.Has("gen_object.size")) {  // 3.14+
-    const char* kGen = "generator object";
-    const int32_t gen_size = r.Size("gen_object.size", kGen, 32, 4096);
-    l.gen.frame_state = r.Offset("gen_object.gi_frame_state", 1, gen_size, kGen);
-    l.gen.iframe = r.Offset("gen_object.gi_iframe", 8, gen_size, kGen);
-  }
-
   if (r.failed()) return r.error();
+  known->add_facts(l);
   PYU_RETURN_IF_ERROR(ValidateLayout(l));
   return l;
 }

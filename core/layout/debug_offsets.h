@@ -2,9 +2,8 @@
 // that opens its _PyRuntime: the cookie "xdebugpy", the version
 // (PY_VERSION_HEX as a uint64), free_threaded (uint64), then nested structs
 // of uint64 offsets and sizes. The block's own layout differs per minor
-// version, so one small table per minor (3.13, 3.14, 3.15) names its fields
-// in order; fields the block does not give come from facts about that
-// version, documented in debug_offsets.cc.
+// version: that version's file (python313.cc ...) names its fields in order
+// and adds the facts the block does not give.
 #pragma once
 
 #include <cstddef>
@@ -25,20 +24,18 @@ inline constexpr char kDebugOffsetsCookie[] = "xdebugpy";
 // is ignored.
 inline constexpr size_t kDebugOffsetsMaxSize = 888;
 
-// The newest minor version whose block layout is known (3.15).
-inline constexpr int kNewestKnownDebugOffsetsMinor = 15;
-
 // Parses and validates a block read from the start of _PyRuntime. `size` may
 // exceed the block (callers read kDebugOffsetsMaxSize bytes). A version newer
-// than 3.15 is read with the 3.15 table and the result's `warning` says so.
+// than the newest known is read with the newest one's table, and the
+// result's `warning` says so.
 Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size);
 
 // True for a 3.x version past the newest known block layout.
 bool DebugOffsetsVersionIsNewerThanKnown(uint32_t hexversion);
 
 // The block's fields after the 24-byte header, in order ("thread_state.size",
-// ...), for the minor version given (13, 14, 15; newer minors get the 3.15
-// list; older ones an empty list). Exposed for tests.
+// ...), for the minor version given (newer minors than the newest known get
+// its list; those without a block an empty list). Exposed for tests.
 const std::vector<std::string_view>& DebugOffsetsFieldNames(int minor);
 
 }  // namespace pyunwind

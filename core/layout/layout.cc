@@ -2,6 +2,8 @@
 
 #include "core/layout/layout.h"
 
+#include "core/layout/minor_versions.h"
+
 namespace pyunwind {
 namespace {
 
@@ -13,6 +15,21 @@ bool FieldFits(int32_t offset, int32_t width, int32_t struct_size) {
 }
 
 }  // namespace
+
+Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
+  const PythonVersion version{hexversion};
+  if (free_threaded) {
+    return MakeError(fmt::format("Python {} has no free-threaded build", version.ToString()));
+  }
+  const MinorVersion* known = version.major() == 3 ? FindMinorVersion(version.minor()) : nullptr;
+  if (known == nullptr || !known->debug_offsets_fields.empty()) {
+    return MakeError(fmt::format("no layout table for Python {}", version.ToString()));
+  }
+  Layout layout;
+  layout.version = version;
+  known->add_facts(layout);
+  return layout;
+}
 
 Status ValidateLayout(const Layout& l) {
   auto refuse = [&](std::string_view what) -> Status {
@@ -59,8 +76,27 @@ Status ValidateLayout(const Layout& l) {
   }
   if (!FieldFits(l.frame.owner, 1, l.frame.size) ||
       !FieldFits(l.code.firstlineno, 4, l.code.size) ||
-      !FieldFits(l.code.code_adaptive, 0, l.code.size)) {
+      !FieldFits(l.code.code_adaptive, 0, l.code.size) ||
+      !FieldFits(l.code.firsttraceable, 4, l.code.size)) {
     return refuse("a frame or code field lies outside its struct");
+  }
+  // Fields that facts place relative to ones the target gave, where it also
+  // gave the size of their struct.
+  const Check stated[] = {
+      {"runtime state", l.runtime.size, {l.runtime.interpreters_main}},
+      {"type object", l.type.size, {l.type.tp_basicsize, l.type.tp_dictoffset, l.type.tp_base}},
+      {"heap type", l.type.heap_size, {l.type.ht_cached_keys}},
+  };
+  for (const Check& check : stated) {
+    for (int32_t field : check.fields) {
+      if (check.size != 0 && !FieldFits(field, 8, check.size)) {
+        return refuse(fmt::format("a {} field at offset {} lies outside its {} bytes", check.name,
+                                  field, check.size));
+      }
+    }
+  }
+  if (l.unicode.size != 0 && !FieldFits(l.unicode.compact_data, 0, l.unicode.size)) {
+    return refuse("the string object layout is not plausible");
   }
   if (l.unicode.state == kAbsent || l.unicode.ascii_data <= 0 || l.unicode.ascii_data > 256 ||
       l.unicode.compact_data < l.unicode.ascii_data || l.unicode.compact_data > 256 ||

@@ -1,7 +1,9 @@
 // Where the fields the unwinder reads sit in one CPython build. The walk
 // reads fields by these names only; every difference between versions lives
-// here, as data, chosen once per target: from per-version tables for 3.11
-// and 3.12, from the target's own _Py_DebugOffsets for 3.13 and newer.
+// here, as data, chosen once per target: from the target's own
+// _Py_DebugOffsets (3.13+) and the one file per minor version
+// (python311.cc ... python315.cc) for what the target does not state.
+// README.md says how to add a version.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +23,7 @@ struct Layout {
   std::string warning;  // e.g. a version newer than the newest known table
 
   struct Runtime {
+    int32_t size = 0;  // 0: not stated (3.11, 3.12)
     int32_t interpreters_head = kAbsent;
     int32_t interpreters_main = kAbsent;
     int32_t main_thread = kAbsent;  // pthread id of the main thread (3.11, 3.12)
@@ -67,6 +70,7 @@ struct Layout {
     // thread's own one (exc_state). From the tables (3.11, 3.12) and the 3.15
     // debug offsets; 3.13 and 3.14 export none of them.
     int32_t current_exception = kAbsent;
+    bool current_exception_is_type = false;  // 3.11: curexc_type, the type alone
     int32_t exc_info = kAbsent;
     int32_t exc_state = kAbsent;
     int32_t gil_requested = kAbsent;  // 3.15: int, set while the thread waits for the GIL
@@ -93,12 +97,26 @@ struct Layout {
     // bookkeeping (C-stack entry shims), not Python code.
     int32_t owner_first_internal = 256;
     int32_t owner_generator = 1;
-    // 3.14+ keeps tagged references (_PyStackRef) in f_executable.
+    // 3.14+ keeps tagged references (_PyStackRef) in f_executable and the
+    // locals; a reference with both low bits set holds an int (value << 2 | 3).
     uint64_t stackref_tag_mask = 0;
+    bool stackref_ints = false;
+    // Where a frame suspended in `await` keeps the awaited object, counted
+    // from the top of its value stack (3.15 pushes one more value above it).
+    int32_t awaited_from_top = 1;
   } frame;
 
-  // PyGenObject / PyCoroObject (3.14+ debug offsets: gen_object): the state
-  // byte of the embedded frame, and the frame itself.
+  // enum _framestate (Include/internal/pycore_frame.h) of a generator's or
+  // coroutine's frame: the values the asyncio reader tells apart.
+  struct FrameStates {
+    int8_t created = -2;
+    int8_t suspended_yield_from = -1;
+    int8_t suspended_yield_from_locked = -1;  // free-threaded 3.15+; else = suspended_yield_from
+    int8_t completed = 1;  // this state and above: the frame is gone
+  } frame_state;
+
+  // PyGenObject / PyCoroObject: the state byte of the embedded frame, and
+  // the frame itself.
   struct Generator {
     int32_t frame_state = kAbsent;
     int32_t iframe = kAbsent;
@@ -125,7 +143,10 @@ struct Layout {
   } object;
 
   struct Type {
+    int32_t size = 0;       // 0: not stated
+    int32_t heap_size = 0;  // PyHeapTypeObject; 0: not stated
     int32_t tp_name = kAbsent;
+    int32_t tp_base = kAbsent;
     int32_t tp_flags = kAbsent;
     int32_t tp_basicsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
@@ -133,6 +154,7 @@ struct Layout {
   } type;
 
   struct Unicode {
+    int32_t size = 0;  // 0: not stated
     int32_t length = kAbsent;
     int32_t state = kAbsent;
     int32_t ascii_data = kAbsent;    // sizeof(PyASCIIObject): where compact ASCII text starts
@@ -161,7 +183,64 @@ struct Layout {
     int32_t ma_keys = kAbsent;
     int32_t ma_values = kAbsent;
     int32_t ma_used = kAbsent;
+    // 3.13+: capacity, size, embedded and valid bytes before the values of
+    // a split table (PyDictValues).
+    int32_t values_header = 0;
   } dict;
+
+  // Where an instance of a class with Py_TPFLAGS_MANAGED_DICT keeps its
+  // attributes: a dict pointer before the object, and a split table of
+  // values (3.11: its own pointer; 3.12: tagged into the dict pointer;
+  // 3.13+: inline after the object while `valid`).
+  struct ManagedDict {
+    int32_t dict_before = kAbsent;    // bytes before the object
+    int32_t values_before = kAbsent;  // 3.11
+    bool values_tagged = false;       // 3.12: an odd dict pointer is the values' address - 1
+    bool values_inline = false;       // 3.13+: at tp_basicsize, with Py_TPFLAGS_INLINE_VALUES
+    int32_t inline_valid = kAbsent;   // 3.13+: the `valid` byte of the inline values
+  } managed_dict;
+
+  struct Set {  // PySetObject; setentry {key, hash}
+    int32_t mask = kAbsent;
+    int32_t table = kAbsent;
+  } set;
+
+  struct Weakref {  // PyWeakReference
+    int32_t wr_object = kAbsent;
+  } weakref;
+
+  struct Method {  // PyMethodObject
+    int32_t im_func = kAbsent;
+    int32_t im_self = kAbsent;
+  } method;
+
+  struct Function {  // PyFunctionObject
+    int32_t func_qualname = kAbsent;
+  } function;
+
+  struct Module {  // PyModuleObject
+    int32_t md_dict = kAbsent;
+  } module;
+
+  struct Cell {  // PyCellObject
+    int32_t ob_ref = kAbsent;
+  } cell;
+
+  // The _asyncio module's TaskObj (its FutureObj fields first). 3.14+ states
+  // where the task keeps its name, coroutine and awaiters (_AsyncioDebug, in
+  // core/asyncio); the rest follows from TaskObj's declaration.
+  struct Task {
+    int32_t loop = kAbsent;
+    int32_t callback0 = kAbsent;
+    int32_t callbacks = kAbsent;
+    int32_t state = kAbsent;
+    int32_t fut_waiter = kAbsent;
+    int32_t coro = kAbsent;
+    int32_t name = kAbsent;
+    // 3.14+: `state` right after `awaited_by`, `fut_waiter` right before `coro`.
+    int32_t state_after_awaited_by = kAbsent;
+    int32_t fut_waiter_before_coro = kAbsent;
+  } task;
 
   struct Long {
     int32_t ob_size = kAbsent;  // 3.11: sign and digit count
@@ -174,8 +253,8 @@ struct Layout {
   } float_object;
 };
 
-// Per-version tables for the versions without _Py_DebugOffsets (3.11, 3.12).
-// `hexversion` picks the table by its minor version.
+// The whole layout of a version without _Py_DebugOffsets (3.11, 3.12), from
+// its minor version's file.
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded = false);
 
 // Checks that offsets lie inside their structs and the sizes are sane, so a

@@ -5,10 +5,13 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/address.h"
+#include "core/objects/remote_collections.h"
+
 namespace pyunwind {
 namespace {
 
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
+constexpr size_t kMaxTypeNameLength = 256;
 
 }  // namespace
 
@@ -31,7 +34,35 @@ void AppendUtf8(std::string& out, uint32_t cp) {
   }
 }
 
-Result<std::string> ObjectReader::ReadString(uint64_t address, size_t max_chars) {
+Result<uint64_t> ObjectReader::TypeOf(uint64_t object) {
+  if (!Aligned(object)) return MakeError(fmt::format("bad object pointer {:#x}", object));
+  auto type = memory_.ReadPointer(object + layout_.object.ob_type);
+  if (!type) return MakeError(fmt::format("cannot read the object at {:#x}", object));
+  if (!Aligned(*type)) return MakeError(fmt::format("the object at {:#x} has a bad type pointer", object));
+  return *type;
+}
+
+Result<std::string> ObjectReader::TypeNameOfType(uint64_t type) {
+  auto name = memory_.ReadPointer(type + layout_.type.tp_name);
+  if (!name || *name == 0) return MakeError("cannot read a type's name");
+  std::string out;
+  while (out.size() < kMaxTypeNameLength) {
+    // Byte by byte through the page cache: the name may end just before an
+    // unmapped page, and a core often lacks the read-only data it lives in.
+    auto c = memory_.ReadValue<char>(*name + out.size());
+    if (!c) return MakeError("cannot read a type's name");
+    if (*c == '\0') return out;
+    out += *c;
+  }
+  return out + "...";
+}
+
+Result<std::string> ObjectReader::TypeName(uint64_t object_address) {
+  PYU_ASSIGN_OR_RETURN(uint64_t type, TypeOf(object_address));
+  return TypeNameOfType(type);
+}
+
+Result<StrText> ObjectReader::ReadStrText(uint64_t address, size_t max_chars) {
   const Layout::Unicode& u = layout_.unicode;
   if (!Aligned(address)) return MakeError(fmt::format("bad string pointer {:#x}", address));
   auto length = memory_.ReadValue<int64_t>(address + u.length);
@@ -40,34 +71,34 @@ Result<std::string> ObjectReader::ReadString(uint64_t address, size_t max_chars)
   if (*length < 0 || *length > (int64_t{1} << 40)) {
     return MakeError(fmt::format("the string at {:#x} has an impossible length", address));
   }
-  const uint32_t kind = (*state >> u.kind_shift) & 7;
+  const uint32_t kind = (*state >> u.kind_shift) & 7;  // bytes per character
   const bool compact = (*state >> u.compact_bit) & 1;
   const bool ascii = (*state >> u.ascii_bit) & 1;
   if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1)) {
     return MakeError(fmt::format("the string at {:#x} is not a compact string", address));
   }
   const size_t count = std::min<uint64_t>(*length, max_chars);
-  const uint64_t data = address + (ascii ? u.ascii_data : u.compact_data);
   std::vector<uint8_t> raw(count * kind);
-  if (!memory_.Read(data, raw.data(), raw.size())) {
+  if (!memory_.Read(address + (ascii ? u.ascii_data : u.compact_data), raw.data(), raw.size())) {
     return MakeError(fmt::format("cannot read the text of the string at {:#x}", address));
   }
-  std::string text;
-  text.reserve(count);
+  StrText out;
+  out.length = static_cast<uint64_t>(*length);
+  out.text.reserve(count);
   for (size_t i = 0; i < count; ++i) {
     uint32_t cp = 0;
-    if (kind == 1) {
-      cp = raw[i];
-    } else if (kind == 2) {
-      uint16_t unit;
-      std::memcpy(&unit, &raw[i * 2], 2);
-      cp = unit;
-    } else {
-      std::memcpy(&cp, &raw[i * 4], 4);
-    }
-    AppendUtf8(text, cp);
+    std::memcpy(&cp, &raw[i * kind], kind);  // little-endian units of 1, 2 or 4 bytes
+    out.text += static_cast<char32_t>(cp);
   }
-  if (static_cast<uint64_t>(*length) > count) text += "...";
+  return out;
+}
+
+Result<std::string> ObjectReader::ReadString(uint64_t address, size_t max_chars) {
+  PYU_ASSIGN_OR_RETURN(StrText str, ReadStrText(address, max_chars));
+  std::string text;
+  text.reserve(str.text.size());
+  for (char32_t c : str.text) AppendUtf8(text, c);
+  if (str.truncated()) text += "...";
   return text;
 }
 
@@ -86,89 +117,45 @@ Result<std::string> ObjectReader::ReadBytes(uint64_t address, size_t max_size) {
   return data;
 }
 
-Result<int64_t> ObjectReader::ReadInt(uint64_t address) {
+Result<IntDigits> ObjectReader::ReadIntDigits(uint64_t address, size_t max_digits) {
   const Layout::Long& l = layout_.long_object;
   if (!Aligned(address)) return MakeError(fmt::format("bad int pointer {:#x}", address));
-  int64_t digit_count = 0;
-  bool negative = false;
-  if (l.lv_tag != kAbsent) {
+  IntDigits out;
+  if (l.lv_tag != kAbsent) {  // 3.12+: digit count << 3 | sign (2: negative)
     auto tag = memory_.ReadValue<uint64_t>(address + l.lv_tag);
     if (!tag) return MakeError(fmt::format("cannot read the int at {:#x}", address));
-    digit_count = static_cast<int64_t>(*tag >> 3);
-    negative = (*tag & 3) == 2;
-  } else {
+    out.count = *tag >> 3;
+    out.negative = (*tag & 3) == 2;
+  } else {  // 3.11: ob_size, negative for a negative int
     auto size = memory_.ReadValue<int64_t>(address + l.ob_size);
     if (!size) return MakeError(fmt::format("cannot read the int at {:#x}", address));
-    // -INT64_MIN overflows; any count past 2 is refused below anyway.
-    if (*size < -2 || *size > 2) return MakeError(fmt::format("the int at {:#x} exceeds 60 bits", address));
-    negative = *size < 0;
-    digit_count = negative ? -*size : *size;
+    if (*size == INT64_MIN) {
+      return MakeError(fmt::format("the int at {:#x} has an impossible size", address));
+    }
+    out.negative = *size < 0;
+    out.count = static_cast<uint64_t>(out.negative ? -*size : *size);
   }
-  if (digit_count > 2) return MakeError(fmt::format("the int at {:#x} exceeds 60 bits", address));
-  uint32_t digits[2] = {0, 0};
-  if (!memory_.Read(address + l.ob_digit, digits, digit_count * sizeof(uint32_t))) {
+  if (out.count > max_digits) return out;
+  out.digits.resize(out.count);
+  if (out.count > 0 && !memory_.Read(address + l.ob_digit, out.digits.data(), out.count * 4)) {
     return MakeError(fmt::format("cannot read the digits of the int at {:#x}", address));
   }
-  int64_t value = (int64_t{digits[1]} << 30) | digits[0];
-  return negative ? -value : value;
+  for (uint32_t digit : out.digits) {
+    if (digit >> 30) return MakeError(fmt::format("the int at {:#x} has a digit out of range", address));
+  }
+  return out;
+}
+
+Result<int64_t> ObjectReader::ReadInt(uint64_t address) {
+  PYU_ASSIGN_OR_RETURN(IntDigits i, ReadIntDigits(address, 2));
+  if (i.count > 2) return MakeError(fmt::format("the int at {:#x} exceeds 60 bits", address));
+  int64_t value = 0;
+  for (size_t k = i.digits.size(); k-- > 0;) value = (value << 30) | i.digits[k];
+  return i.negative ? -value : value;
 }
 
 Result<uint64_t> ObjectReader::LookupStringKey(uint64_t dict_address, std::string_view key) {
-  // PyDictKeysObject (3.11-3.14): dk_refcnt, then one byte each of
-  // log2_size, log2_index_bytes and kind; dk_nentries at 24, indices at 32.
-  if (!Aligned(dict_address)) return MakeError("bad dict pointer");
-  auto keys = memory_.ReadPointer(dict_address + layout_.dict.ma_keys);
-  auto values = memory_.ReadPointer(dict_address + layout_.dict.ma_values);
-  if (!keys || !values || !Aligned(*keys)) return MakeError("cannot read a dict");
-  uint8_t header[32];
-  if (!memory_.Read(*keys, header, sizeof header)) return MakeError("cannot read a dict's keys");
-  const uint8_t log2_index_bytes = header[9];
-  const uint8_t kind = header[10];
-  int64_t entries;
-  std::memcpy(&entries, header + 24, 8);
-  if (log2_index_bytes > 30 || entries < 0 || static_cast<uint64_t>(entries) > kMaxDictEntries) {
-    return MakeError("a dict's key table is not plausible");
-  }
-  const bool unicode_keys = kind != 0;
-  const uint64_t entry_size = unicode_keys ? 16 : 24;
-  const uint64_t first_entry = *keys + 32 + (uint64_t{1} << log2_index_bytes);
-  std::vector<uint8_t> table(entries * entry_size);
-  if (!memory_.Read(first_entry, table.data(), table.size())) {
-    return MakeError("cannot read a dict's entries");
-  }
-  for (int64_t i = 0; i < entries; ++i) {
-    const uint8_t* entry = table.data() + i * entry_size + (unicode_keys ? 0 : 8);
-    uint64_t entry_key, entry_value;
-    std::memcpy(&entry_key, entry, 8);
-    std::memcpy(&entry_value, entry + 8, 8);
-    if (entry_key == 0) continue;
-    auto text = ReadString(entry_key, key.size() + 1);
-    if (!text.ok() || *text != key) continue;
-    if (*values != 0) {  // a split table keeps its values apart, in entry order
-      auto value = memory_.ReadPointer(*values + 8 * i);
-      if (!value) return MakeError("cannot read a split dict's value");
-      return *value;
-    }
-    return entry_value;
-  }
-  return uint64_t{0};
-}
-
-Result<std::string> ObjectReader::TypeName(uint64_t object_address) {
-  if (!Aligned(object_address)) return MakeError("bad object pointer");
-  auto type = memory_.ReadPointer(object_address + layout_.object.ob_type);
-  if (!type || !Aligned(*type)) return MakeError("cannot read an object's type");
-  auto name = memory_.ReadPointer(*type + layout_.type.tp_name);
-  if (!name || *name == 0) return MakeError("cannot read a type's name");
-  char buffer[128];
-  size_t length = 0;
-  for (; length < sizeof buffer; ++length) {
-    auto c = memory_.ReadValue<char>(*name + length);
-    if (!c) return MakeError("cannot read a type's name");
-    buffer[length] = *c;
-    if (*c == '\0') break;
-  }
-  return std::string(buffer, length == sizeof buffer ? length : length);
+  return RemoteCollections(*this).DictGetString(dict_address, key);
 }
 
 }  // namespace pyunwind

@@ -1,12 +1,14 @@
-// Reading Python objects out of the target: strings, bytes, ints, dicts.
+// Reading Python objects out of the target: types, strings, bytes, ints.
 // Every length and count is bounded; nothing here follows a pointer it has
-// not read itself.
+// not read itself. Each object kind's header is decoded here only; reprs
+// (values.h) and containers (remote_collections.h) build on these readers.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/layout/layout.h"
 #include "core/target/memory.h"
@@ -14,10 +16,32 @@
 
 namespace pyunwind {
 
+// A str object's text: its first characters, and how many it has in all.
+struct StrText {
+  std::u32string text;
+  uint64_t length = 0;
+  bool truncated() const { return length > text.size(); }
+};
+
+// An int object: its sign and magnitude as little-endian 30-bit digits.
+struct IntDigits {
+  bool negative = false;
+  uint64_t count = 0;            // digits the int has
+  std::vector<uint32_t> digits;  // empty when `count` exceeded what the caller wanted
+};
+
 class ObjectReader {
  public:
   ObjectReader(RemoteMemory& memory, const Layout& layout) : memory_(memory), layout_(layout) {}
 
+  // The type object of `object`.
+  Result<uint64_t> TypeOf(uint64_t object);
+  // tp_name of a type object (cut after 256 bytes, marked "..."), and of an object's type.
+  Result<std::string> TypeNameOfType(uint64_t type);
+  Result<std::string> TypeName(uint64_t object_address);
+
+  // A compact str object's first `max_chars` characters.
+  Result<StrText> ReadStrText(uint64_t address, size_t max_chars);
   // A str object as UTF-8. Text beyond `max_chars` characters is cut and
   // marked with "...".
   Result<std::string> ReadString(uint64_t address, size_t max_chars = kMaxStringLength);
@@ -25,15 +49,14 @@ class ObjectReader {
   // A bytes object's contents, refused when longer than `max_size`.
   Result<std::string> ReadBytes(uint64_t address, size_t max_size);
 
-  // An int object that fits in 64 bits.
+  // An int object's digits; `digits` is left empty past `max_digits`.
+  Result<IntDigits> ReadIntDigits(uint64_t address, size_t max_digits);
+  // An int object that fits in 60 bits.
   Result<int64_t> ReadInt(uint64_t address);
 
-  // The value stored under a str key in a dict whose keys are all strings
-  // (module and sys dicts). Returns 0 when the key is absent.
+  // The value stored under a str key of a dict (0 when the key is absent);
+  // RemoteCollections::DictGetString.
   Result<uint64_t> LookupStringKey(uint64_t dict_address, std::string_view key);
-
-  // tp_name of the object's type.
-  Result<std::string> TypeName(uint64_t object_address);
 
   RemoteMemory& memory() { return memory_; }
   const Layout& layout() const { return layout_; }

@@ -4,29 +4,21 @@
 
 #include <cstring>
 
+#include "core/base/address.h"
+
 namespace pyunwind {
 namespace {
 
-// Facts of CPython 3.11-3.15 (x86-64), offsets for the default build; the
-// free-threaded header adds `delta` to every field after it.
-//   PySetObject: mask 32, table 40; setentry {key, hash} 16 bytes.
-//   PyWeakReference.wr_object 16; PyMethodObject im_func 16, im_self 24;
-//   PyFunctionObject.func_qualname 40.
-//   PyDictKeysObject: dk_log2_index_bytes at 9, dk_kind at 10,
-//   dk_nentries at 24, indices at 32, then the entries.
+// PyDictKeysObject (3.11-3.15): dk_log2_index_bytes at 9, dk_kind at 10,
+// dk_nentries at 24, indices at 32, then the entries ({key, value} for
+// str-keyed tables, {hash, key, value} otherwise). setentry is {key, hash}.
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 }  // namespace
 
 RemoteCollections::RemoteCollections(ObjectReader& objects)
-    : objects_(objects),
-      memory_(objects.memory()),
-      minor_(objects.layout().version.minor()),
-      free_threaded_(objects.layout().free_threaded),
-      delta_(objects.layout().object.ob_type - 8) {}
+    : objects_(objects), memory_(objects.memory()), layout_(objects.layout()) {}
 
 Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_address) {
   if (!Aligned(keys_address)) return MakeError(fmt::format("bad dict keys pointer {:#x}", keys_address));
@@ -48,8 +40,7 @@ Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_addres
 }
 
 Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
-  // 3.13+ puts capacity/size/embedded/valid bytes before the values array.
-  const uint64_t base = values + (minor_ >= 13 ? 8 : 0);
+  const uint64_t base = values + layout_.dict.values_header;
   auto value = memory_.ReadPointer(base + 8 * static_cast<uint64_t>(index));
   if (!value) return MakeError("cannot read a split dict's value");
   return *value;
@@ -58,7 +49,7 @@ Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
 Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
     uint64_t dict, size_t max_entries) {
   if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
-  const Layout::Dict& d = objects_.layout().dict;
+  const Layout::Dict& d = layout_.dict;
   auto keys_address = memory_.ReadPointer(dict + d.ma_keys);
   auto values = memory_.ReadPointer(dict + d.ma_values);
   if (!keys_address || !values) return MakeError(fmt::format("cannot read the dict at {:#x}", dict));
@@ -114,8 +105,8 @@ Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_vie
 
 Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t max_entries) {
   if (!Aligned(set)) return MakeError(fmt::format("bad set pointer {:#x}", set));
-  auto mask = memory_.ReadValue<int64_t>(set + 32 + delta_);
-  auto table = memory_.ReadPointer(set + 40 + delta_);
+  auto mask = memory_.ReadValue<int64_t>(set + layout_.set.mask);
+  auto table = memory_.ReadPointer(set + layout_.set.table);
   if (!mask || !table || !Aligned(*table)) return MakeError(fmt::format("cannot read the set at {:#x}", set));
   if (*mask < 0 || static_cast<uint64_t>(*mask) + 1 > kMaxSetSlots) {
     return MakeError(fmt::format("the set at {:#x} has an implausible size", set));
@@ -140,7 +131,7 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
 
 Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t max_entries) {
   if (!Aligned(list)) return MakeError(fmt::format("bad list pointer {:#x}", list));
-  const Layout::List& l = objects_.layout().list;
+  const Layout::List& l = layout_.list;
   auto size = memory_.ReadValue<int64_t>(list + l.ob_size);
   auto items = memory_.ReadPointer(list + l.ob_item);
   if (!size || !items) return MakeError(fmt::format("cannot read the list at {:#x}", list));
@@ -156,7 +147,7 @@ Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t
 
 Result<std::vector<uint64_t>> RemoteCollections::TupleItems(uint64_t tuple, size_t max_entries) {
   if (!Aligned(tuple)) return MakeError(fmt::format("bad tuple pointer {:#x}", tuple));
-  const Layout::Tuple& t = objects_.layout().tuple;
+  const Layout::Tuple& t = layout_.tuple;
   auto size = memory_.ReadValue<int64_t>(tuple + t.ob_size);
   if (!size) return MakeError(fmt::format("cannot read the tuple at {:#x}", tuple));
   if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
@@ -169,38 +160,31 @@ Result<std::vector<uint64_t>> RemoteCollections::TupleItems(uint64_t tuple, size
   return out;
 }
 
-Result<uint64_t> RemoteCollections::TypeOf(uint64_t object) {
-  if (!Aligned(object)) return MakeError(fmt::format("bad object pointer {:#x}", object));
-  auto type = memory_.ReadPointer(object + objects_.layout().object.ob_type);
-  if (!type || !Aligned(*type)) return MakeError(fmt::format("cannot read the type of {:#x}", object));
-  return *type;
-}
-
 Result<uint64_t> RemoteCollections::WeakrefTarget(uint64_t weakref) {
   if (!Aligned(weakref)) return MakeError(fmt::format("bad weakref pointer {:#x}", weakref));
-  auto target = memory_.ReadPointer(weakref + 16 + delta_);
+  auto target = memory_.ReadPointer(weakref + layout_.weakref.wr_object);
   if (!target) return MakeError(fmt::format("cannot read the weakref at {:#x}", weakref));
   return *target;
 }
 
 Result<std::pair<uint64_t, uint64_t>> RemoteCollections::BoundMethod(uint64_t method) {
   if (!Aligned(method)) return MakeError(fmt::format("bad method pointer {:#x}", method));
-  auto func = memory_.ReadPointer(method + 16 + delta_);
-  auto self = memory_.ReadPointer(method + 24 + delta_);
+  auto func = memory_.ReadPointer(method + layout_.method.im_func);
+  auto self = memory_.ReadPointer(method + layout_.method.im_self);
   if (!func || !self) return MakeError(fmt::format("cannot read the method at {:#x}", method));
   return std::make_pair(*func, *self);
 }
 
 Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
   if (!Aligned(function)) return MakeError(fmt::format("bad function pointer {:#x}", function));
-  auto qualname = memory_.ReadPointer(function + 40 + delta_);
+  auto qualname = memory_.ReadPointer(function + layout_.function.func_qualname);
   if (!qualname) return MakeError(fmt::format("cannot read the function at {:#x}", function));
   return objects_.ReadString(*qualname);
 }
 
 Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
-  PYU_ASSIGN_OR_RETURN(uint64_t type, TypeOf(object));
-  const Layout::Type& t = objects_.layout().type;
+  PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
+  const Layout::Type& t = layout_.type;
   if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent ||
       t.ht_cached_keys == kAbsent) {
     return MakeError("the layout does not say where a type keeps its instance dicts");
@@ -229,26 +213,19 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     return lookup_dict(*dict);
   }
   if (!(*flags & kManagedDict)) return uint64_t{0};
-  // The managed dict pointer sits before the object: 3 words back, 1 in
-  // free-threaded builds.
-  const uint64_t dict_slot = object - (free_threaded_ ? 8 : 24);
-  auto dict = memory_.ReadPointer(dict_slot);
+  const Layout::ManagedDict& m = layout_.managed_dict;
+  if (m.dict_before == kAbsent) return MakeError("the layout does not say where managed dicts are");
+  auto dict = memory_.ReadPointer(object - m.dict_before);
   if (!dict) return MakeError(fmt::format("cannot read the managed dict of {:#x}", object));
-  if (minor_ == 11) {
-    if (*dict != 0) return lookup_dict(*dict);
-    auto values = memory_.ReadPointer(object - 32);
+  if (m.values_before != kAbsent && *dict == 0) {
+    auto values = memory_.ReadPointer(object - m.values_before);
     if (!values || *values == 0) return uint64_t{0};
     return lookup_values(*values);
   }
-  if (minor_ == 12) {
-    // Tagged: an odd pointer is a values array stored as its address - 1.
-    if (*dict & 1) return lookup_values(*dict + 1);
-    return lookup_dict(*dict);
-  }
-  // 3.13+: inline values after the object while they are valid.
-  if (*flags & kInlineValues) {
+  if (m.values_tagged && (*dict & 1)) return lookup_values(*dict + 1);
+  if (m.values_inline && (*flags & kInlineValues)) {  // while they are valid
     const uint64_t values = object + *basicsize;
-    auto valid = memory_.ReadValue<uint8_t>(values + 3);
+    auto valid = memory_.ReadValue<uint8_t>(values + m.inline_valid);
     if (valid && *valid) return lookup_values(values);
   }
   return lookup_dict(*dict);

@@ -45,13 +45,6 @@ class RemoteCollections {
   // attributes, not descriptors). 0 when absent.
   Result<uint64_t> InstanceAttribute(uint64_t object, std::string_view name);
 
-  // The type object of `object`, and its tp_name.
-  Result<uint64_t> TypeOf(uint64_t object);
-  Result<std::string> TypeName(uint64_t object) { return objects_.TypeName(object); }
-
-  // Bytes the free-threaded object header adds (0 or 16): every object field
-  // after the header moves by this much.
-  int32_t header_delta() const { return delta_; }
   ObjectReader& objects() { return objects_; }
 
  private:
@@ -68,9 +61,7 @@ class RemoteCollections {
 
   ObjectReader& objects_;
   RemoteMemory& memory_;
-  int minor_;
-  bool free_threaded_;
-  int32_t delta_;
+  const Layout& layout_;
 };
 
 }  // namespace pyunwind

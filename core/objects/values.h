@@ -1,5 +1,7 @@
 // Short, safe reprs of Python objects read out of the target, for --locals
-// and py-locals. Nothing here calls into the target: the repr is rebuilt
+// and py-locals (values.cc; the text of str and bytes reprs in
+// repr_text.cc, numbers in number_repr.cc, which builtin a type is in
+// type_kinds.cc). Nothing here calls into the target: the repr is rebuilt
 // from the object's memory for None, bool, int (any size), float, str (every
 // kind), bytes, tuple, list, dict, set and frozenset, and is
 // "<TypeName object at 0x...>" for everything else. Nesting, item counts and
@@ -76,7 +78,6 @@ class ValueFormatter {
  private:
   // Appends the repr of `address` to `out`; errors only for the outermost object.
   Status Append(uint64_t address, int depth, std::string& out);
-  Result<uint64_t> TypeAddress(uint64_t address);
   Status AppendInt(uint64_t address, std::string& out);
   Status AppendStr(uint64_t address, std::string& out);
   bool Full(const std::string& out) const { return out.size() > kMaxReprLength; }

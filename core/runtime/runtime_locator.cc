@@ -9,6 +9,7 @@
 #include <regex>
 
 #include "core/layout/debug_offsets.h"
+#include "core/layout/minor_versions.h"
 #include "core/target/elf_sections.h"
 #include "core/target/memory_scan.h"
 #include "core/objects/objects.h"
@@ -16,8 +17,6 @@
 namespace pyunwind {
 namespace {
 
-constexpr uint32_t kPython311 = 0x030b0000;
-constexpr uint32_t kPython312 = 0x030c0000;
 
 // How far a patch release may move the embedded main interpreter from where
 // the table's release had it.
@@ -93,8 +92,10 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
     }
     return LayoutFromDebugOffsets(block.data(), block.size());
   }
-  std::vector<uint32_t> candidates = {kPython311, kPython312};
-  if ((hexversion_hint >> 16) == (kPython312 >> 16)) std::swap(candidates[0], candidates[1]);
+  std::vector<uint32_t> candidates = VersionsWithoutDebugOffsets();
+  // The hinted version first.
+  std::stable_partition(candidates.begin(), candidates.end(),
+                        [&](uint32_t v) { return v >> 16 == hexversion_hint >> 16; });
   for (uint32_t candidate : candidates) {
     auto layout = LayoutFromTable(candidate);
     if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
@@ -106,7 +107,7 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions) {
   std::vector<Layout> tables;
-  for (uint32_t version : {kPython311, kPython312}) tables.push_back(*LayoutFromTable(version));
+  for (uint32_t version : VersionsWithoutDebugOffsets()) tables.push_back(*LayoutFromTable(version));
   uint64_t cookie_word;
   std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
 

@@ -1,11 +1,7 @@
 #include "core/target/elf_core_target.h"
 
 #include <elf.h>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -13,64 +9,39 @@
 namespace pyunwind {
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::Open(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return MakeError(fmt::format("cannot open core file {}", path));
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || info.st_size <= 0) {
-    ::close(fd);
-    return MakeError(fmt::format("core file {} is empty", path));
-  }
-  void* mapping = ::mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
-  if (mapping == MAP_FAILED) return MakeError(fmt::format("cannot map core file {}", path));
-  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget());
-  target->mapping_ = mapping;
-  target->image_ = static_cast<const uint8_t*>(mapping);
-  target->size_ = info.st_size;
+  PYU_ASSIGN_OR_RETURN(ElfImage image, ElfImage::Map(path, "core file"));
+  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(image)));
   PYU_RETURN_IF_ERROR(target->Index());
   return target;
 }
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::FromBytes(const uint8_t* image, size_t size) {
-  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget());
-  target->image_ = image;
-  target->size_ = size;
+  PYU_ASSIGN_OR_RETURN(ElfImage elf, ElfImage::Over(image, size, "core file"));
+  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(elf)));
   PYU_RETURN_IF_ERROR(target->Index());
   return target;
 }
 
-ElfCoreTarget::~ElfCoreTarget() {
-  if (mapping_) ::munmap(mapping_, size_);
-}
-
 Status ElfCoreTarget::Index() {
-  Elf64_Ehdr header;
-  if (size_ < sizeof header) return MakeError("not an ELF core file: too short");
-  std::memcpy(&header, image_, sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64 ||
-      header.e_type != ET_CORE) {
-    return MakeError("not a 64-bit ELF core file");
-  }
-  if (header.e_phentsize != sizeof(Elf64_Phdr) ||
-      header.e_phoff > size_ || header.e_phnum * sizeof(Elf64_Phdr) > size_ - header.e_phoff) {
-    return MakeError("the core file's program headers are cut off");
-  }
-  for (size_t i = 0; i < header.e_phnum; ++i) {
-    Elf64_Phdr ph;
-    std::memcpy(&ph, image_ + header.e_phoff + i * sizeof ph, sizeof ph);
+  if (image_.header().e_type != ET_CORE) return MakeError("not a 64-bit ELF core file");
+  auto headers = image_.ProgramHeaders();
+  if (!headers.ok()) return MakeError("the core file's program headers are cut off");
+  const uint8_t* bytes = image_.bytes();
+  const size_t size = image_.size();
+  for (const Elf64_Phdr& ph : *headers) {
     if (ph.p_type == PT_LOAD && ph.p_memsz > 0) {
       Segment segment{ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz, (ph.p_flags & PF_W) != 0};
       // A truncated core holds less than its headers promise.
-      if (segment.file_offset > size_) segment.file_size = 0;
+      if (segment.file_offset > size) segment.file_size = 0;
       segment.file_size =
-          std::min<uint64_t>(segment.file_size, size_ - std::min<uint64_t>(segment.file_offset, size_));
+          std::min<uint64_t>(segment.file_size, size - std::min<uint64_t>(segment.file_offset, size));
       segments_.push_back(segment);
-    } else if (ph.p_type == PT_NOTE && ph.p_offset < size_) {
+    } else if (ph.p_type == PT_NOTE && ph.p_offset < size) {
       uint64_t pos = ph.p_offset;
-      const uint64_t end = std::min<uint64_t>(size_, ph.p_offset + ph.p_filesz);
+      const uint64_t end = std::min<uint64_t>(size, ph.p_offset + ph.p_filesz);
       while (pos + sizeof(Elf64_Nhdr) <= end) {
         Elf64_Nhdr note;
-        std::memcpy(&note, image_ + pos, sizeof note);
+        std::memcpy(&note, bytes + pos, sizeof note);
         const uint64_t name_size = (uint64_t{note.n_namesz} + 3) & ~3ull;
         const uint64_t desc_size = (uint64_t{note.n_descsz} + 3) & ~3ull;
         const uint64_t desc = pos + sizeof note + name_size;
@@ -78,7 +49,7 @@ Status ElfCoreTarget::Index() {
         // struct elf_prstatus: pr_pid is at offset 32 on x86-64.
         if (note.n_type == NT_PRSTATUS && note.n_descsz >= 36) {
           int32_t pid;
-          std::memcpy(&pid, image_ + desc + 32, 4);
+          std::memcpy(&pid, bytes + desc + 32, 4);
           thread_ids_.push_back(static_cast<uint32_t>(pid));
         }
         pos = desc + desc_size;
@@ -104,7 +75,7 @@ bool ElfCoreTarget::ReadMemory(uint64_t address, void* out, size_t size) {
     // Bytes past what the file holds were not dumped (read-only file
     // mappings) or were cut off: unreadable, as a debugger would say.
     if (in_segment + chunk > segment.file_size) return false;
-    std::memcpy(dest, image_ + segment.file_offset + in_segment, chunk);
+    std::memcpy(dest, image_.bytes() + segment.file_offset + in_segment, chunk);
     dest += chunk;
     address += chunk;
     size -= chunk;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/base/result.h"
+#include "core/target/elf_image.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -19,7 +20,6 @@ class ElfCoreTarget : public Target {
   static Result<std::unique_ptr<ElfCoreTarget>> Open(const std::string& path);
   // Over bytes already in memory (the fuzz target); `image` must outlive this.
   static Result<std::unique_ptr<ElfCoreTarget>> FromBytes(const uint8_t* image, size_t size);
-  ~ElfCoreTarget() override;
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   std::optional<uint64_t> FindSymbol(std::string_view) override { return std::nullopt; }
@@ -34,12 +34,10 @@ class ElfCoreTarget : public Target {
     uint64_t file_size = 0;  // bytes present in the file (the rest reads as zero)
     bool writable = false;
   };
-  ElfCoreTarget() = default;
+  explicit ElfCoreTarget(ElfImage image) : image_(std::move(image)) {}
   Status Index();
 
-  const uint8_t* image_ = nullptr;
-  size_t size_ = 0;
-  void* mapping_ = nullptr;  // owned when opened from a path
+  ElfImage image_;
   std::vector<Segment> segments_;  // sorted by address
   std::vector<uint64_t> thread_ids_;
 };

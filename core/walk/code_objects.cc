@@ -40,11 +40,36 @@ Result<uint64_t> CodeCache::BytecodeFor(const CodeInfo& code, int32_t tlbc_index
   return *entry;
 }
 
+Status CodeCache::CheckCodeType(uint64_t address) {
+  auto type_of = objects_.TypeOf(address);
+  if (!type_of.ok()) return MakeError(fmt::format("cannot read the code object at {:#x}", address));
+  const uint64_t type = *type_of;
+  if (type == code_type_) return Ok{};
+  // By name where the core holds it; else by PyCode_Type's tp_basicsize,
+  // which is offsetof(PyCodeObject, co_code_adaptive) in every version (the
+  // type object itself is writable data, in every core).
+  const Layout& l = objects_.layout();
+  auto name = objects_.TypeNameOfType(type);
+  bool is_code = false;
+  if (name.ok()) {
+    is_code = *name == "code";
+  } else if (l.type.tp_basicsize != kAbsent) {
+    auto basicsize = objects_.memory().ReadValue<int64_t>(type + l.type.tp_basicsize);
+    is_code = basicsize && *basicsize == l.code.code_adaptive;
+  }
+  if (!is_code) {
+    return MakeError(fmt::format("the object at {:#x} is not a code object", address));
+  }
+  code_type_ = type;
+  return Ok{};
+}
+
 Result<CodeInfo> CodeCache::Read(uint64_t address) {
   const Layout::Code& c = objects_.layout().code;
   if (address == 0 || address % 8 != 0) {
     return MakeError(fmt::format("bad code object pointer {:#x}", address));
   }
+  PYU_RETURN_IF_ERROR(CheckCodeType(address));
   // The whole fixed part in one read.
   std::vector<uint8_t> raw(c.code_adaptive);
   if (!objects_.memory().Read(address, raw.data(), raw.size())) {

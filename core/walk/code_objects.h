@@ -39,8 +39,11 @@ class CodeCache {
 
  private:
   Result<CodeInfo> Read(uint64_t address);
+  // Refuses an object whose type is not `code`.
+  Status CheckCodeType(uint64_t address);
 
   ObjectReader& objects_;
+  uint64_t code_type_ = 0;  // PyCode_Type, once one code object showed it
   std::unordered_map<uint64_t, std::unique_ptr<CodeInfo>> cache_;
 };
 

@@ -72,10 +72,11 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     }
     const int64_t instruction_index =
         (static_cast<int64_t>(instruction) - static_cast<int64_t>(*bytecode)) / 2;
-    // 3.11/3.12: a frame whose first instructions (copying free variables,
-    // making the generator) have not run yet is not in Python's tracebacks.
-    const bool incomplete = owner != f.owner_generator && f.instr_is_previous &&
-                            instruction_index < info.first_traceable;
+    // A frame whose first instructions (copying free variables, making the
+    // generator) have not run yet is incomplete: sys._current_frames() and
+    // tracebacks leave it out (_PyFrame_IsIncomplete).
+    const bool incomplete =
+        owner != f.owner_generator && instruction_index < info.first_traceable;
     if (!incomplete) {
       Frame out;
       out.filename = info.filename;

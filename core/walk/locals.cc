@@ -41,9 +41,9 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
       !memory.Read(frame_address + l.frame.localsplus, slots.data(), slots.size() * 8)) {
     return MakeError(fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
   }
-  // 3.14+ keeps _PyStackRef: the low two bits are tags, and both set mark an
-  // int stored in the reference itself (value << 2 | 0b11).
-  const bool tagged = l.version.AtLeast(3, 14);
+  // 3.14+ keeps _PyStackRef: the low bits are tags, and both low bits set
+  // mark an int stored in the reference itself (value << 2 | 0b11).
+  const bool tagged = l.frame.stackref_ints;
   std::vector<LocalVariable> out;
   for (size_t i = 0; i < slots.size(); ++i) {
     const auto kind = static_cast<uint8_t>(kinds[i]);
@@ -54,7 +54,7 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
       out.push_back({name.ok() ? *name : fmt::format("<local {}>", i), d.type, d.repr, d.error});
       continue;
     }
-    if (tagged) value &= ~uint64_t{3};
+    value &= ~l.frame.stackref_tag_mask;
     if (value == 0) continue;  // unbound
     LocalVariable variable;
     auto name = objects.ReadString((*names)[i]);

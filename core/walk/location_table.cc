@@ -1,6 +1,7 @@
 #include "core/walk/location_table.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace pyunwind {
 namespace {
@@ -62,14 +63,16 @@ class Reader {
 std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_line) {
   std::vector<LineRange> ranges;
   Reader reader(table);
-  int32_t line = first_line;
+  // Wide: the deltas and co_firstlineno come from the target, and a line
+  // outside int's range is shown as no line rather than overflowing.
+  int64_t line = first_line;
   int32_t address = 0;
   uint8_t first;
   while (reader.Next(first)) {
     if (!(first & 0x80)) break;  // every entry starts with the high bit set
     const int code = (first >> 3) & 15;
     const int32_t length = (first & 7) + 1;
-    int32_t entry_line = line;
+    int64_t entry_line = line;
     bool ok = true;
     if (code == kNoLocation) {
       entry_line = -1;
@@ -90,7 +93,10 @@ std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_lin
       ok = reader.Skip(1);
     }
     if (!ok) break;
-    ranges.push_back({address, address + length, entry_line});
+    if (entry_line < std::numeric_limits<int>::min() || entry_line > std::numeric_limits<int>::max()) {
+      entry_line = -1;
+    }
+    ranges.push_back({address, address + length, static_cast<int>(entry_line)});
     address += length;
   }
   return ranges;

@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
+#include "core/base/address.h"
 #include "core/objects/values.h"
 
 namespace pyunwind {
 namespace {
 
 constexpr int kMaxExceptionStackItems = 256;
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // The exception being handled: the innermost _PyErr_StackItem whose value is
 // set and not None, as sys.exception() finds it (_PyErr_GetTopmostException).
@@ -56,7 +55,8 @@ void AddThreadStatus(ObjectReader& objects, Interpreter& interp) {
       // 3.11 keeps the type (curexc_type); 3.12+ the exception itself.
       auto raised = memory.ReadPointer(tstate + l.tstate.current_exception);
       if (raised && Aligned(*raised) && *raised != values.none()) {
-        auto info = l.version.minor() == 11 ? values.TypeInfoAt(*raised) : values.TypeOf(*raised);
+        auto info = l.tstate.current_exception_is_type ? values.TypeInfoAt(*raised)
+                                                       : values.TypeOf(*raised);
         type = info.ok() ? ShortTypeName(info->name) : "?";
       }
     }

@@ -4,13 +4,12 @@
 
 #include <unordered_set>
 
+#include "core/base/address.h"
 #include "core/walk/frames.h"
 #include "core/walk/thread_state.h"
 
 namespace pyunwind {
 namespace {
-
-bool Aligned(uint64_t address) { return address != 0 && address % 8 == 0; }
 
 // Which thread state holds the GIL of `interp`, if the build can tell.
 struct GilState {

@@ -1,0 +1,40 @@
+#include "core/asyncio/asyncio_layout.h"
+
+#include <fmt/format.h>
+
+#include "core/asyncio/asyncio_debug.h"
+
+namespace pyunwind {
+
+Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memory) {
+  const PythonVersion& v = layout.version;
+  if (layout.task.loop == kAbsent || layout.gen.iframe == kAbsent ||
+      layout.gen.frame_state == kAbsent) {
+    return MakeError(fmt::format("py-tasks does not support Python {}", v.MinorString()));
+  }
+  AsyncioLayout a;
+  a.task = layout.task;
+  if (a.task.name != kAbsent) return a;  // the version's file states it all
+
+  if (layout.frame.stackpointer == kAbsent || a.task.state_after_awaited_by == kAbsent ||
+      a.task.fut_waiter_before_coro == kAbsent) {
+    return MakeError(fmt::format(
+        "py-tasks: the layout of Python {} gives no task, generator or frame stack offsets",
+        v.MinorString()));
+  }
+  auto debug = FindAsyncioDebug(memory, layout);
+  if (!debug.ok()) return MakeError("py-tasks: " + debug.error().message);
+  a.task.name = static_cast<int32_t>(debug->task_name);
+  a.task_awaited_by = static_cast<int32_t>(debug->task_awaited_by);
+  a.task.state = a.task_awaited_by + a.task.state_after_awaited_by;
+  a.task_awaited_by_is_set = static_cast<int32_t>(debug->task_awaited_by_is_set);
+  a.task.coro = static_cast<int32_t>(debug->task_coro);
+  a.task.fut_waiter = a.task.coro - a.task.fut_waiter_before_coro;
+  a.task_node = static_cast<int32_t>(debug->task_node);
+  a.interp_tasks_head = static_cast<int32_t>(debug->interp_tasks_head);
+  a.tstate_running_task = static_cast<int32_t>(debug->thread_running_task);
+  a.tstate_tasks_head = static_cast<int32_t>(debug->thread_tasks_head);
+  return a;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,145 @@
+#include "core/layout/facts.h"
+
+namespace pyunwind {
+namespace {
+
+void SetIfAbsent(int32_t& field, int32_t value) {
+  if (field == kAbsent) field = value;
+}
+
+}  // namespace
+
+void AddObjectFacts(Layout& l) {
+  const int32_t d = HeaderDelta(l);
+  // PyTypeObject (Include/cpython/object.h).
+  SetIfAbsent(l.type.tp_basicsize, 32 + d);
+  SetIfAbsent(l.type.tp_base, 256 + d);
+  SetIfAbsent(l.type.tp_dictoffset, 288 + d);
+  // PySetObject { PyObject_HEAD; fill; used; mask; table; ... }.
+  SetIfAbsent(l.set.mask, 32 + d);
+  SetIfAbsent(l.set.table, 40 + d);
+  // PyWeakReference { PyObject_HEAD; wr_object; ... }.
+  SetIfAbsent(l.weakref.wr_object, 16 + d);
+  // PyMethodObject { PyObject_HEAD; im_func; im_self; ... }.
+  SetIfAbsent(l.method.im_func, 16 + d);
+  SetIfAbsent(l.method.im_self, 24 + d);
+  // PyFunctionObject { PyObject_HEAD; globals; builtins; name; qualname; ... }.
+  SetIfAbsent(l.function.func_qualname, 40 + d);
+  // PyModuleObject { PyObject_HEAD; md_dict; ... }; PyCellObject { PyObject_HEAD; ob_ref; }.
+  SetIfAbsent(l.module.md_dict, 16 + d);
+  SetIfAbsent(l.cell.ob_ref, 16 + d);
+  // FutureObj (Modules/_asynciomodule.c): loop, callback0, context0, callbacks.
+  SetIfAbsent(l.task.loop, 16 + d);
+  SetIfAbsent(l.task.callback0, 24 + d);
+  SetIfAbsent(l.task.callbacks, 40 + d);
+}
+
+void AddFactsOf311And312(Layout& l) {
+  l.runtime.interpreters_head = 40;
+  l.runtime.interpreters_main = 48;
+
+  l.tstate.prev = 0;
+  l.tstate.next = 8;
+  l.tstate.interp = 16;
+  l.tstate.cframe = 56;
+
+  l.frame.instr_is_previous = true;
+  l.frame.owner_generator = 1;
+  l.frame.size = 80;
+  l.frame.instr_ptr = 56;
+  l.frame.stacktop = 64;
+  l.frame.localsplus = 72;
+
+  l.code.filename = 112;
+  l.code.name = 120;
+  l.code.qualname = 128;
+  l.code.linetable = 136;
+  l.code.localsplusnames = 96;
+  l.code.localspluskinds = 104;
+
+  l.object.ob_type = 8;
+  l.object.ob_size = 16;
+  l.type.tp_name = 24;
+  l.type.tp_flags = 168;
+
+  l.unicode.length = 16;
+  l.unicode.state = 32;
+  l.unicode.kind_shift = 2;
+  l.unicode.compact_bit = 5;
+  l.unicode.ascii_bit = 6;
+
+  l.bytes.ob_size = 16;
+  l.bytes.ob_sval = 32;
+  l.tuple.ob_size = 16;
+  l.tuple.ob_item = 24;
+  l.list.ob_size = 16;
+  l.list.ob_item = 24;
+  l.dict.ma_used = 16;
+  l.dict.ma_keys = 32;
+  l.dict.ma_values = 40;
+  l.long_object.ob_digit = 24;
+  l.float_object.ob_fval = 16;
+
+  l.gil.last_holder = 8;
+  l.gil.locked = 16;
+  l.err_stackitem.exc_value = 0;
+  l.err_stackitem.previous_item = 8;
+
+  l.frame_state = kFrameStates311;
+  // TaskObj: task_state, then (after the other FutureObj fields and the
+  // task's own) task_fut_waiter, task_coro, task_name.
+  l.task.state = 88;
+  l.task.fut_waiter = 128;
+  l.task.coro = 136;
+  l.task.name = 144;
+  // The managed dict pointer is 3 words before the object.
+  l.managed_dict.dict_before = 24;
+}
+
+void AddDebugOffsetsCompanionFacts(Layout& l) {
+  // struct pyinterpreters { PyMutex mutex; head; main; next_id; }.
+  if (l.runtime.interpreters_head != kAbsent) {
+    l.runtime.interpreters_main = l.runtime.interpreters_head + 8;
+  }
+  // PyDictObject { PyObject_HEAD; ma_used; _ma_watcher_tag; ma_keys; ma_values; }.
+  if (l.dict.ma_keys >= 16) l.dict.ma_used = l.dict.ma_keys - 16;
+  // `int _co_firsttraceable; void *co_extra;` precede co_tlbc (free-threaded
+  // 3.14+) or else co_code_adaptive.
+  const int32_t after_extra = l.code.tlbc != kAbsent ? l.code.tlbc : l.code.code_adaptive;
+  if (after_extra >= 16) l.code.firsttraceable = after_extra - 16;
+  // enum _frameowner: THREAD 0, GENERATOR 1, FRAME_OBJECT 2; owners from 3 on
+  // (CSTACK in 3.13, INTERPRETER and CSTACK in 3.14) are entry shims.
+  l.frame.owner_generator = 1;
+  l.frame.owner_first_internal = 3;
+  l.frame.instr_is_previous = false;  // instr_ptr: the instruction running or about to
+  // PyCompactUnicodeObject { PyASCIIObject _base; utf8_length; utf8; }.
+  if (l.unicode.compact_data == kAbsent && l.unicode.ascii_data != kAbsent) {
+    l.unicode.compact_data = l.unicode.ascii_data + 16;
+  }
+  // A managed dict pointer 3 words before the object (1 in free-threaded
+  // builds); inline values at tp_basicsize, PyDictValues { capacity, size,
+  // embedded, valid; values[] } behind an 8-byte header.
+  l.managed_dict.dict_before = l.free_threaded ? 8 : 24;
+  l.managed_dict.values_inline = true;
+  l.managed_dict.inline_valid = 3;
+  l.dict.values_header = 8;
+}
+
+void AddTaskFactsAfterAsyncioDebug(Layout& l) {
+  l.task.state_after_awaited_by = 8;
+  l.task.fut_waiter_before_coro = 8;
+}
+
+void AddStackRefFacts(Layout& l) {
+  // Py_TAG_BITS: the low bit in 3.14, the low two in 3.15; objects are
+  // 8-byte aligned, so clearing both recovers every pointer. Py_INT_TAG 3.
+  l.frame.stackref_tag_mask = 3;
+  l.frame.stackref_ints = true;
+  if (l.free_threaded) {  // `interned` a whole byte, for atomic access
+    l.unicode.kind_shift = 8;
+    l.unicode.compact_bit = 11;
+    l.unicode.ascii_bit = 12;
+  }
+}
+
+}  // namespace pyunwind

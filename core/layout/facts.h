@@ -1,0 +1,46 @@
+// Facts of CPython's headers that hold for several minor versions, each
+// written once here; each per-minor file (python3XX.cc) says which hold for it.
+// All are x86-64 offsets of the default build; the longer free-threaded
+// object header moves every field after it (HeaderDelta).
+#pragma once
+
+#include "core/layout/layout.h"
+
+namespace pyunwind {
+
+// Bytes the free-threaded object header adds (0 or 16).
+inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
+
+// Objects whose declarations have not changed since 3.11: type objects
+// (tp_basicsize, tp_base, tp_dictoffset), sets, weak references, bound
+// methods, functions, modules, cells, and the FutureObj fields that open a
+// TaskObj. Fields a _Py_DebugOffsets block already gave are kept.
+void AddObjectFacts(Layout& l);
+
+// 3.11 and 3.12, which have no _Py_DebugOffsets: the fields both declare
+// alike (their files add the rest).
+void AddFactsOf311And312(Layout& l);
+
+// 3.13 through 3.15: what completes a _Py_DebugOffsets block. The struct
+// around interpreters.head, PyDictObject before ma_keys, _co_firsttraceable
+// before co_extra, enum _frameowner, PyCompactUnicodeObject, managed dicts
+// with inline values.
+void AddDebugOffsetsCompanionFacts(Layout& l);
+
+// enum _framestate (Include/internal/pycore_frame.h) as 3.11 and 3.12
+// number it: CREATED -2, SUSPENDED -1 (also while awaiting), EXECUTING 0,
+// COMPLETED 1, CLEARED 4.
+inline constexpr Layout::FrameStates kFrameStates311 = {-2, -1, -1, 1};
+// ... and 3.13, 3.14: CREATED -3, SUSPENDED -2, SUSPENDED_YIELD_FROM -1,
+// EXECUTING 0, COMPLETED 1, CLEARED 4.
+inline constexpr Layout::FrameStates kFrameStates313 = {-3, -1, -1, 1};
+
+// 3.14+: TaskObj declares `int task_state` right after task_awaited_by and
+// task_fut_waiter right before task_coro, which _AsyncioDebug gives.
+void AddTaskFactsAfterAsyncioDebug(Layout& l);
+
+// 3.14+: _PyStackRef tags, and the free-threaded PyASCIIObject.state whose
+// `interned` became a whole byte.
+void AddStackRefFacts(Layout& l);
+
+}  // namespace pyunwind

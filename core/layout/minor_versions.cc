@@ -1,0 +1,31 @@
+#include "core/layout/minor_versions.h"
+
+#include <iterator>
+
+namespace pyunwind {
+namespace {
+
+// Oldest first; the last is the newest.
+const MinorVersion* const kMinorVersions[] = {&kCPython311, &kCPython312, &kCPython313, &kCPython314,
+                                              &kCPython315};
+
+}  // namespace
+
+const MinorVersion* FindMinorVersion(int minor) {
+  for (const MinorVersion* known : kMinorVersions) {
+    if (known->minor == minor) return known;
+  }
+  return nullptr;
+}
+
+const MinorVersion& NewestMinorVersion() { return *kMinorVersions[std::size(kMinorVersions) - 1]; }
+
+std::vector<uint32_t> VersionsWithoutDebugOffsets() {
+  std::vector<uint32_t> out;
+  for (const MinorVersion* known : kMinorVersions) {
+    if (known->debug_offsets_fields.empty()) out.push_back(0x03000000u | uint32_t(known->minor) << 16);
+  }
+  return out;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,66 @@
+// CPython 3.11: no _Py_DebugOffsets, so every offset is typed here, checked
+// against the debug info of Debian's 3.11.2 (../shared/fixtures/layouts and
+// tests/layout_tables_test.cc, tests/layout_facts_test.cc).
+#include "core/layout/facts.h"
+#include "core/layout/minor_versions.h"
+
+namespace pyunwind {
+namespace {
+
+void AddFacts(Layout& l) {
+  AddFactsOf311And312(l);
+  l.source = "table 3.11";
+  l.runtime.main_thread = 80;
+  l.runtime.gil = 360;
+  l.runtime.main_interpreter_embedded = 58936;
+
+  l.interp.size = 107752;
+  l.interp.next = 0;
+  l.interp.threads_head = 16;
+  l.interp.runtime = 40;
+  l.interp.id = 48;
+  l.interp.gc_collecting = 848;
+  l.interp.modules = 888;
+  l.interp.sysdict = 904;
+  l.interp.builtins = 912;
+
+  l.tstate.size = 360;
+  l.tstate.thread_id = 152;
+  l.tstate.native_thread_id = 160;
+  l.tstate.cframe_current_frame = 8;  // after `uint8_t use_tracing`
+  l.tstate.current_exception = 96;    // curexc_type
+  l.tstate.current_exception_is_type = true;
+  l.tstate.exc_info = 120;
+  l.tstate.exc_state = 320;
+
+  l.frame.executable = 32;
+  l.frame.previous = 48;
+  l.frame.is_entry = 68;
+  l.frame.owner = 69;
+  // 3.11 marks C-stack entry frames with is_entry, not an owner: every frame is Python code.
+  l.frame.owner_first_internal = 3;
+
+  l.code.size = 192;
+  l.code.argcount = 56;
+  l.code.firstlineno = 72;
+  l.code.firsttraceable = 168;
+  l.code.code_adaptive = 184;
+
+  l.unicode.ascii_data = 48;  // PyASCIIObject still has wstr
+  l.unicode.compact_data = 72;
+
+  l.long_object.ob_size = 16;  // sign and digit count
+  l.type.ht_cached_keys = 872;
+
+  l.gen.frame_state = 75;
+  l.gen.iframe = 80;
+  // A split table's values have their own pointer, 4 words before the object.
+  l.managed_dict.values_before = 32;
+  AddObjectFacts(l);
+}
+
+}  // namespace
+
+const MinorVersion kCPython311 = {11, {}, AddFacts};
+
+}  // namespace pyunwind
