@@ -55,7 +55,7 @@ pyunwind_callbacks CallbacksFor(FakeTarget& t) {
   cb.read_memory = ReadMemory;
   cb.find_symbol = FindSymbol;
   cb.memory_regions = Regions;
-  cb.modules = nullptr;
+  cb.file_mappings = nullptr;
   cb.thread_ids = Threads;
   return cb;
 }
@@ -164,6 +164,36 @@ TEST(CApi, UnbalancedQuotesDoNotCrash) {
   EXPECT_EQ(ran.failed, 1);
 }
 
+// What a debugger says when it has nothing to read is the library's line, the same for all.
+TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
+  FakeTarget t;
+  auto cb = CallbacksFor(t);
+  for (auto [state, expected] :
+       {std::pair{PYUNWIND_NO_PROCESS,
+                  "pyunwind: no process: attach to a process or load a core file first\n"},
+        std::pair{PYUNWIND_RUNNING, "pyunwind: the process is running: stop it first (Ctrl-C)\n"}}) {
+    pyunwind_stop stop{state, 1, 1, 0, 101};
+    int failed = -1;
+    int64_t native_frame = 7;
+    char* text = pyunwind_run_command_at(&cb, "py-bt", "", &stop, 0, &native_frame, &failed);
+    ASSERT_NE(text, nullptr);
+    EXPECT_EQ(std::string(text), expected);
+    EXPECT_EQ(failed, 1);
+    EXPECT_EQ(native_frame, -1);
+    EXPECT_EQ(t.reads, 0);
+    pyunwind_free(text);
+  }
+}
+
+TEST(CApi, NoStackIsAnEmptyObjectForBt) {
+  FakeTarget t;
+  auto cb = CallbacksFor(t);
+  char* text = pyunwind_python_frames_by_native_frame(&cb, 101);
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(std::string(text), "{}");
+  pyunwind_free(text);
+}
+
 TEST(Parsers, MemoryRegions) {
   auto regions = pyunwind::gdb::ParseMemoryRegions(
       "0x1000 0x2000 r-xp /usr/bin/python3.11\n"
@@ -185,10 +215,13 @@ TEST(Parsers, MemoryRegions) {
 }
 
 TEST(Parsers, ModulesAndThreads) {
-  auto modules = pyunwind::gdb::ParseModules("0x7f0000 /usr/lib/libpython3.11.so.1.0\nbad\n0 /usr/bin/python3.11");
-  ASSERT_EQ(modules.size(), 2u);
-  EXPECT_EQ(modules[0].load_bias, 0x7f0000u);
-  EXPECT_EQ(modules[1].path, "/usr/bin/python3.11");
+  auto mappings = pyunwind::gdb::ParseFileMappings(
+      "0x7f0000 0 /usr/lib/libpython3.11.so.1.0\nbad\n400000 1000 /usr/bin/python3.11");
+  ASSERT_EQ(mappings.size(), 2u);
+  EXPECT_EQ(mappings[0].start, 0x7f0000u);
+  EXPECT_EQ(mappings[0].offset, 0u);
+  EXPECT_EQ(mappings[1].offset, 0x1000u);
+  EXPECT_EQ(mappings[1].path, "/usr/bin/python3.11");
   auto ids = pyunwind::gdb::ParseThreadIds(" 12\n34 x 56 ");
   EXPECT_EQ(ids, (std::vector<uint64_t>{12, 34, 56}));
 }
@@ -211,6 +244,7 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
   void* lib = dlopen("gdb_bridge/libpyunwind_gdb.so", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   for (const char* name : {"pyunwind_abi_version", "pyunwind_commands", "pyunwind_run_command",
+                           "pyunwind_run_command_at", "pyunwind_python_frames_by_native_frame",
                            "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }

@@ -1,7 +1,9 @@
 #include "gdb_bridge/callback_target.h"
 
-#include <charconv>
 #include <string>
+
+#include "core/commands/arguments.h"
+#include "core/target/elf_load_bias.h"
 
 namespace pyunwind::gdb {
 namespace {
@@ -26,14 +28,7 @@ std::string_view Trim(std::string_view s) {
 }
 
 std::optional<uint64_t> ParseNumber(std::string_view word, int base) {
-  if (base == 16 && word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X')) {
-    word.remove_prefix(2);
-  }
-  if (word.empty()) return std::nullopt;
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value, base);
-  if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
+  return ParseUnsigned(word, UINT64_MAX, base);
 }
 
 template <typename F>
@@ -74,16 +69,17 @@ std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
   return regions;
 }
 
-std::vector<LoadedModule> ParseModules(std::string_view text) {
-  std::vector<LoadedModule> modules;
+std::vector<FileMapping> ParseFileMappings(std::string_view text) {
+  std::vector<FileMapping> mappings;
   ForEachLine(text, [&](std::string_view line) {
     std::string_view rest = line;
-    auto bias = ParseNumber(NextWord(rest), 16);
+    auto start = ParseNumber(NextWord(rest), 16);
+    auto offset = ParseNumber(NextWord(rest), 16);
     std::string_view path = Trim(rest);
-    if (!bias || path.empty()) return;
-    modules.push_back(LoadedModule{std::string(path), *bias});
+    if (!start || !offset || path.empty()) return;
+    mappings.push_back(FileMapping{*start, *offset, std::string(path)});
   });
-  return modules;
+  return mappings;
 }
 
 std::vector<uint64_t> ParseThreadIds(std::string_view text) {
@@ -136,7 +132,10 @@ std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
 }
 
 std::vector<LoadedModule> CallbackTarget::Modules() {
-  if (!modules_) modules_ = ParseModules(CallText(callbacks_.modules, callbacks_.ctx));
+  if (!modules_) {
+    modules_ = ModulesOfMappings(
+        *this, ParseFileMappings(CallText(callbacks_.file_mappings, callbacks_.ctx)));
+  }
   return *modules_;
 }
 

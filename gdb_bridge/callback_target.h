@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/target/elf_load_bias.h"
 #include "core/target/target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
@@ -15,8 +16,8 @@ namespace pyunwind::gdb {
 
 // Lines "START END FLAGS [NAME]"; START/END hex; unparsable lines skipped.
 std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text);
-// Lines "LOAD_BIAS PATH"; LOAD_BIAS hex.
-std::vector<LoadedModule> ParseModules(std::string_view text);
+// Lines "START OFFSET PATH"; START and OFFSET hex.
+std::vector<FileMapping> ParseFileMappings(std::string_view text);
 // Decimal ids separated by white space; anything else skipped.
 std::vector<uint64_t> ParseThreadIds(std::string_view text);
 // Lines "PC\tFUNCTION\tMODULE"; PC hex. A line without a PC is a frame with pc 0.
@@ -29,6 +30,7 @@ class CallbackTarget : public Target {
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
   // Each list is asked of the host once per command, when first needed.
+  // Modules are the file mappings with load biases from their ELF headers.
   std::vector<MemoryRegion> MemoryRegions() override;
   std::vector<LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
