@@ -25,16 +25,6 @@ char* CopyToMalloc(const std::string& text) {
   return out;
 }
 
-// One error line: newlines folded into spaces, one newline at the end.
-std::string ErrorLine(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!message.empty() && message.back() == ' ') message.pop_back();
-  if (message.empty()) message = "pyunwind: unknown error";
-  return message + "\n";
-}
-
 std::string Dump(const nlohmann::json& json) {
   // Replace invalid UTF-8 rather than throw.
   return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -102,7 +92,7 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
 char* Finish(pyunwind::CommandOutput output, int* failed) {
   if (failed != nullptr) *failed = output.failed ? 1 : 0;
   try {
-    if (output.failed) return CopyToMalloc(ErrorLine(std::move(output.text)));
+    if (output.failed) return CopyToMalloc(pyunwind::ErrorLine(output.text) + "\n");
     if (!output.text.empty() && output.text.back() != '\n') output.text += '\n';
     return CopyToMalloc(output.text);
   } catch (...) {

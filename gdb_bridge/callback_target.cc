@@ -1,5 +1,6 @@
 #include "gdb_bridge/callback_target.h"
 
+#include <array>
 #include <string>
 
 #include "core/commands/arguments.h"
@@ -31,6 +32,15 @@ std::optional<uint64_t> ParseNumber(std::string_view word, int base) {
   return ParseUnsigned(word, UINT64_MAX, base);
 }
 
+// The first `n` white-space separated words of `line`, then the rest of it, trimmed.
+template <size_t n>
+std::array<std::string_view, n + 1> Fields(std::string_view line) {
+  std::array<std::string_view, n + 1> fields;
+  for (size_t i = 0; i < n; ++i) fields[i] = NextWord(line);
+  fields[n] = Trim(line);
+  return fields;
+}
+
 template <typename F>
 void ForEachLine(std::string_view text, F&& f) {
   while (!text.empty()) {
@@ -53,18 +63,11 @@ std::string_view CallText(const char* (*callback)(void*), void* ctx) {
 std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
   std::vector<MemoryRegion> regions;
   ForEachLine(text, [&](std::string_view line) {
-    std::string_view rest = line;
-    auto start = ParseNumber(NextWord(rest), 16);
-    auto end = ParseNumber(NextWord(rest), 16);
-    std::string_view flags = NextWord(rest);
-    if (!start || !end || *end <= *start || flags.empty()) return;
-    MemoryRegion region;
-    region.start = *start;
-    region.end = *end;
-    region.readable = flags.find('r') != std::string_view::npos;
-    region.writable = flags.find('w') != std::string_view::npos;
-    region.name = std::string(Trim(rest));
-    regions.push_back(std::move(region));
+    const auto [start, end, flags, name] = Fields<3>(line);
+    const auto first = ParseNumber(start, 16), last = ParseNumber(end, 16);
+    if (!first || !last || *last <= *first || flags.empty()) return;
+    regions.push_back(MemoryRegion{*first, *last, flags.find('r') != std::string_view::npos,
+                                   flags.find('w') != std::string_view::npos, std::string(name)});
   });
   return regions;
 }
@@ -72,12 +75,10 @@ std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
 std::vector<FileMapping> ParseFileMappings(std::string_view text) {
   std::vector<FileMapping> mappings;
   ForEachLine(text, [&](std::string_view line) {
-    std::string_view rest = line;
-    auto start = ParseNumber(NextWord(rest), 16);
-    auto offset = ParseNumber(NextWord(rest), 16);
-    std::string_view path = Trim(rest);
-    if (!start || !offset || path.empty()) return;
-    mappings.push_back(FileMapping{*start, *offset, std::string(path)});
+    const auto [start, offset, path] = Fields<2>(line);
+    const auto address = ParseNumber(start, 16), file_offset = ParseNumber(offset, 16);
+    if (!address || !file_offset || path.empty()) return;
+    mappings.push_back(FileMapping{*address, *file_offset, std::string(path)});
   });
   return mappings;
 }

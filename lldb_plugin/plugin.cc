@@ -92,7 +92,9 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     std::vector<std::string> args = ArgvToVector(command);
     lldb::SBTarget target = debugger.GetSelectedTarget();
     lldb::SBProcess process = target.IsValid() ? target.GetProcess() : lldb::SBProcess();
-    if (auto why = WhyUnreadable(target, process)) return Fail(result, ErrorLine(why->text).c_str());
+    if (auto why = WhyUnreadable(target, process)) {
+      return Fail(result, pyunwind::ErrorLine(why->text).c_str());
+    }
 
     LldbTarget lldb_target(target, process);
     pyunwind::CommandContext context{lldb_target, std::nullopt, OutputIsTerminal(debugger)};
@@ -105,7 +107,7 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     if (thread.IsValid() && context.select_native_frame) {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
-    if (output.failed) return Fail(result, ErrorLine(output.text).c_str());
+    if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
     if (output.text.empty()) {
       result.SetStatus(lldb::eReturnStatusSuccessFinishNoResult);
     } else {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/commands/commands.h"
 #include "core/commands/frame_selections.h"
 
 namespace pyunwind {
@@ -42,6 +43,19 @@ TEST(FrameSelections, KeptForTheStopAndThread) {
   EXPECT_EQ(selections.Get({100, 2, 5}, 7), std::nullopt);  // another attach
   EXPECT_EQ(selections.Get({100, 1, 6}, 7), std::nullopt);  // resumed since
   EXPECT_EQ(selections.Get(stop, 7), std::nullopt);         // and forgotten
+}
+
+// (Was lldb_plugin/args_test.cc: now the one error line of both front-ends.)
+TEST(ErrorLine, StripsPrefixAndNewline) {
+  EXPECT_EQ(ErrorLine("error: pyunwind: no Python found\n"), "pyunwind: no Python found");
+  EXPECT_EQ(ErrorLine("pyunwind: bad option --x\n"), "pyunwind: bad option --x");
+  EXPECT_EQ(ErrorLine("pyunwind: plain"), "pyunwind: plain");
+}
+
+TEST(ErrorLine, NeverEmpty) {
+  EXPECT_FALSE(ErrorLine("").empty());
+  EXPECT_FALSE(ErrorLine("\n").empty());
+  EXPECT_FALSE(ErrorLine("error: \n").empty());
 }
 
 }  // namespace

@@ -146,6 +146,17 @@ CommandOutput Failure(std::string_view message) {
   return {fmt::format("pyunwind: {}\n", message), true};
 }
 
+std::string ErrorLine(std::string_view text) {
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  constexpr std::string_view kPrefix = "error: ";
+  if (std::string_view(line).substr(0, kPrefix.size()) == kPrefix) line.erase(0, kPrefix.size());
+  return line.empty() ? "pyunwind: the command failed" : line;
+}
+
 CommandOutput NoProcessFailure() {
   return Failure("no process: attach to a process or load a core file first");
 }

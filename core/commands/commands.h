@@ -41,6 +41,11 @@ struct CommandOutput {
 // A failed command's output: "pyunwind: <message>" on one line.
 CommandOutput Failure(std::string_view message);
 
+// A failed output's text as the one line a debugger prints: line breaks
+// folded into spaces, no final newline, no leading "error: " (LLDB adds its
+// own); never empty.
+std::string ErrorLine(std::string_view text);
+
 // What both front-ends say, word for word, when there is nothing to read.
 CommandOutput NoProcessFailure();
 CommandOutput ProcessRunningFailure();

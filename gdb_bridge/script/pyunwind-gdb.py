@@ -107,6 +107,11 @@ def _pyunwind_setup():
         r"^\s*0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+0x[0-9a-fA-F]+\s+0x([0-9a-fA-F]+)"
         r"(?:\s+([r-][w-][x-][ps-]))?\s*(.*)$")
 
+    def os_thread_id(thread):
+        """The LWP, as the core numbers threads (the pid without libthread_db)."""
+        pid, lwp, _ = thread.ptid
+        return lwp if lwp else pid
+
     class Session:
         """What one command run needs of GDB; lives as long as the run."""
 
@@ -140,26 +145,20 @@ def _pyunwind_setup():
 
         # -- memory --
         def read(self, addr, buf, size):
-            if self.interrupted:
-                return 0
-            try:
-                if self.mem_fd is not None:
-                    view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
-                    got = 0
-                    while got < size:
-                        n = os.preadv(self.mem_fd, [view[got:]], addr + got)
-                        if n <= 0:
-                            return 0
-                        got += n
-                    return 1
-                data = self.inferior.read_memory(addr, size)
-                ctypes.memmove(buf, data.tobytes(), size)
+            """1 when all `size` bytes at `addr` are in `buf`; a failed read raises
+            (gdb.MemoryError, OSError, ...) or returns 0."""
+            if self.mem_fd is not None:
+                view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
+                got = 0
+                while got < size:
+                    n = os.preadv(self.mem_fd, [view[got:]], addr + got)
+                    if n <= 0:
+                        return 0
+                    got += n
                 return 1
-            except KeyboardInterrupt:
-                self.interrupted = True
-                return 0
-            except Exception:  # gdb.MemoryError, gdb.error, OSError, OverflowError
-                return 0
+            data = self.inferior.read_memory(addr, size)
+            ctypes.memmove(buf, data.tobytes(), size)
+            return 1
 
         # -- symbols --
         def symbol(self, name):
@@ -276,8 +275,7 @@ def _pyunwind_setup():
             Switches to the thread if it is not the selected one, and back."""
             thread = None
             for t in self.inferior.threads():
-                pid, lwp, _ = t.ptid
-                if (lwp if lwp else pid) == thread_id:
+                if os_thread_id(t) == thread_id:
                     thread = t
                     break
             if thread is None or not thread.is_valid():
@@ -320,67 +318,42 @@ def _pyunwind_setup():
             return "\n".join(lines)
 
         def thread_ids(self):
-            ids = []
-            for thread in self.inferior.threads():
-                pid, lwp, _ = thread.ptid
-                ids.append(lwp if lwp else pid)
-            return " ".join(str(i) for i in ids)
+            return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
 
     # The callbacks see the running session through this one slot; commands
     # run one at a time on GDB's main thread.
     current = [None]
 
-    def guarded_text(name, method):
-        def callback(_ctx):
+    def guarded(failed, method):
+        """A callback running `method` of the current session; `failed` when
+        there is none, after Ctrl-C (which stops the command) or on an error."""
+        def callback(_ctx, *args):
             session = current[0]
             if session is None or session.interrupted:
-                return None
+                return failed
             try:
-                return session.text(name, getattr(session, method)())
+                return method(session, *args)
             except KeyboardInterrupt:
                 session.interrupted = True
-                return None
             except Exception:
-                return None
-        return TEXT(callback)
+                pass
+            return failed
+        return callback
 
-    def native_frames_cb(_ctx, thread_id):
-        session = current[0]
-        if session is None or session.interrupted:
-            return None
-        try:
-            return session.text("native_frames", session.native_frames(thread_id))
-        except KeyboardInterrupt:
-            session.interrupted = True
-            return None
-        except Exception:
-            return None
+    def text_of(name):
+        return lambda session, *args: session.text(name, getattr(session, name)(*args))
 
-    def read_cb(_ctx, addr, buf, size):
-        session = current[0]
-        return 0 if session is None else session.read(addr, buf, size)
+    def symbol(session, name, out):
+        address = session.symbol(name.decode("utf-8", "replace"))
+        if address:
+            out[0] = address
+        return 1 if address else 0
 
-    def symbol_cb(_ctx, name, out):
-        session = current[0]
-        if session is None or session.interrupted:
-            return 0
-        try:
-            address = session.symbol(name.decode("utf-8", "replace"))
-        except KeyboardInterrupt:
-            session.interrupted = True
-            return 0
-        except Exception:
-            return 0
-        if not address:
-            return 0
-        out[0] = address
-        return 1
-
-    callbacks = Callbacks(None, READ(read_cb), SYMBOL(symbol_cb),
-                          guarded_text("regions", "regions"),
-                          guarded_text("file_mappings", "file_mappings"),
-                          guarded_text("threads", "thread_ids"),
-                          THREAD_TEXT(native_frames_cb))
+    callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
+                          TEXT(guarded(None, text_of("regions"))),
+                          TEXT(guarded(None, text_of("file_mappings"))),
+                          TEXT(guarded(None, text_of("thread_ids"))),
+                          THREAD_TEXT(guarded(None, text_of("native_frames"))))
 
     def selected_thread_id():
         try:
@@ -389,8 +362,7 @@ def _pyunwind_setup():
             return -1
         if thread is None:
             return -1
-        pid, lwp, _ = thread.ptid
-        return lwp if lwp else pid
+        return os_thread_id(thread)
 
     def is_terminal(from_tty):
         try:
