@@ -1,10 +1,8 @@
 #include "gdb_bridge/callback_target.h"
 
-#include <array>
 #include <string>
 
 #include "core/commands/arguments.h"
-#include "core/target/elf_load_bias.h"
 
 namespace pyunwind::gdb {
 namespace {
@@ -32,15 +30,6 @@ std::optional<uint64_t> ParseNumber(std::string_view word, int base) {
   return ParseUnsigned(word, UINT64_MAX, base);
 }
 
-// The first `n` white-space separated words of `line`, then the rest of it, trimmed.
-template <size_t n>
-std::array<std::string_view, n + 1> Fields(std::string_view line) {
-  std::array<std::string_view, n + 1> fields;
-  for (size_t i = 0; i < n; ++i) fields[i] = NextWord(line);
-  fields[n] = Trim(line);
-  return fields;
-}
-
 template <typename F>
 void ForEachLine(std::string_view text, F&& f) {
   while (!text.empty()) {
@@ -59,29 +48,6 @@ std::string_view CallText(const char* (*callback)(void*), void* ctx) {
 }
 
 }  // namespace
-
-std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
-  std::vector<MemoryRegion> regions;
-  ForEachLine(text, [&](std::string_view line) {
-    const auto [start, end, flags, name] = Fields<3>(line);
-    const auto first = ParseNumber(start, 16), last = ParseNumber(end, 16);
-    if (!first || !last || *last <= *first || flags.empty()) return;
-    regions.push_back(MemoryRegion{*first, *last, flags.find('r') != std::string_view::npos,
-                                   flags.find('w') != std::string_view::npos, std::string(name)});
-  });
-  return regions;
-}
-
-std::vector<FileMapping> ParseFileMappings(std::string_view text) {
-  std::vector<FileMapping> mappings;
-  ForEachLine(text, [&](std::string_view line) {
-    const auto [start, offset, path] = Fields<2>(line);
-    const auto address = ParseNumber(start, 16), file_offset = ParseNumber(offset, 16);
-    if (!address || !file_offset || path.empty()) return;
-    mappings.push_back(FileMapping{*address, *file_offset, std::string(path)});
-  });
-  return mappings;
-}
 
 std::vector<uint64_t> ParseThreadIds(std::string_view text) {
   std::vector<uint64_t> ids;
@@ -126,17 +92,32 @@ std::optional<uint64_t> CallbackTarget::FindSymbol(std::string_view name) {
   }
   return address;
 }
+std::string CallbackTarget::Command(const char* command) {
+  if (callbacks_.debugger_command == nullptr) return {};
+  const char* text = callbacks_.debugger_command(callbacks_.ctx, command);
+  return text == nullptr ? std::string() : std::string(text);  // valid until the next callback
+}
+
+const std::vector<GdbMapping>& CallbackTarget::Mappings() {
+  if (!mappings_) mappings_ = ParseInfoProcMappings(Command("info proc mappings"));
+  return *mappings_;
+}
 
 std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
-  if (!regions_) regions_ = ParseMemoryRegions(CallText(callbacks_.memory_regions, callbacks_.ctx));
+  if (!regions_) {
+    // A live process's mappings have permissions and are all its memory; a
+    // core's (its NT_FILE note) have none and list files only: its memory is
+    // its loadN sections, which GDB lists (slowly, with every objfile's) for both.
+    const bool live = !Mappings().empty() && Mappings().front().perms;
+    regions_ = RegionsOf(live ? std::vector<MemoryRegion>()
+                              : ParseCoreSections(Command("maint info sections")),
+                         Mappings());
+  }
   return *regions_;
 }
 
 std::vector<LoadedModule> CallbackTarget::Modules() {
-  if (!modules_) {
-    modules_ = ModulesOfMappings(
-        *this, ParseFileMappings(CallText(callbacks_.file_mappings, callbacks_.ctx)));
-  }
+  if (!modules_) modules_ = ModulesOfMappings(*this, FileMappingsOf(Mappings()));
   return *modules_;
 }
 

@@ -44,18 +44,12 @@ struct pyunwind_callbacks {
    * `*addr_out` when found, 0 when not (silently). May be NULL. */
   int (*find_symbol)(void* ctx, const char* name, uint64_t* addr_out);
 
-  /* Memory regions, one per line: "START END FLAGS [NAME]" with START and
-   * END (exclusive) in hex (0x prefix optional), FLAGS a string in which 'r'
-   * means readable and 'w' writable (e.g. "r-xp", "rw", "-"), NAME the mapped
-   * file (may contain spaces) or absent. Unparsable lines are skipped. NULL
-   * or "" when unknown. May be NULL. */
-  const char* (*memory_regions)(void* ctx);
-
-  /* (ABI 3) Files mapped into the target, one mapping per line: "START
-   * OFFSET PATH", START (address) and OFFSET (file offset) in hex. The
-   * library reads each file's load bias from its ELF headers in memory.
-   * NULL or "" when unknown. May be NULL. */
-  const char* (*file_mappings)(void* ctx);
+  /* (ABI 3) The output of one of the debugger's CLI commands: GDB's
+   * "info proc mappings" and "maint info sections", from which the library
+   * lists the memory regions and the mapped files (and reads each file's load
+   * bias from its ELF headers in memory). NULL when the command fails. May be
+   * NULL. */
+  const char* (*debugger_command)(void* ctx, const char* command);
 
   /* OS thread ids (LWPs) in the debugger's order, decimal, separated by
    * white space. NULL or "" when unknown. May be NULL. */

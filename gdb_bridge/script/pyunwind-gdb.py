@@ -5,7 +5,11 @@
 #
 # Loads libpyunwind_gdb.so from this file's directory (or from
 # $PYUNWIND_GDB_LIBRARY) with ctypes: the library has a plain C ABI
-# (pyunwind_c_api.h) and does not depend on the Python GDB embeds.
+# (pyunwind_c_api.h) and does not depend on the Python GDB embeds. This
+# script is GDB glue only: it reads memory, symbols, threads, backtraces and
+# CLI listings for the library, registers the commands and a frame filter,
+# and tells the library the process's state; parsing, selection and every
+# message are the library's (the same as in LLDB).
 #
 # Memory of a live local process is read from /proc/PID/mem (one pread per
 # 64 KiB block); elsewhere (cores, gdbserver) through GDB, one
@@ -42,6 +46,7 @@ def _pyunwind_setup():
     # c_void_p, not c_char_p: a callback cannot hand back a Python-owned
     # char*; it returns the address of a buffer the session keeps alive.
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+    COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
@@ -49,8 +54,7 @@ def _pyunwind_setup():
             ("ctx", ctypes.c_void_p),
             ("read_memory", READ),
             ("find_symbol", SYMBOL),
-            ("memory_regions", TEXT),
-            ("file_mappings", TEXT),
+            ("debugger_command", COMMAND_TEXT),
             ("thread_ids", TEXT),
             ("native_frames", THREAD_TEXT),
         ]
@@ -98,14 +102,6 @@ def _pyunwind_setup():
             lib.pyunwind_free(result)
 
     symbol_name = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
-    # " [12]     0x7f00->0x7f10 at 0x00001000: load3 ALLOC LOAD READONLY HAS_CONTENTS"
-    section_line = re.compile(
-        r"^\s*\[\s*\d+\]\s+0x([0-9a-fA-F]+)->0x([0-9a-fA-F]+)\s+at\s+0x[0-9a-fA-F]+:\s+"
-        r"(load\d+\w*)\s*(.*)$")
-    # "  0x55d0c000  0x55d0d000  0x1000  0x0  r--p  /usr/bin/python3.11" (Perms column optional)
-    mapping_line = re.compile(
-        r"^\s*0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+0x[0-9a-fA-F]+\s+0x([0-9a-fA-F]+)"
-        r"(?:\s+([r-][w-][x-][ps-]))?\s*(.*)$")
 
     def os_thread_id(thread):
         """The LWP, as the core numbers threads (the pid without libthread_db)."""
@@ -182,93 +178,9 @@ def _pyunwind_setup():
             except Exception:  # not found: silent, the core decides what to say
                 return None
 
-        # -- mappings --
-        def proc_maps(self):
-            """[(start, end, perms, offset, name)] of a live local process."""
-            out = []
-            with open("/proc/%d/maps" % self.pid) as f:
-                for line in f:
-                    parts = line.split(None, 5)
-                    if len(parts) < 5:
-                        continue
-                    start, end = (int(x, 16) for x in parts[0].split("-"))
-                    name = parts[5].strip() if len(parts) > 5 else ""
-                    out.append((start, end, parts[1], int(parts[2], 16), name))
-            return out
-
-        def gdb_mappings(self):
-            """[(start, end, perms or None, offset, name)] from 'info proc mappings'."""
-            try:
-                text = gdb.execute("info proc mappings", to_string=True)
-            except gdb.error:
-                return []
-            out = []
-            for line in text.splitlines():
-                m = mapping_line.match(line)
-                if m:
-                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4),
-                                int(m.group(3), 16), m.group(5).strip()))
-            return out
-
-        def mappings(self):
-            if "mappings" not in self.keep:
-                maps = []
-                if self.live:
-                    try:
-                        maps = self.proc_maps()
-                    except OSError:
-                        maps = []
-                if not maps:
-                    maps = self.gdb_mappings()
-                self.keep["mappings"] = maps
-            return self.keep["mappings"]
-
-        def core_sections(self):
-            """[(start, end, flags)] of the core file's loadN segments."""
-            try:
-                text = gdb.execute("maint info sections", to_string=True)
-            except gdb.error:
-                return []
-            out = []
-            in_core = False
-            for line in text.splitlines():
-                if line.startswith("Core file:"):
-                    in_core = True
-                elif line and not line[0].isspace():
-                    in_core = False
-                m = section_line.match(line) if in_core else None
-                if m:
-                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4)))
-            return out
-
-        def regions(self):
-            lines = []
-            maps = self.mappings()
-            if self.live and maps:
-                for start, end, perms, _, name in maps:
-                    lines.append("%x %x %s %s" % (start, end, perms or "r", name))
-                return "\n".join(lines)
-            sections = self.core_sections()
-            if sections:
-                named = sorted((s, e, n) for s, e, _, _, n in maps if n)
-                for start, end, flags in sections:
-                    words = flags.split()
-                    perms = ("r" if "HAS_CONTENTS" in words else "-") + \
-                            ("-" if "READONLY" in words else "w")
-                    name = ""
-                    for s, e, n in named:
-                        if s <= start < e:
-                            name = n
-                            break
-                    lines.append("%x %x %s %s" % (start, end, perms, name))
-                return "\n".join(lines)
-            for start, end, perms, _, name in maps:  # e.g. a remote target
-                lines.append("%x %x %s %s" % (start, end, perms or "r", name))
-            return "\n".join(lines)
-
-        def file_mappings(self):
-            return "\n".join("%x %x %s" % (start, offset, name)
-                             for start, _, _, offset, name in self.mappings() if name)
+        # -- what GDB's CLI alone says (mappings, a core's sections); the library parses it --
+        def debugger_command(self, command):
+            return gdb.execute(command.decode("utf-8", "replace"), to_string=True)
 
         def native_frames(self, thread_id):
             """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
@@ -350,8 +262,7 @@ def _pyunwind_setup():
         return 1 if address else 0
 
     callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
-                          TEXT(guarded(None, text_of("regions"))),
-                          TEXT(guarded(None, text_of("file_mappings"))),
+                          COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))))
 
