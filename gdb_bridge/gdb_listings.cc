@@ -23,6 +23,19 @@ bool HasWord(const std::string& words, const std::string& word) {
   return false;
 }
 
+// Calls on_line(line) for each line of `text`, then on_row(match) if it matches `row`.
+template <typename OnLine, typename OnRow>
+void ForEachRow(std::string_view text, const std::regex& row, OnLine on_line, OnRow on_row) {
+  std::istringstream in{std::string(text)};
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (on_line(line) && std::regex_match(line, m, row)) on_row(m);
+  }
+}
+
+bool AnyLine(const std::string&) { return true; }
+
 }  // namespace
 
 std::vector<GdbMapping> ParseInfoProcMappings(std::string_view text) {
@@ -31,18 +44,14 @@ std::vector<GdbMapping> ParseInfoProcMappings(std::string_view text) {
       R"(^\s*0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+0x[0-9a-fA-F]+\s+0x([0-9a-fA-F]+))"
       R"((?:\s+([r-][w-][x-][ps-]))?\s*(.*)$)");
   std::vector<GdbMapping> mappings;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  std::smatch m;
-  while (std::getline(in, line)) {
-    if (!std::regex_match(line, m, row)) continue;
+  ForEachRow(text, row, AnyLine, [&](const std::smatch& m) {
     GdbMapping mapping{Hex(m[1]), Hex(m[2]), Hex(m[3]), std::nullopt, m[5].str()};
     if (m[4].matched) mapping.perms = m[4].str();
     while (!mapping.name.empty() && std::isspace(static_cast<unsigned char>(mapping.name.back()))) {
       mapping.name.pop_back();
     }
     mappings.push_back(std::move(mapping));
-  }
+  });
   return mappings;
 }
 
@@ -52,21 +61,20 @@ std::vector<MemoryRegion> ParseCoreSections(std::string_view text) {
       R"(^\s*\[\s*\d+\]\s+0x([0-9a-fA-F]+)->0x([0-9a-fA-F]+)\s+at\s+0x[0-9a-fA-F]+:\s+)"
       R"((load\d+\w*)\s*(.*)$)");
   std::vector<MemoryRegion> sections;
-  std::istringstream in{std::string(text)};
-  std::string line;
-  std::smatch m;
   bool in_core = false;  // the rows under "Core file:", not the executable's
-  while (std::getline(in, line)) {
+  const auto under_core_file = [&](const std::string& line) {
     if (line.rfind("Core file:", 0) == 0) {
       in_core = true;
     } else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0]))) {
       in_core = false;
     }
-    if (!in_core || !std::regex_match(line, m, row)) continue;
+    return in_core;
+  };
+  ForEachRow(text, row, under_core_file, [&](const std::smatch& m) {
     const std::string flags = m[4].str();
     sections.push_back(MemoryRegion{Hex(m[1]), Hex(m[2]), HasWord(flags, "HAS_CONTENTS"),
                                     !HasWord(flags, "READONLY"), ""});
-  }
+  });
   return sections;
 }
 
