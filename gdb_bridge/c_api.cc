@@ -3,12 +3,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <new>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "core/commands/arguments.h"
 #include "core/commands/commands.h"
+#include "core/commands/native.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
@@ -22,14 +25,9 @@ char* CopyToMalloc(const std::string& text) {
   return out;
 }
 
-// One error line: newlines folded into spaces, one newline at the end.
-std::string ErrorLine(std::string message) {
-  for (char& c : message) {
-    if (c == '\n' || c == '\r') c = ' ';
-  }
-  while (!message.empty() && message.back() == ' ') message.pop_back();
-  if (message.empty()) message = "pyunwind: unknown error";
-  return message + "\n";
+std::string Dump(const nlohmann::json& json) {
+  // Replace invalid UTF-8 rather than throw.
+  return json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string BuildCommandsJson() {
@@ -37,8 +35,69 @@ std::string BuildCommandsJson() {
   for (const auto& info : pyunwind::AllCommands()) {
     list.push_back({{"name", info.name}, {"summary", info.summary}, {"help", info.help}});
   }
-  // Replace invalid UTF-8 rather than throw.
-  return list.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return Dump(list);
+}
+
+// The py-up / py-down / py-frame selections of every front-end that loads
+// this library (GDB: one); commands may come from several threads.
+std::mutex selections_mutex;
+pyunwind::FrameSelections& Selections() {
+  static auto* selections = new pyunwind::FrameSelections();
+  return *selections;
+}
+
+// Runs a command behind the exception wall; with `stop`, as a debugger runs
+// it (its state, the selections kept between commands).
+pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const char* command_name,
+                                   const char* argument_line, int64_t selected_thread_id,
+                                   const pyunwind_stop* stop, int is_terminal,
+                                   int64_t* native_frame) {
+  try {
+    if (callbacks == nullptr || callbacks->read_memory == nullptr) {
+      return pyunwind::Failure("no memory reader was given to pyunwind_run_command");
+    }
+    if (command_name == nullptr || command_name[0] == '\0') {
+      return pyunwind::Failure("no command name was given");
+    }
+    if (stop != nullptr && stop->state == PYUNWIND_NO_PROCESS) return pyunwind::NoProcessFailure();
+    if (stop != nullptr && stop->state == PYUNWIND_RUNNING) {
+      return pyunwind::ProcessRunningFailure();
+    }
+    pyunwind::gdb::CallbackTarget target(*callbacks);
+    pyunwind::CommandContext context{target, std::nullopt, is_terminal != 0};
+    if (selected_thread_id >= 0) context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
+    const std::vector<std::string> args =
+        pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);
+    if (stop == nullptr) return pyunwind::RunCommand(command_name, args, context);
+    pyunwind::CommandOutput output;
+    {
+      std::lock_guard<std::mutex> lock(selections_mutex);
+      output = pyunwind::RunCommand(command_name, args, context, Selections(),
+                                    {stop->process, stop->instance, stop->stop_id});
+    }
+    if (native_frame != nullptr && context.select_native_frame && !output.failed) {
+      *native_frame = static_cast<int64_t>(*context.select_native_frame);
+    }
+    return output;
+  } catch (const std::bad_alloc&) {
+    return pyunwind::Failure("out of memory");
+  } catch (const std::exception& e) {
+    return pyunwind::Failure(std::string("internal error: ") + e.what());
+  } catch (...) {
+    return pyunwind::Failure("internal error");
+  }
+}
+
+// The text handed back: an error is one line.
+char* Finish(pyunwind::CommandOutput output, int* failed) {
+  if (failed != nullptr) *failed = output.failed ? 1 : 0;
+  try {
+    if (output.failed) return CopyToMalloc(pyunwind::ErrorLine(output.text) + "\n");
+    if (!output.text.empty() && output.text.back() != '\n') output.text += '\n';
+    return CopyToMalloc(output.text);
+  } catch (...) {
+    return nullptr;
+  }
 }
 
 }  // namespace
@@ -61,67 +120,37 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
                                         const char* argument_line,
                                         int64_t selected_thread_id, int is_terminal,
                                         int* failed) {
-  return pyunwind_run_command_ex(callbacks, command_name, argument_line, selected_thread_id,
-                                 is_terminal, nullptr, nullptr, failed);
+  return Finish(RunGuarded(callbacks, command_name, argument_line, selected_thread_id, nullptr,
+                           is_terminal, nullptr),
+                failed);
 }
 
-PYUNWIND_API char* pyunwind_run_command_ex(const struct pyunwind_callbacks* callbacks,
+PYUNWIND_API char* pyunwind_run_command_at(const struct pyunwind_callbacks* callbacks,
                                            const char* command_name,
                                            const char* argument_line,
-                                           int64_t selected_thread_id, int is_terminal,
-                                           int64_t* python_frame, int64_t* native_frame,
-                                           int* failed) {
+                                           const struct pyunwind_stop* stop, int is_terminal,
+                                           int64_t* native_frame, int* failed) {
   if (native_frame != nullptr) *native_frame = -1;
-  std::string text;
-  bool is_failure = true;
+  return Finish(RunGuarded(callbacks, command_name, argument_line,
+                           stop != nullptr ? stop->selected_thread_id : -1, stop, is_terminal,
+                           native_frame),
+                failed);
+}
+
+PYUNWIND_API char* pyunwind_python_frames_by_native_frame(
+    const struct pyunwind_callbacks* callbacks, int64_t selected_thread_id) {
   try {
-    if (callbacks == nullptr || callbacks->read_memory == nullptr) {
-      text = ErrorLine("pyunwind: no memory reader was given to pyunwind_run_command");
-    } else if (command_name == nullptr || command_name[0] == '\0') {
-      text = ErrorLine("pyunwind: no command name was given");
-    } else {
+    nlohmann::json by_level = nlohmann::json::object();
+    if (callbacks != nullptr && callbacks->read_memory != nullptr && selected_thread_id >= 0) {
       pyunwind::gdb::CallbackTarget target(*callbacks);
-      pyunwind::CommandContext context{target, std::nullopt, false};
-      if (selected_thread_id >= 0) {
-        context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
+      pyunwind::CommandContext context{target, static_cast<uint64_t>(selected_thread_id), false};
+      for (const auto& [level, text] : pyunwind::PythonFramesByNativeFrame(context)) {
+        by_level[std::to_string(level)] = text;
       }
-      context.output_is_terminal = is_terminal != 0;
-      if (python_frame != nullptr && *python_frame >= 0) {
-        context.selected_python_frame = static_cast<size_t>(*python_frame);
-      }
-      std::vector<std::string> args =
-          pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);
-      pyunwind::CommandOutput output = pyunwind::RunCommand(command_name, args, context);
-      is_failure = output.failed;
-      if (python_frame != nullptr) {
-        *python_frame = context.selected_python_frame
-                            ? static_cast<int64_t>(*context.selected_python_frame) : -1;
-      }
-      if (native_frame != nullptr && context.select_native_frame) {
-        *native_frame = static_cast<int64_t>(*context.select_native_frame);
-      }
-      text = is_failure ? ErrorLine(std::move(output.text)) : std::move(output.text);
-      if (!text.empty() && text.back() != '\n') text += '\n';
     }
-  } catch (const std::bad_alloc&) {
-    text = ErrorLine("pyunwind: out of memory");
-    is_failure = true;
-  } catch (const std::exception& e) {
-    try {
-      text = ErrorLine(std::string("pyunwind: internal error: ") + e.what());
-    } catch (...) {
-      text = "pyunwind: internal error\n";
-    }
-    is_failure = true;
+    return CopyToMalloc(Dump(by_level));
   } catch (...) {
-    text = "pyunwind: internal error\n";
-    is_failure = true;
-  }
-  if (failed != nullptr) *failed = is_failure ? 1 : 0;
-  try {
-    return CopyToMalloc(text);
-  } catch (...) {
-    return nullptr;
+    return CopyToMalloc("{}");
   }
 }
 

@@ -46,7 +46,11 @@ int FindSymbol(void* ctx, const char* name, uint64_t* addr_out) {
   return 0;
 }
 
-const char* Regions(void* ctx) { return static_cast<FakeTarget*>(ctx)->regions.c_str(); }
+// The target's mappings as GDB's `info proc mappings` rows.
+const char* DebuggerCommand(void* ctx, const char* command) {
+  auto* t = static_cast<FakeTarget*>(ctx);
+  return std::strcmp(command, "info proc mappings") == 0 ? t->regions.c_str() : nullptr;
+}
 const char* Threads(void* ctx) { return static_cast<FakeTarget*>(ctx)->threads.c_str(); }
 
 pyunwind_callbacks CallbacksFor(FakeTarget& t) {
@@ -54,8 +58,7 @@ pyunwind_callbacks CallbacksFor(FakeTarget& t) {
   cb.ctx = &t;
   cb.read_memory = ReadMemory;
   cb.find_symbol = FindSymbol;
-  cb.memory_regions = Regions;
-  cb.modules = nullptr;
+  cb.debugger_command = DebuggerCommand;
   cb.thread_ids = Threads;
   return cb;
 }
@@ -124,7 +127,7 @@ TEST(CApi, MissingCallbacksOrNameAreOneErrorLine) {
 
 TEST(CApi, NoRuntimeIsOneErrorLineForEveryCommand) {
   FakeTarget t;  // zeroed memory, no symbol
-  t.regions = "0x10000 0x110000 rw-p\n";
+  t.regions = "0x10000 0x110000 0x100000 0x0 rw-p\n";
   auto cb = CallbacksFor(t);
   for (const auto& name : CommandNames()) {
     SCOPED_TRACE(name);
@@ -137,7 +140,7 @@ TEST(CApi, FailedReadsAreOneErrorLine) {
   FakeTarget t;
   t.reads_fail = true;
   t.runtime_address = 0x20000;
-  t.regions = "10000 110000 rw-p /usr/bin/python3.11\n";
+  t.regions = "0x10000 0x110000 0x100000 0x0 rw-p /usr/bin/python3.11\n";
   auto cb = CallbacksFor(t);
   ExpectOneErrorLine(RunCmd(&cb, "py-bt", "--all"));
 }
@@ -146,7 +149,7 @@ TEST(CApi, GarbageRuntimeDoesNotCrash) {
   FakeTarget t;
   for (size_t i = 0; i < t.memory.size(); ++i) t.memory[i] = static_cast<uint8_t>(i * 131 + 7);
   t.runtime_address = 0x20000;
-  t.regions = "0x10000 0x110000 rw-p\n";
+  t.regions = "0x10000 0x110000 0x100000 0x0 rw-p\n";
   auto cb = CallbacksFor(t);
   for (const auto& name : CommandNames()) {
     SCOPED_TRACE(name);
@@ -164,31 +167,93 @@ TEST(CApi, UnbalancedQuotesDoNotCrash) {
   EXPECT_EQ(ran.failed, 1);
 }
 
-TEST(Parsers, MemoryRegions) {
-  auto regions = pyunwind::gdb::ParseMemoryRegions(
-      "0x1000 0x2000 r-xp /usr/bin/python3.11\n"
-      "3000 4000 rw\n"
-      "garbage line\n"
-      "0x5000 0x5000 rw\n"  // empty: skipped
-      "0x6000 0x7000 - /path with spaces/lib.so  \n");
-  ASSERT_EQ(regions.size(), 3u);
-  EXPECT_EQ(regions[0].start, 0x1000u);
-  EXPECT_EQ(regions[0].end, 0x2000u);
-  EXPECT_TRUE(regions[0].readable);
-  EXPECT_FALSE(regions[0].writable);
-  EXPECT_EQ(regions[0].name, "/usr/bin/python3.11");
-  EXPECT_EQ(regions[1].start, 0x3000u);
-  EXPECT_TRUE(regions[1].writable);
-  EXPECT_EQ(regions[1].name, "");
-  EXPECT_FALSE(regions[2].readable);
-  EXPECT_EQ(regions[2].name, "/path with spaces/lib.so");
+// What a debugger says when it has nothing to read is the library's line, the same for all.
+TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
+  FakeTarget t;
+  auto cb = CallbacksFor(t);
+  for (auto [state, expected] :
+       {std::pair{PYUNWIND_NO_PROCESS,
+                  "pyunwind: no process: attach to a process or load a core file first\n"},
+        std::pair{PYUNWIND_RUNNING, "pyunwind: the process is running: stop it first (Ctrl-C)\n"}}) {
+    pyunwind_stop stop{state, 1, 1, 0, 101};
+    int failed = -1;
+    int64_t native_frame = 7;
+    char* text = pyunwind_run_command_at(&cb, "py-bt", "", &stop, 0, &native_frame, &failed);
+    ASSERT_NE(text, nullptr);
+    EXPECT_EQ(std::string(text), expected);
+    EXPECT_EQ(failed, 1);
+    EXPECT_EQ(native_frame, -1);
+    EXPECT_EQ(t.reads, 0);
+    pyunwind_free(text);
+  }
 }
 
-TEST(Parsers, ModulesAndThreads) {
-  auto modules = pyunwind::gdb::ParseModules("0x7f0000 /usr/lib/libpython3.11.so.1.0\nbad\n0 /usr/bin/python3.11");
-  ASSERT_EQ(modules.size(), 2u);
-  EXPECT_EQ(modules[0].load_bias, 0x7f0000u);
-  EXPECT_EQ(modules[1].path, "/usr/bin/python3.11");
+TEST(CApi, NoStackIsAnEmptyObjectForBt) {
+  FakeTarget t;
+  auto cb = CallbacksFor(t);
+  char* text = pyunwind_python_frames_by_native_frame(&cb, 101);
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(std::string(text), "{}");
+  pyunwind_free(text);
+}
+
+// GDB 13's own lines (a live process; a core, whose mappings have no Perms column).
+TEST(Parsers, InfoProcMappings) {
+  auto mappings = pyunwind::gdb::ParseInfoProcMappings(
+      "process 830\nMapped address spaces:\n\n"
+      "          Start Addr           End Addr       Size     Offset  Perms  objfile\n"
+      "            0x400000           0x41f000    0x1f000        0x0  r--p   /usr/bin/python3.11\n"
+      "            0x941000           0xa7f000   0x13e000   0x540000  rw-p   /usr/bin/python3.11\n"
+      "      0x7fff5a7b4000     0x7fff5a7d5000    0x21000        0x0  rw-p   [stack]\n"
+      "      0x7f0000001000     0x7f0000002000     0x1000        0x0  rw-p   \n"
+      "            0x500000           0x501000     0x1000     0x1000 /path with spaces/lib.so  \n");
+  ASSERT_EQ(mappings.size(), 5u);
+  EXPECT_EQ(mappings[0].start, 0x400000u);
+  EXPECT_EQ(mappings[0].end, 0x41f000u);
+  EXPECT_EQ(mappings[0].perms, "r--p");
+  EXPECT_EQ(mappings[0].name, "/usr/bin/python3.11");
+  EXPECT_EQ(mappings[1].offset, 0x540000u);
+  EXPECT_EQ(mappings[2].name, "[stack]");
+  EXPECT_EQ(mappings[3].name, "");
+  EXPECT_EQ(mappings[4].perms, std::nullopt);
+  EXPECT_EQ(mappings[4].name, "/path with spaces/lib.so");
+
+  auto regions = pyunwind::gdb::RegionsOf({}, mappings);
+  ASSERT_EQ(regions.size(), 5u);
+  EXPECT_TRUE(regions[0].readable);
+  EXPECT_FALSE(regions[0].writable);
+  EXPECT_TRUE(regions[1].writable);
+  EXPECT_TRUE(regions[4].readable);  // no Perms column: readable, not writable
+  EXPECT_FALSE(regions[4].writable);
+
+  auto files = pyunwind::gdb::FileMappingsOf(mappings);
+  ASSERT_EQ(files.size(), 4u);
+  EXPECT_EQ(files[1].offset, 0x540000u);
+}
+
+TEST(Parsers, CoreSectionsNamedByMappings) {
+  auto sections = pyunwind::gdb::ParseCoreSections(
+      "Exec file: `/usr/bin/python3.11', file type elf64-x86-64.\n"
+      " [0]      0x00400000->0x0041f000 at 0x00000318: .interp ALLOC LOAD READONLY HAS_CONTENTS\n"
+      "Core file: `/tmp/core.439', file type elf64-x86-64.\n"
+      " [0]      0x00000000->0x00004dd0 at 0x00526698: note0 READONLY HAS_CONTENTS\n"
+      " [14]     0x00400000->0x0041f000 at 0x00000698: load1 ALLOC LOAD READONLY HAS_CONTENTS\n"
+      " [16]     0x00941000->0x00a7f000 at 0x00020698: load3 ALLOC LOAD HAS_CONTENTS\n"
+      " [17]     0x00b00000->0x00b01000 at 0x00020698: load4a ALLOC LOAD READONLY\n");
+  ASSERT_EQ(sections.size(), 3u);
+  EXPECT_TRUE(sections[0].readable);
+  EXPECT_FALSE(sections[0].writable);
+  EXPECT_TRUE(sections[1].writable);
+  EXPECT_FALSE(sections[2].readable);
+  auto regions = pyunwind::gdb::RegionsOf(
+      sections, pyunwind::gdb::ParseInfoProcMappings(
+                    "  0x941000  0xa7f000  0x13e000  0x540000 /usr/bin/python3.11\n"));
+  ASSERT_EQ(regions.size(), 3u);
+  EXPECT_EQ(regions[0].name, "");
+  EXPECT_EQ(regions[1].name, "/usr/bin/python3.11");
+}
+
+TEST(Parsers, Threads) {
   auto ids = pyunwind::gdb::ParseThreadIds(" 12\n34 x 56 ");
   EXPECT_EQ(ids, (std::vector<uint64_t>{12, 34, 56}));
 }
@@ -202,7 +267,7 @@ TEST(CallbackTarget, ListsAreAskedOnce) {
   EXPECT_EQ(target.ThreadIds().size(), 2u);
   EXPECT_EQ(target.ThreadIds().size(), 2u);
   EXPECT_EQ(calls, 1);
-  EXPECT_TRUE(target.MemoryRegions().empty());  // no callback
+  EXPECT_TRUE(target.MemoryRegions().empty());  // no debugger_command callback
   EXPECT_FALSE(target.FindSymbol("_PyRuntime"));
 }
 
@@ -211,6 +276,7 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
   void* lib = dlopen("gdb_bridge/libpyunwind_gdb.so", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   for (const char* name : {"pyunwind_abi_version", "pyunwind_commands", "pyunwind_run_command",
+                           "pyunwind_run_command_at", "pyunwind_python_frames_by_native_frame",
                            "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }

@@ -1,7 +1,8 @@
 #include "gdb_bridge/callback_target.h"
 
-#include <charconv>
 #include <string>
+
+#include "core/commands/arguments.h"
 
 namespace pyunwind::gdb {
 namespace {
@@ -26,14 +27,7 @@ std::string_view Trim(std::string_view s) {
 }
 
 std::optional<uint64_t> ParseNumber(std::string_view word, int base) {
-  if (base == 16 && word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X')) {
-    word.remove_prefix(2);
-  }
-  if (word.empty()) return std::nullopt;
-  uint64_t value = 0;
-  auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), value, base);
-  if (ec != std::errc() || end != word.data() + word.size()) return std::nullopt;
-  return value;
+  return ParseUnsigned(word, UINT64_MAX, base);
 }
 
 template <typename F>
@@ -54,37 +48,6 @@ std::string_view CallText(const char* (*callback)(void*), void* ctx) {
 }
 
 }  // namespace
-
-std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text) {
-  std::vector<MemoryRegion> regions;
-  ForEachLine(text, [&](std::string_view line) {
-    std::string_view rest = line;
-    auto start = ParseNumber(NextWord(rest), 16);
-    auto end = ParseNumber(NextWord(rest), 16);
-    std::string_view flags = NextWord(rest);
-    if (!start || !end || *end <= *start || flags.empty()) return;
-    MemoryRegion region;
-    region.start = *start;
-    region.end = *end;
-    region.readable = flags.find('r') != std::string_view::npos;
-    region.writable = flags.find('w') != std::string_view::npos;
-    region.name = std::string(Trim(rest));
-    regions.push_back(std::move(region));
-  });
-  return regions;
-}
-
-std::vector<LoadedModule> ParseModules(std::string_view text) {
-  std::vector<LoadedModule> modules;
-  ForEachLine(text, [&](std::string_view line) {
-    std::string_view rest = line;
-    auto bias = ParseNumber(NextWord(rest), 16);
-    std::string_view path = Trim(rest);
-    if (!bias || path.empty()) return;
-    modules.push_back(LoadedModule{std::string(path), *bias});
-  });
-  return modules;
-}
 
 std::vector<uint64_t> ParseThreadIds(std::string_view text) {
   std::vector<uint64_t> ids;
@@ -129,14 +92,32 @@ std::optional<uint64_t> CallbackTarget::FindSymbol(std::string_view name) {
   }
   return address;
 }
+std::string CallbackTarget::Command(const char* command) {
+  if (callbacks_.debugger_command == nullptr) return {};
+  const char* text = callbacks_.debugger_command(callbacks_.ctx, command);
+  return text == nullptr ? std::string() : std::string(text);  // valid until the next callback
+}
+
+const std::vector<GdbMapping>& CallbackTarget::Mappings() {
+  if (!mappings_) mappings_ = ParseInfoProcMappings(Command("info proc mappings"));
+  return *mappings_;
+}
 
 std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
-  if (!regions_) regions_ = ParseMemoryRegions(CallText(callbacks_.memory_regions, callbacks_.ctx));
+  if (!regions_) {
+    // A live process's mappings have permissions and are all its memory; a
+    // core's (its NT_FILE note) have none and list files only: its memory is
+    // its loadN sections, which GDB lists (slowly, with every objfile's) for both.
+    const bool live = !Mappings().empty() && Mappings().front().perms;
+    regions_ = RegionsOf(live ? std::vector<MemoryRegion>()
+                              : ParseCoreSections(Command("maint info sections")),
+                         Mappings());
+  }
   return *regions_;
 }
 
 std::vector<LoadedModule> CallbackTarget::Modules() {
-  if (!modules_) modules_ = ParseModules(CallText(callbacks_.modules, callbacks_.ctx));
+  if (!modules_) modules_ = ModulesOfMappings(*this, FileMappingsOf(Mappings()));
   return *modules_;
 }
 

@@ -9,14 +9,11 @@
 #include <vector>
 
 #include "core/target/target.h"
+#include "gdb_bridge/gdb_listings.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
 namespace pyunwind::gdb {
 
-// Lines "START END FLAGS [NAME]"; START/END hex; unparsable lines skipped.
-std::vector<MemoryRegion> ParseMemoryRegions(std::string_view text);
-// Lines "LOAD_BIAS PATH"; LOAD_BIAS hex.
-std::vector<LoadedModule> ParseModules(std::string_view text);
 // Decimal ids separated by white space; anything else skipped.
 std::vector<uint64_t> ParseThreadIds(std::string_view text);
 // Lines "PC\tFUNCTION\tMODULE"; PC hex. A line without a PC is a frame with pc 0.
@@ -29,6 +26,7 @@ class CallbackTarget : public Target {
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
   // Each list is asked of the host once per command, when first needed.
+  // Regions and modules come from GDB's listings (gdb_listings.h).
   std::vector<MemoryRegion> MemoryRegions() override;
   std::vector<LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
@@ -36,6 +34,11 @@ class CallbackTarget : public Target {
 
  private:
   pyunwind_callbacks callbacks_;
+  // The text of a debugger command; "" when it fails or there is no callback.
+  std::string Command(const char* command);
+  const std::vector<GdbMapping>& Mappings();
+
+  std::optional<std::vector<GdbMapping>> mappings_;
   std::optional<std::vector<MemoryRegion>> regions_;
   std::optional<std::vector<LoadedModule>> modules_;
   std::optional<std::vector<uint64_t>> thread_ids_;

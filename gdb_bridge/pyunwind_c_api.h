@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 2
+#define PYUNWIND_ABI_VERSION 3
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -44,16 +44,12 @@ struct pyunwind_callbacks {
    * `*addr_out` when found, 0 when not (silently). May be NULL. */
   int (*find_symbol)(void* ctx, const char* name, uint64_t* addr_out);
 
-  /* Memory regions, one per line: "START END FLAGS [NAME]" with START and
-   * END (exclusive) in hex (0x prefix optional), FLAGS a string in which 'r'
-   * means readable and 'w' writable (e.g. "r-xp", "rw", "-"), NAME the mapped
-   * file (may contain spaces) or absent. Unparsable lines are skipped. NULL
-   * or "" when unknown. May be NULL. */
-  const char* (*memory_regions)(void* ctx);
-
-  /* Loaded modules, one per line: "LOAD_BIAS PATH", LOAD_BIAS in hex.
-   * NULL or "" when unknown. May be NULL. */
-  const char* (*modules)(void* ctx);
+  /* (ABI 3) The output of one of the debugger's CLI commands: GDB's
+   * "info proc mappings" and "maint info sections", from which the library
+   * lists the memory regions and the mapped files (and reads each file's load
+   * bias from its ELF headers in memory). NULL when the command fails. May be
+   * NULL. */
+  const char* (*debugger_command)(void* ctx, const char* command);
 
   /* OS thread ids (LWPs) in the debugger's order, decimal, separated by
    * white space. NULL or "" when unknown. May be NULL. */
@@ -89,18 +85,40 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
                                         int64_t selected_thread_id, int is_terminal,
                                         int* failed);
 
-/* (ABI 2) pyunwind_run_command with the Python frame selection of
- * py-up / py-down / py-frame. `python_frame` (may be NULL) is in/out: in, the
- * Python frame the front-end keeps as selected for this thread (-1: none);
- * out, the one selected after the command (-1: none). `native_frame` (may be
- * NULL) is out: the debugger's frame number of the eval-loop frame running
- * the newly selected Python frame, for the front-end to select; -1: none. */
-PYUNWIND_API char* pyunwind_run_command_ex(const struct pyunwind_callbacks* callbacks,
+/* (ABI 3) What the front-end knows of the process a command runs on. */
+enum pyunwind_process_state {
+  PYUNWIND_STOPPED = 0,     /* readable: a stopped process or a core file */
+  PYUNWIND_NO_PROCESS = 1,  /* nothing to read */
+  PYUNWIND_RUNNING = 2      /* a thread runs: its memory changes under the reads */
+};
+struct pyunwind_stop {
+  int32_t state;               /* enum pyunwind_process_state */
+  uint64_t process;            /* the OS process id, 0 if none */
+  uint64_t instance;           /* the debugger's id of the process object */
+  uint64_t stop_id;            /* changes whenever the process resumes */
+  int64_t selected_thread_id;  /* LWP of the selected thread, -1 if none */
+};
+
+/* (ABI 3) pyunwind_run_command as a debugger runs it: refuses (one error line,
+ * the same in every debugger) unless `stop->state` is PYUNWIND_STOPPED, and
+ * keeps the Python frame py-up / py-down / py-frame select, per process and
+ * thread, until `stop->stop_id` changes (the library keeps it). `native_frame`
+ * (may be NULL) is out: the debugger's frame number of the eval-loop frame
+ * running the newly selected Python frame, for the front-end to select; -1:
+ * none. */
+PYUNWIND_API char* pyunwind_run_command_at(const struct pyunwind_callbacks* callbacks,
                                            const char* command_name,
                                            const char* argument_line,
-                                           int64_t selected_thread_id, int is_terminal,
-                                           int64_t* python_frame, int64_t* native_frame,
-                                           int* failed);
+                                           const struct pyunwind_stop* stop, int is_terminal,
+                                           int64_t* native_frame, int* failed);
+
+/* (ABI 3) For the debugger's own backtrace: each eval-loop frame of the
+ * selected thread with the Python frames it runs, as a malloc'd JSON object
+ * {"<debugger frame number>": "qualname at file.py:line, ...", ...} ("{}"
+ * when there are none or the stack cannot be read); NULL only when out of
+ * memory. Release it with pyunwind_free. */
+PYUNWIND_API char* pyunwind_python_frames_by_native_frame(
+    const struct pyunwind_callbacks* callbacks, int64_t selected_thread_id);
 
 /* Releases a string returned by pyunwind_run_command. NULL is fine. */
 PYUNWIND_API void pyunwind_free(char* text);

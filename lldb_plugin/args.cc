@@ -9,12 +9,4 @@ std::vector<std::string> ArgvToVector(char** argv) {
   return args;
 }
 
-std::string ErrorLine(std::string_view text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
-  constexpr std::string_view kPrefix = "error: ";
-  if (text.substr(0, kPrefix.size()) == kPrefix) text.remove_prefix(kPrefix.size());
-  if (text.empty()) return "pyunwind: the command failed";
-  return std::string(text);
-}
-
 }  // namespace pyunwind_lldb

@@ -20,17 +20,5 @@ TEST(ArgvToVector, KeepsEachArgumentWhole) {
   EXPECT_EQ(ArgvToVector(argv), (std::vector<std::string>{"--all", "--json", "a b"}));
 }
 
-TEST(ErrorLine, StripsPrefixAndNewline) {
-  EXPECT_EQ(ErrorLine("error: pyunwind: no Python found\n"), "pyunwind: no Python found");
-  EXPECT_EQ(ErrorLine("pyunwind: bad option --x\n"), "pyunwind: bad option --x");
-  EXPECT_EQ(ErrorLine("pyunwind: plain"), "pyunwind: plain");
-}
-
-TEST(ErrorLine, NeverEmpty) {
-  EXPECT_FALSE(ErrorLine("").empty());
-  EXPECT_FALSE(ErrorLine("\n").empty());
-  EXPECT_FALSE(ErrorLine("error: \n").empty());
-}
-
 }  // namespace
 }  // namespace pyunwind_lldb

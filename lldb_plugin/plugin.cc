@@ -5,8 +5,6 @@
 
 #include <cstdio>
 #include <exception>
-#include <map>
-#include <tuple>
 #include <optional>
 #include <string>
 #include <utility>
@@ -32,26 +30,23 @@ __attribute__((visibility("default"))) bool PluginInitialize(SBDebugger debugger
 namespace pyunwind_lldb {
 namespace {
 
-constexpr const char* kNoProcess =
-    "pyunwind: no process: attach to a process or load a core file first";
-constexpr const char* kRunning =
-    "pyunwind: the process is running: stop it first (process interrupt)";
-
-// Why the selected process cannot be read, or nullptr when it can.
-const char* WhyUnreadable(lldb::SBTarget& target, lldb::SBProcess& process) {
-  if (!target.IsValid() || !process.IsValid()) return kNoProcess;
+// Why the selected process cannot be read (the core's words, as GDB says
+// them), or nullopt when it can.
+std::optional<pyunwind::CommandOutput> WhyUnreadable(lldb::SBTarget& target,
+                                                     lldb::SBProcess& process) {
+  if (!target.IsValid() || !process.IsValid()) return pyunwind::NoProcessFailure();
   switch (process.GetState()) {
     case lldb::eStateStopped:
     case lldb::eStateCrashed:
     case lldb::eStateSuspended:
-      return nullptr;  // a core file is eStateStopped
+      return std::nullopt;  // a core file is eStateStopped
     case lldb::eStateRunning:
     case lldb::eStateStepping:
     case lldb::eStateLaunching:
     case lldb::eStateAttaching:
-      return kRunning;
+      return pyunwind::ProcessRunningFailure();
     default:  // invalid, unloaded, connected, detached, exited
-      return kNoProcess;
+      return pyunwind::NoProcessFailure();
   }
 }
 
@@ -62,22 +57,17 @@ bool OutputIsTerminal(lldb::SBDebugger& debugger) {
 }
 
 bool Fail(lldb::SBCommandReturnObject& result, const char* message) {
-  result.SetError(message);  // LLDB prints "error: " + message on one line
+  // LLDB prints "error: " + message on one line: that prefix is LLDB's own
+  // (every failed command has it); the message is the same as in GDB.
+  result.SetError(message);
   result.SetStatus(lldb::eReturnStatusFailed);
   return false;
 }
 
-// The Python frame py-up / py-down / py-frame selected, per (process, thread),
-// valid only for the stop it was chosen in: LLDB bumps the stop id whenever
-// the process resumes, which drops the selection.
-struct PythonFrameSelection {
-  uint32_t stop_id = 0;
-  size_t python_frame = 0;
-};
-using SelectionKey = std::tuple<lldb::pid_t, uint32_t, lldb::tid_t>;  // pid, unique id, tid
-
-std::map<SelectionKey, PythonFrameSelection>& Selections() {
-  static auto* selections = new std::map<SelectionKey, PythonFrameSelection>();
+// What py-up / py-down / py-frame selected; LLDB bumps a process's stop id
+// whenever it resumes, which drops the selection.
+pyunwind::FrameSelections& Selections() {
+  static auto* selections = new pyunwind::FrameSelections();
   return *selections;
 }
 
@@ -102,34 +92,22 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     std::vector<std::string> args = ArgvToVector(command);
     lldb::SBTarget target = debugger.GetSelectedTarget();
     lldb::SBProcess process = target.IsValid() ? target.GetProcess() : lldb::SBProcess();
-    if (const char* why = WhyUnreadable(target, process)) return Fail(result, why);
+    if (auto why = WhyUnreadable(target, process)) {
+      return Fail(result, pyunwind::ErrorLine(why->text).c_str());
+    }
 
     LldbTarget lldb_target(target, process);
-    pyunwind::CommandContext context{lldb_target, std::nullopt, false};
+    pyunwind::CommandContext context{lldb_target, std::nullopt, OutputIsTerminal(debugger)};
     lldb::SBThread thread = process.GetSelectedThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
-    context.output_is_terminal = OutputIsTerminal(debugger);
-
-    const SelectionKey key{process.GetProcessID(), process.GetUniqueID(),
-                           thread.IsValid() ? thread.GetThreadID() : LLDB_INVALID_THREAD_ID};
-    const uint32_t stop_id = process.GetStopID();
-    auto& selections = Selections();
-    if (auto it = selections.find(key); it != selections.end()) {
-      if (it->second.stop_id == stop_id) {
-        context.selected_python_frame = it->second.python_frame;
-      } else {
-        selections.erase(it);  // the process ran since
-      }
-    }
-
-    pyunwind::CommandOutput output = pyunwind::RunCommand(name_, args, context);
-    if (thread.IsValid() && context.selected_python_frame) {
-      selections[key] = {stop_id, *context.selected_python_frame};
-    }
+    const pyunwind::ProcessStop stop{process.GetProcessID(), process.GetUniqueID(),
+                                     process.GetStopID()};
+    pyunwind::CommandOutput output =
+        pyunwind::RunCommand(name_, args, context, Selections(), stop);
     if (thread.IsValid() && context.select_native_frame) {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
-    if (output.failed) return Fail(result, ErrorLine(output.text).c_str());
+    if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
     if (output.text.empty()) {
       result.SetStatus(lldb::eReturnStatusSuccessFinishNoResult);
     } else {

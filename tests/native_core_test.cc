@@ -111,7 +111,7 @@ Frame Py(const std::string& name, bool entry) {
 
 std::vector<std::string> Names(const MergedStack& m) {
   std::vector<std::string> names;
-  for (const Frame& f : m.frames) names.push_back(f.kind == "native" ? "#" + f.function : f.qualname);
+  for (const Frame& f : m.frames) names.push_back(f.kind == FrameKind::kNative ? "#" + f.function : f.qualname);
   return names;
 }
 

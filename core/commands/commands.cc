@@ -3,18 +3,16 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <cstdlib>
 
 #include "core/asyncio/asyncio.h"
-#include "core/walk/code_objects.h"
+#include "core/commands/arguments.h"
 #include "core/commands/format.h"
-#include "core/walk/locals.h"
-#include "core/target/memory.h"
-#include "core/commands/session.h"
 #include "core/commands/native.h"
 #include "core/commands/py_tasks.h"
-#include "core/runtime/runtime_locator.h"
+#include "core/commands/selected_thread.h"
+#include "core/commands/session.h"
 #include "core/commands/source_commands.h"
+#include "core/walk/locals.h"
 #include "core/walk/thread_state.h"
 #include "core/walk/threads.h"
 
@@ -72,21 +70,18 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       } else {
         value = arg.substr(8);
       }
-      char* end = nullptr;
-      const unsigned long long n = std::strtoull(value.c_str(), &end, 10);
-      if (value.empty() || *end != '\0' || n == 0 || n > kMaxFramesPerThread) {
+      const auto n = ParseUnsigned(value, kMaxFramesPerThread);
+      if (!n || *n == 0) {
         return MakeError(fmt::format("py-bt: --limit wants a number from 1 to {}, not '{}'",
                                      kMaxFramesPerThread, value));
       }
-      options.limit = n;
+      options.limit = *n;
     } else {
       return MakeError(fmt::format("py-bt: unknown option '{}' (see 'help py-bt')", arg));
     }
   }
   return options;
 }
-
-CommandOutput Failure(const std::string& message) { return {"pyunwind: " + message + "\n", true}; }
 
 CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& context) {
   auto parsed = ParsePyBt(args);
@@ -101,30 +96,24 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   if (!snapshot.ok()) return Failure(snapshot.error().message);
 
   if (options.verbose) {
+    const RuntimeLocation& location = target.location();
     snapshot->warnings.push_back(fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}",
-                                             target.location.address, target.location.found_by,
-                                             target.location.layout.source));
+                                             location.address, location.found_by,
+                                             location.layout.source));
   }
   if (!options.all) {
-    if (!context.selected_thread_id) {
-      return Failure("no thread is selected; use py-bt --all");
+    auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);
+    if (!selected.ok()) {
+      return Failure(selected.error().message +
+                     (context.selected_thread_id ? "; try py-bt --all" : "; use py-bt --all"));
     }
-    bool found = false;
-    for (Interpreter& interp : snapshot->interpreters) {
-      std::erase_if(interp.threads, [&](const Thread& thread) {
-        return thread.native_id != context.selected_thread_id;
-      });
-      found = found || !interp.threads.empty();
-    }
-    std::erase_if(snapshot->interpreters, [](const Interpreter& i) { return i.threads.empty(); });
-    if (!found) {
-      return Failure(fmt::format(
-          "the selected thread (OS thread id {}) has no Python thread state; try py-bt --all",
-          *context.selected_thread_id));
-    }
+    // Only the selected thread, in its interpreter.
+    Interpreter interp = std::move(*selected->interpreter);
+    interp.threads = {std::move(*selected->thread)};
+    snapshot->interpreters = {std::move(interp)};
   }
   // Before --native: the running task is found through the Python frames' addresses.
-  AddRunningTasks(target.objects, target.codes, *snapshot);
+  AddRunningTasks(target.objects(), target.codes(), *snapshot);
   if (options.native) {
     for (Interpreter& interp : snapshot->interpreters) {
       for (Thread& thread : interp.threads) {
@@ -140,18 +129,43 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     }
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
-  if (options.locals) AddLocals(target.objects, *snapshot);
+  if (options.locals) AddLocals(target.objects(), *snapshot);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
-  format.stats = options.stats ? &target.memory.stats() : nullptr;
+  format.stats = options.stats ? &target.stats() : nullptr;
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
   return {options.json ? FormatJson(*snapshot, format) : FormatText(*snapshot, format), false};
 }
 
 }  // namespace
+
+CommandOutput Failure(std::string_view message) {
+  return {fmt::format("pyunwind: {}\n", message), true};
+}
+
+std::string ErrorLine(std::string_view text) {
+  std::string line(text);
+  for (char& c : line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  constexpr std::string_view kPrefix = "error: ";
+  if (std::string_view(line).substr(0, kPrefix.size()) == kPrefix) line.erase(0, kPrefix.size());
+  return line.empty() ? "pyunwind: the command failed" : line;
+}
+
+CommandOutput NoProcessFailure() {
+  return Failure("no process: attach to a process or load a core file first");
+}
+
+// Each debugger's own word for it ("process interrupt", "interrupt") would
+// make the two outputs differ; Ctrl-C stops the process in both.
+CommandOutput ProcessRunningFailure() {
+  return Failure("the process is running: stop it first (Ctrl-C)");
+}
 
 const std::vector<CommandInfo>& AllCommands() {
   static const std::vector<CommandInfo> commands = {
@@ -187,38 +201,16 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
   return Failure(fmt::format("unknown command '{}'", name));
 }
 
-std::vector<std::string> SplitCommandLine(std::string_view line) {
-  std::vector<std::string> words;
-  std::string word;
-  bool in_word = false;
-  char quote = 0;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quote) {
-      if (c == quote) {
-        quote = 0;
-      } else if (c == '\\' && quote == '"' && i + 1 < line.size()) {
-        word += line[++i];
-      } else {
-        word += c;
-      }
-    } else if (c == '\'' || c == '"') {
-      quote = c;
-      in_word = true;
-    } else if (c == '\\' && i + 1 < line.size()) {
-      word += line[++i];
-      in_word = true;
-    } else if (c == ' ' || c == '\t' || c == '\n') {
-      if (in_word) words.push_back(std::move(word));
-      word.clear();
-      in_word = false;
-    } else {
-      word += c;
-      in_word = true;
-    }
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context, FrameSelections& selections,
+                         const ProcessStop& stop) {
+  const std::optional<uint64_t> thread = context.selected_thread_id;
+  if (thread) context.selected_python_frame = selections.Get(stop, *thread);
+  CommandOutput output = RunCommand(name, args, context);
+  if (thread && context.selected_python_frame) {
+    selections.Set(stop, *thread, *context.selected_python_frame);
   }
-  if (in_word) words.push_back(std::move(word));
-  return words;
+  return output;
 }
 
 }  // namespace pyunwind

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/commands/frame_selections.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -37,6 +38,18 @@ struct CommandOutput {
   bool failed = false;  // text is then one error line
 };
 
+// A failed command's output: "pyunwind: <message>" on one line.
+CommandOutput Failure(std::string_view message);
+
+// A failed output's text as the one line a debugger prints: line breaks
+// folded into spaces, no final newline, no leading "error: " (LLDB adds its
+// own); never empty.
+std::string ErrorLine(std::string_view text);
+
+// What both front-ends say, word for word, when there is nothing to read.
+CommandOutput NoProcessFailure();
+CommandOutput ProcessRunningFailure();
+
 struct CommandInfo {
   std::string name;
   std::string summary;  // one line
@@ -50,7 +63,12 @@ const std::vector<CommandInfo>& AllCommands();
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
                          CommandContext& context);
 
-// Splits a command line the way a shell would (quotes, backslashes).
-std::vector<std::string> SplitCommandLine(std::string_view line);
+// RunCommand as a front-end runs it: with the Python frame `selections` holds
+// for the selected thread in `stop`, keeping the one py-up / py-down /
+// py-frame select. context.select_native_frame then says which native frame
+// the front-end selects.
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context, FrameSelections& selections,
+                         const ProcessStop& stop);
 
 }  // namespace pyunwind

@@ -82,6 +82,21 @@ size_t CountFrames(const Snapshot& snapshot) {
 
 }  // namespace
 
+std::string_view FrameKindName(FrameKind kind) {
+  switch (kind) {
+    case FrameKind::kPython:
+      return "python";
+    case FrameKind::kNative:
+      return "native";
+  }
+  return "python";
+}
+
+std::string FrameHeader(const Frame& frame, size_t index) {
+  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, frame.filename,
+                     frame.line ? std::to_string(*frame.line) : "?", frame.qualname);
+}
+
 std::string LocalsText(const Frame& frame, const std::string& indent) {
   std::string out;
   if (frame.locals_error) out += fmt::format("{}(locals not readable: {})\n", indent, *frame.locals_error);
@@ -129,7 +144,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
-        if (frame.kind == "native") {
+        if (frame.kind == FrameKind::kNative) {
           out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
                              frame.function.empty() ? "??" : frame.function, p.reset,
                              frame.module.empty() ? "" : " (" + ModuleName(frame.module) + ")");
@@ -170,8 +185,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
-        if (frame.kind == "native") {
-          frames.push_back({{"kind", frame.kind},
+        if (frame.kind == FrameKind::kNative) {
+          frames.push_back({{"kind", FrameKindName(frame.kind)},
                             {"index", frame.native_index},
                             {"pc", fmt::format("{:#x}", frame.pc)},
                             {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
@@ -183,7 +198,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                           {"line", line},
                           {"name", frame.name},
                           {"qualname", frame.qualname},
-                          {"kind", frame.kind}});
+                          {"kind", FrameKindName(frame.kind)}});
         if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
         if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
       }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "core/target/memory.h"
 #include "core/walk/model.h"
@@ -16,6 +17,13 @@ struct FormatOptions {
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
   double elapsed_ms = 0;
 };
+
+// A frame's "kind" in JSON: "python", "native".
+std::string_view FrameKindName(FrameKind kind);
+
+// The line that names Python frame `index`, as py-up and py-locals print it:
+// #N File "...", line L, in QUALNAME
+std::string FrameHeader(const Frame& frame, size_t index);
 
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options);
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);

@@ -2,15 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <fstream>
 
-#include "core/walk/code_objects.h"
-#include "core/target/memory.h"
-#include "core/objects/objects.h"
-#include "core/runtime/runtime_locator.h"
+#include "core/commands/arguments.h"
+#include "core/commands/format.h"
+#include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
-#include "core/walk/threads.h"
 
 namespace pyunwind {
 
@@ -27,8 +24,6 @@ bool IsEvalFrameDefault(std::string_view name) {
 
 bool IsTailCall(std::string_view name) { return StartsWith(name, "_TAIL_CALL_"); }
 
-CommandOutput Failure(const std::string& message) { return {"pyunwind: " + message + "\n", true}; }
-
 }  // namespace
 
 bool IsEvalLoopFunction(std::string_view name) {
@@ -44,7 +39,7 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
   for (size_t i = 0; i < native.size(); ++i) {
     const NativeFrame& n = native[i];
     Frame frame;
-    frame.kind = "native";
+    frame.kind = FrameKind::kNative;
     frame.pc = n.pc;
     frame.function = n.function;
     frame.module = n.module;
@@ -106,27 +101,19 @@ struct SelectedStack {
 
 // The Python frames of the selected thread, merged with its native frames.
 Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
-  if (!context.selected_thread_id) return MakeError("no thread is selected");
   PYU_ASSIGN_OR_RETURN(std::unique_ptr<TargetSession> session, TargetSession::Open(context.target));
-  auto snapshot = session->Walk();
-  if (!snapshot.ok()) return MakeError(snapshot.error().message);
-  for (Interpreter& interp : snapshot->interpreters) {
-    for (Thread& thread : interp.threads) {
-      if (thread.native_id != context.selected_thread_id) continue;
-      SelectedStack stack;
-      stack.thread = std::move(thread);
-      stack.merged = MergeNativeFrames(stack.thread.frames,
-                                       context.target.NativeFrames(*context.selected_thread_id));
-      return stack;
-    }
-  }
-  return MakeError(fmt::format("the selected thread (OS thread id {}) has no Python thread state",
-                               *context.selected_thread_id));
+  PYU_ASSIGN_OR_RETURN(Snapshot snapshot, session->Walk());
+  PYU_ASSIGN_OR_RETURN(SelectedThread selected,
+                       FindSelectedThread(snapshot, context.selected_thread_id));
+  SelectedStack stack;
+  stack.thread = std::move(*selected.thread);
+  stack.merged = MergeNativeFrames(stack.thread.frames,
+                                   context.target.NativeFrames(*context.selected_thread_id));
+  return stack;
 }
 
 std::string DescribeFrame(const Frame& frame, size_t index) {
-  std::string out = fmt::format("#{} File \"{}\", line {}, in {}\n", index, frame.filename,
-                                frame.line ? std::to_string(*frame.line) : "?", frame.qualname);
+  std::string out = FrameHeader(frame, index);
   if (frame.line) {
     if (auto source = SourceLine(frame.filename, *frame.line)) {
       size_t start = source->find_first_not_of(" \t");
@@ -136,14 +123,6 @@ std::string DescribeFrame(const Frame& frame, size_t index) {
   return out;
 }
 
-std::optional<size_t> ParseCount(const std::string& text) {
-  if (text.empty() || text.size() > 9) return std::nullopt;
-  char* end = nullptr;
-  const unsigned long value = std::strtoul(text.c_str(), &end, 10);
-  if (*end != '\0' || text[0] == '-' || text[0] == '+') return std::nullopt;
-  return value;
-}
-
 }  // namespace
 
 CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::string>& args,
@@ -151,7 +130,7 @@ CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::
   if (args.size() > 1) return Failure(fmt::format("{}: too many arguments (see 'help {}')", name, name));
   std::optional<size_t> count;
   if (!args.empty()) {
-    count = ParseCount(args[0]);
+    count = ParseUnsigned(args[0], kMaxWordNumber);
     if (!count) {
       return Failure(fmt::format("{}: '{}' is not a frame {}", name, args[0],
                                  name == "py-frame" ? "number" : "count"));
@@ -192,6 +171,24 @@ CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::
   context.selected_python_frame = target;
   context.select_native_frame = stack->merged.native_of_python[target];
   return {note + DescribeFrame(frames[target], target), false};
+}
+
+std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context) {
+  std::map<size_t, std::string> by_native;
+  auto stack = ReadSelectedStack(context);
+  if (!stack.ok()) return by_native;
+  const std::vector<Frame>& python = stack->thread.frames;
+  for (size_t i = 0; i < python.size(); ++i) {
+    const std::optional<size_t> native = stack->merged.native_of_python[i];
+    if (!native) continue;
+    std::string& text = by_native[*native];
+    const size_t slash = python[i].filename.rfind('/');
+    text += fmt::format("{}{} at {}:{}", text.empty() ? "" : ", ", python[i].qualname,
+                        slash == std::string::npos ? python[i].filename
+                                                   : python[i].filename.substr(slash + 1),
+                        python[i].line ? std::to_string(*python[i].line) : "?");
+  }
+  return by_native;
 }
 
 }  // namespace pyunwind

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,7 +23,7 @@ namespace pyunwind {
 bool IsEvalLoopFunction(std::string_view name);
 
 struct MergedStack {
-  std::vector<Frame> frames;  // innermost first; natives (kind "native") and Python frames
+  std::vector<Frame> frames;  // innermost first; natives (FrameKind::kNative) and Python frames
   // For each Python frame of the input (by index): the native frame (its
   // index in the debugger's backtrace) whose eval loop runs it; nullopt when
   // the native unwind shows no eval-loop frame for it.
@@ -43,6 +44,11 @@ extern const char kPyDownHelp[];
 extern const char kPyFrameHelp[];
 CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::string>& args,
                                   CommandContext& context);
+
+// For GDB's `bt`: each eval-loop frame of the selected thread (by the
+// debugger's frame number) with the Python frames it runs, as "qualname at
+// file.py:line, ..."; empty when the stack cannot be read.
+std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context);
 
 // `line` (1-based) of the file at `path` on this host, without its line end;
 // nullopt when the file or the line is not there.

@@ -198,21 +198,18 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
     } else if (arg == "--running") {
       running = true;
     } else {
-      return {fmt::format("pyunwind: py-tasks: unknown option '{}' (see 'help py-tasks')\n", arg),
-              true};
+      return Failure(fmt::format("py-tasks: unknown option '{}' (see 'help py-tasks')", arg));
     }
   }
-  auto fail = [](const std::string& message) {
-    return CommandOutput{"pyunwind: " + message + "\n", true};
-  };
   auto session = TargetSession::Open(context.target);
-  if (!session.ok()) return fail(session.error().message);
+  if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
-  auto threads = WalkRuntime(target.objects, target.codes, target.location.address, WalkOptions{});
-  if (!threads.ok()) return fail(threads.error().message);
-  auto tasks = CollectAsyncTasks(target.objects, target.codes, *threads);
-  if (!tasks.ok()) return fail(tasks.error().message);
-  for (const std::string& warning : target.location.warnings) tasks->warnings.push_back(warning);
+  auto threads =
+      WalkRuntime(target.objects(), target.codes(), target.location().address, WalkOptions{});
+  if (!threads.ok()) return Failure(threads.error().message);
+  auto tasks = CollectAsyncTasks(target.objects(), target.codes(), *threads);
+  if (!tasks.ok()) return Failure(tasks.error().message);
+  for (const std::string& warning : target.location().warnings) tasks->warnings.push_back(warning);
   if (json) return {FormatTasksJson(*tasks), false};
   if (running) return {FormatRunningTasks(*tasks), false};
   if (tree) return {FormatTasksTree(*tasks), false};

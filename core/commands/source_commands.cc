@@ -3,31 +3,18 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
 
-#include "core/walk/code_objects.h"
+#include "core/commands/arguments.h"
 #include "core/commands/format.h"
-#include "core/walk/locals.h"
-#include "core/target/memory.h"
-#include "core/runtime/runtime_locator.h"
+#include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
-#include "core/walk/threads.h"
 #include "core/objects/values.h"
+#include "core/walk/locals.h"
 
 namespace pyunwind {
 namespace {
-
-CommandOutput Failure(const std::string& message) { return {"pyunwind: " + message + "\n", true}; }
-
-std::optional<int> ParseNumber(const std::string& text, int max) {
-  if (text.empty() || text.size() > 9 || text[0] == '-' || text[0] == '+') return std::nullopt;
-  char* end = nullptr;
-  const long value = std::strtol(text.c_str(), &end, 10);
-  if (*end != '\0' || value < 0 || value > max) return std::nullopt;
-  return static_cast<int>(value);
-}
 
 // Runs `body` on the selected Python frame of the selected thread, with the
 // reader of the target still alive (to read its locals).
@@ -41,42 +28,36 @@ struct Selection {
 template <typename Body>
 CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
                                 std::optional<size_t> frame_option, Body body) {
-  if (!context.selected_thread_id) return Failure(fmt::format("{}: no thread is selected", command));
+  auto fail = [&](const std::string& message) {
+    return Failure(fmt::format("{}: {}", command, message));
+  };
+  if (!context.selected_thread_id) return fail("no thread is selected");
   auto session = TargetSession::Open(context.target);
   if (!session.ok()) return Failure(session.error().message);
   auto snapshot = (*session)->Walk();
   if (!snapshot.ok()) return Failure(snapshot.error().message);
-  for (const Interpreter& interp : snapshot->interpreters) {
-    for (const Thread& thread : interp.threads) {
-      if (thread.native_id != context.selected_thread_id) continue;
-      std::vector<const Frame*> python;
-      for (const Frame& frame : thread.frames) {
-        if (frame.kind == "python") python.push_back(&frame);
-      }
-      if (python.empty()) {
-        return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python frames",
-                                   command, *context.selected_thread_id));
-      }
-      size_t index = 0;
-      if (frame_option) {
-        if (*frame_option >= python.size()) {
-          return Failure(fmt::format("{}: no Python frame {}: the selected thread has frames 0 to {}",
-                                     command, *frame_option, python.size() - 1));
-        }
-        index = *frame_option;
-      } else {
-        index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
-      }
-      return body(Selection{python[index], index, &(*session)->objects, interp.address});
-    }
+  auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);
+  if (!selected.ok()) return fail(selected.error().message);
+  std::vector<const Frame*> python;
+  for (const Frame& frame : selected->thread->frames) {
+    if (frame.kind == FrameKind::kPython) python.push_back(&frame);
   }
-  return Failure(fmt::format("{}: the selected thread (OS thread id {}) has no Python thread state",
-                             command, *context.selected_thread_id));
-}
-
-std::string FrameLine(const Frame& frame, size_t index) {
-  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, frame.filename,
-                     frame.line ? std::to_string(*frame.line) : "?", frame.qualname);
+  if (python.empty()) {
+    return fail(fmt::format("the selected thread (OS thread id {}) has no Python frames",
+                            *context.selected_thread_id));
+  }
+  size_t index = 0;
+  if (frame_option) {
+    if (*frame_option >= python.size()) {
+      return fail(fmt::format("no Python frame {}: the selected thread has frames 0 to {}",
+                              *frame_option, python.size() - 1));
+    }
+    index = *frame_option;
+  } else {
+    index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
+  }
+  return body(Selection{python[index], index, &(*session)->objects(),
+                        selected->interpreter->address});
 }
 
 }  // namespace
@@ -124,7 +105,7 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
     if (args[i] == "--json") {
       json = true;
     } else if (args[i] == "--frame" && i + 1 < args.size()) {
-      auto n = ParseNumber(args[++i], static_cast<int>(kMaxFramesPerThread));
+      auto n = ParseUnsigned(args[++i], kMaxFramesPerThread);
       if (!n) return Failure(fmt::format("py-locals: '{}' is not a frame number", args[i]));
       frame_option = *n;
     } else {
@@ -142,7 +123,7 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
       frame.locals_error = locals.error().message;
     }
     if (json) return CommandOutput{FormatLocalsJson(frame, selected.index), false};
-    std::string out = FrameLine(frame, selected.index);
+    std::string out = FrameHeader(frame, selected.index);
     if (frame.locals && frame.locals->empty()) out += "  (no locals)\n";
     out += LocalsText(frame, "  ");
     return CommandOutput{out, false};
@@ -151,18 +132,18 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
 
 CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& context) {
   std::optional<size_t> frame_option;
-  std::optional<int> start, end;
+  std::optional<uint64_t> start, end;
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--frame" && i + 1 < args.size()) {
-      auto n = ParseNumber(args[++i], static_cast<int>(kMaxFramesPerThread));
+      auto n = ParseUnsigned(args[++i], kMaxFramesPerThread);
       if (!n) return Failure(fmt::format("py-list: '{}' is not a frame number", args[i]));
       frame_option = *n;
     } else if (!start) {
       const std::string& range = args[i];
       const size_t comma = range.find(',');
-      start = ParseNumber(range.substr(0, comma), 1 << 30);
+      start = ParseUnsigned(range.substr(0, comma), kMaxWordNumber);
       if (comma != std::string::npos) {
-        end = ParseNumber(range.substr(comma + 1), 1 << 30);
+        end = ParseUnsigned(range.substr(comma + 1), kMaxWordNumber);
       } else if (start) {
         end = *start + 10;
       }
@@ -180,8 +161,8 @@ CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& co
       return Failure(fmt::format("py-list: frame {} ({}) has no line number", selected.index,
                                  frame.qualname));
     }
-    const int first = start ? *start : current - 5;
-    const int last = start ? *end : current + 5;
+    const int first = start ? static_cast<int>(*start) : current - 5;
+    const int last = start ? static_cast<int>(*end) : current + 5;
     auto listing = ListSource(frame.filename, first, last, current);
     if (!listing.ok()) {
       return CommandOutput{

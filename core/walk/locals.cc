@@ -93,7 +93,7 @@ void AddLocals(ObjectReader& objects, Snapshot& snapshot) {
     values.LoadBuiltins(interp.address);
     for (Thread& thread : interp.threads) {
       for (Frame& frame : thread.frames) {
-        if (frame.kind != "python" || frame.frame_address == 0) continue;
+        if (frame.kind != FrameKind::kPython || frame.frame_address == 0) continue;
         auto locals = ReadFrameLocals(objects, values, frame.frame_address, frame.code_address);
         if (locals.ok()) {
           frame.locals = std::move(*locals);

@@ -19,8 +19,11 @@ struct LocalVariable {
   std::optional<std::string> error;  // why repr is null
 };
 
+// What a Frame is; its JSON name is FrameKindName (core/commands/format.h).
+enum class FrameKind { kPython, kNative /* py-bt --native: the debugger's own frames */ };
+
 struct Frame {
-  std::string kind = "python";  // "python"; "native" where native frames are merged in
+  FrameKind kind = FrameKind::kPython;
   std::string filename;
   std::string name;      // co_name
   std::string qualname;  // co_qualname

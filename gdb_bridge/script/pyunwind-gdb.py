@@ -5,7 +5,11 @@
 #
 # Loads libpyunwind_gdb.so from this file's directory (or from
 # $PYUNWIND_GDB_LIBRARY) with ctypes: the library has a plain C ABI
-# (pyunwind_c_api.h) and does not depend on the Python GDB embeds.
+# (pyunwind_c_api.h) and does not depend on the Python GDB embeds. This
+# script is GDB glue only: it reads memory, symbols, threads, backtraces and
+# CLI listings for the library, registers the commands and a frame filter,
+# and tells the library the process's state; parsing, selection and every
+# message are the library's (the same as in LLDB).
 #
 # Memory of a live local process is read from /proc/PID/mem (one pread per
 # 64 KiB block); elsewhere (cores, gdbserver) through GDB, one
@@ -42,6 +46,7 @@ def _pyunwind_setup():
     # c_void_p, not c_char_p: a callback cannot hand back a Python-owned
     # char*; it returns the address of a buffer the session keeps alive.
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
+    COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
@@ -49,8 +54,7 @@ def _pyunwind_setup():
             ("ctx", ctypes.c_void_p),
             ("read_memory", READ),
             ("find_symbol", SYMBOL),
-            ("memory_regions", TEXT),
-            ("modules", TEXT),
+            ("debugger_command", COMMAND_TEXT),
             ("thread_ids", TEXT),
             ("native_frames", THREAD_TEXT),
         ]
@@ -59,32 +63,50 @@ def _pyunwind_setup():
     lib.pyunwind_abi_version.argtypes = []
     lib.pyunwind_commands.restype = ctypes.c_char_p
     lib.pyunwind_commands.argtypes = []
-    lib.pyunwind_run_command.restype = ctypes.c_void_p  # malloc'd, freed below
-    lib.pyunwind_run_command.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
-                                         ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
-                                         ctypes.POINTER(ctypes.c_int)]
-    lib.pyunwind_run_command_ex.restype = ctypes.c_void_p
-    lib.pyunwind_run_command_ex.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
-                                            ctypes.c_char_p, ctypes.c_int64, ctypes.c_int,
-                                            ctypes.POINTER(ctypes.c_int64),
+    class Stop(ctypes.Structure):
+        _fields_ = [
+            ("state", ctypes.c_int32),
+            ("process", ctypes.c_uint64),
+            ("instance", ctypes.c_uint64),
+            ("stop_id", ctypes.c_uint64),
+            ("selected_thread_id", ctypes.c_int64),
+        ]
+    STOPPED, NO_PROCESS, RUNNING = 0, 1, 2
+
+    lib.pyunwind_abi_version.restype = ctypes.c_int
+    lib.pyunwind_abi_version.argtypes = []
+    lib.pyunwind_commands.restype = ctypes.c_char_p
+    lib.pyunwind_commands.argtypes = []
+    # The strings the library returns are malloc'd: c_void_p, freed by take_text.
+    lib.pyunwind_run_command_at.restype = ctypes.c_void_p
+    lib.pyunwind_run_command_at.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
+                                            ctypes.c_char_p, ctypes.POINTER(Stop), ctypes.c_int,
                                             ctypes.POINTER(ctypes.c_int64),
                                             ctypes.POINTER(ctypes.c_int)]
+    lib.pyunwind_python_frames_by_native_frame.restype = ctypes.c_void_p
+    lib.pyunwind_python_frames_by_native_frame.argtypes = [ctypes.POINTER(Callbacks),
+                                                           ctypes.c_int64]
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 2:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 2"
+    if lib.pyunwind_abi_version() != 3:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 3"
                            % (lib_path, lib.pyunwind_abi_version()))
 
+    def take_text(result):
+        if not result:
+            raise gdb.GdbError("pyunwind: out of memory")
+        try:
+            return ctypes.string_at(result).decode("utf-8", "replace")
+        finally:
+            lib.pyunwind_free(result)
+
     symbol_name = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
-    # " [12]     0x7f00->0x7f10 at 0x00001000: load3 ALLOC LOAD READONLY HAS_CONTENTS"
-    section_line = re.compile(
-        r"^\s*\[\s*\d+\]\s+0x([0-9a-fA-F]+)->0x([0-9a-fA-F]+)\s+at\s+0x[0-9a-fA-F]+:\s+"
-        r"(load\d+\w*)\s*(.*)$")
-    # "  0x55d0c000  0x55d0d000  0x1000  0x0  r--p  /usr/bin/python3.11" (Perms column optional)
-    mapping_line = re.compile(
-        r"^\s*0x([0-9a-fA-F]+)\s+0x([0-9a-fA-F]+)\s+0x[0-9a-fA-F]+\s+0x([0-9a-fA-F]+)"
-        r"(?:\s+([r-][w-][x-][ps-]))?\s*(.*)$")
+
+    def os_thread_id(thread):
+        """The LWP, as the core numbers threads (the pid without libthread_db)."""
+        pid, lwp, _ = thread.ptid
+        return lwp if lwp else pid
 
     class Session:
         """What one command run needs of GDB; lives as long as the run."""
@@ -119,26 +141,20 @@ def _pyunwind_setup():
 
         # -- memory --
         def read(self, addr, buf, size):
-            if self.interrupted:
-                return 0
-            try:
-                if self.mem_fd is not None:
-                    view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
-                    got = 0
-                    while got < size:
-                        n = os.preadv(self.mem_fd, [view[got:]], addr + got)
-                        if n <= 0:
-                            return 0
-                        got += n
-                    return 1
-                data = self.inferior.read_memory(addr, size)
-                ctypes.memmove(buf, data.tobytes(), size)
+            """1 when all `size` bytes at `addr` are in `buf`; a failed read raises
+            (gdb.MemoryError, OSError, ...) or returns 0."""
+            if self.mem_fd is not None:
+                view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
+                got = 0
+                while got < size:
+                    n = os.preadv(self.mem_fd, [view[got:]], addr + got)
+                    if n <= 0:
+                        return 0
+                    got += n
                 return 1
-            except KeyboardInterrupt:
-                self.interrupted = True
-                return 0
-            except Exception:  # gdb.MemoryError, gdb.error, OSError, OverflowError
-                return 0
+            data = self.inferior.read_memory(addr, size)
+            ctypes.memmove(buf, data.tobytes(), size)
+            return 1
 
         # -- symbols --
         def symbol(self, name):
@@ -162,137 +178,16 @@ def _pyunwind_setup():
             except Exception:  # not found: silent, the core decides what to say
                 return None
 
-        # -- mappings --
-        def proc_maps(self):
-            """[(start, end, perms, offset, name)] of a live local process."""
-            out = []
-            with open("/proc/%d/maps" % self.pid) as f:
-                for line in f:
-                    parts = line.split(None, 5)
-                    if len(parts) < 5:
-                        continue
-                    start, end = (int(x, 16) for x in parts[0].split("-"))
-                    name = parts[5].strip() if len(parts) > 5 else ""
-                    out.append((start, end, parts[1], int(parts[2], 16), name))
-            return out
-
-        def gdb_mappings(self):
-            """[(start, end, perms or None, offset, name)] from 'info proc mappings'."""
-            try:
-                text = gdb.execute("info proc mappings", to_string=True)
-            except gdb.error:
-                return []
-            out = []
-            for line in text.splitlines():
-                m = mapping_line.match(line)
-                if m:
-                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4),
-                                int(m.group(3), 16), m.group(5).strip()))
-            return out
-
-        def mappings(self):
-            if "mappings" not in self.keep:
-                maps = []
-                if self.live:
-                    try:
-                        maps = self.proc_maps()
-                    except OSError:
-                        maps = []
-                if not maps:
-                    maps = self.gdb_mappings()
-                self.keep["mappings"] = maps
-            return self.keep["mappings"]
-
-        def core_sections(self):
-            """[(start, end, flags)] of the core file's loadN segments."""
-            try:
-                text = gdb.execute("maint info sections", to_string=True)
-            except gdb.error:
-                return []
-            out = []
-            in_core = False
-            for line in text.splitlines():
-                if line.startswith("Core file:"):
-                    in_core = True
-                elif line and not line[0].isspace():
-                    in_core = False
-                m = section_line.match(line) if in_core else None
-                if m:
-                    out.append((int(m.group(1), 16), int(m.group(2), 16), m.group(4)))
-            return out
-
-        def regions(self):
-            lines = []
-            maps = self.mappings()
-            if self.live and maps:
-                for start, end, perms, _, name in maps:
-                    lines.append("%x %x %s %s" % (start, end, perms or "r", name))
-                return "\n".join(lines)
-            sections = self.core_sections()
-            if sections:
-                named = sorted((s, e, n) for s, e, _, _, n in maps if n)
-                for start, end, flags in sections:
-                    words = flags.split()
-                    perms = ("r" if "HAS_CONTENTS" in words else "-") + \
-                            ("-" if "READONLY" in words else "w")
-                    name = ""
-                    for s, e, n in named:
-                        if s <= start < e:
-                            name = n
-                            break
-                    lines.append("%x %x %s %s" % (start, end, perms, name))
-                return "\n".join(lines)
-            for start, end, perms, _, name in maps:  # e.g. a remote target
-                lines.append("%x %x %s %s" % (start, end, perms or "r", name))
-            return "\n".join(lines)
-
-        def modules(self):
-            """Each mapped ELF file with its load bias, from its headers in memory."""
-            seen = set()
-            lines = []
-            for start, _, _, offset, name in self.mappings():
-                if offset != 0 or not name.startswith("/") or name in seen:
-                    continue
-                seen.add(name)
-                bias = self.elf_load_bias(start)
-                if bias is not None:
-                    lines.append("%x %s" % (bias, name))
-            return "\n".join(lines)
-
-        def elf_load_bias(self, base):
-            header = self.read_bytes(base, 64)
-            if header is None or header[:4] != b"\x7fELF" or header[4] != 2 or header[5] != 1:
-                return None  # only ELF64 little-endian
-            phoff = int.from_bytes(header[32:40], "little")
-            phentsize = int.from_bytes(header[54:56], "little")
-            phnum = int.from_bytes(header[56:58], "little")
-            if phentsize < 56 or phnum == 0 or phnum > 256:
-                return None
-            table = self.read_bytes(base + phoff, phentsize * phnum)
-            if table is None:
-                return None
-            for i in range(phnum):
-                ph = table[i * phentsize:(i + 1) * phentsize]
-                if int.from_bytes(ph[0:4], "little") == 1:  # PT_LOAD
-                    p_offset = int.from_bytes(ph[8:16], "little")
-                    p_vaddr = int.from_bytes(ph[16:24], "little")
-                    # The mapping at file offset 0 holds this first PT_LOAD.
-                    return (base - (p_vaddr - p_offset)) & 0xFFFFFFFFFFFFFFFF
-            return None
-
-        def read_bytes(self, addr, size):
-            buf = ctypes.create_string_buffer(size)
-            if self.read(addr, ctypes.addressof(buf), size) != 1:
-                return None
-            return buf.raw
+        # -- what GDB's CLI alone says (mappings, a core's sections); the library parses it --
+        def debugger_command(self, command):
+            return gdb.execute(command.decode("utf-8", "replace"), to_string=True)
 
         def native_frames(self, thread_id):
             """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
             Switches to the thread if it is not the selected one, and back."""
             thread = None
             for t in self.inferior.threads():
-                pid, lwp, _ = t.ptid
-                if (lwp if lwp else pid) == thread_id:
+                if os_thread_id(t) == thread_id:
                     thread = t
                     break
             if thread is None or not thread.is_valid():
@@ -335,77 +230,41 @@ def _pyunwind_setup():
             return "\n".join(lines)
 
         def thread_ids(self):
-            ids = []
-            for thread in self.inferior.threads():
-                pid, lwp, _ = thread.ptid
-                ids.append(lwp if lwp else pid)
-            return " ".join(str(i) for i in ids)
+            return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
 
     # The callbacks see the running session through this one slot; commands
     # run one at a time on GDB's main thread.
     current = [None]
 
-    def guarded_text(name, method):
-        def callback(_ctx):
+    def guarded(failed, method):
+        """A callback running `method` of the current session; `failed` when
+        there is none, after Ctrl-C (which stops the command) or on an error."""
+        def callback(_ctx, *args):
             session = current[0]
             if session is None or session.interrupted:
-                return None
+                return failed
             try:
-                return session.text(name, getattr(session, method)())
+                return method(session, *args)
             except KeyboardInterrupt:
                 session.interrupted = True
-                return None
             except Exception:
-                return None
-        return TEXT(callback)
+                pass
+            return failed
+        return callback
 
-    def native_frames_cb(_ctx, thread_id):
-        session = current[0]
-        if session is None or session.interrupted:
-            return None
-        try:
-            return session.text("native_frames", session.native_frames(thread_id))
-        except KeyboardInterrupt:
-            session.interrupted = True
-            return None
-        except Exception:
-            return None
+    def text_of(name):
+        return lambda session, *args: session.text(name, getattr(session, name)(*args))
 
-    def read_cb(_ctx, addr, buf, size):
-        session = current[0]
-        return 0 if session is None else session.read(addr, buf, size)
+    def symbol(session, name, out):
+        address = session.symbol(name.decode("utf-8", "replace"))
+        if address:
+            out[0] = address
+        return 1 if address else 0
 
-    def symbol_cb(_ctx, name, out):
-        session = current[0]
-        if session is None or session.interrupted:
-            return 0
-        try:
-            address = session.symbol(name.decode("utf-8", "replace"))
-        except KeyboardInterrupt:
-            session.interrupted = True
-            return 0
-        except Exception:
-            return 0
-        if not address:
-            return 0
-        out[0] = address
-        return 1
-
-    callbacks = Callbacks(None, READ(read_cb), SYMBOL(symbol_cb),
-                          guarded_text("regions", "regions"),
-                          guarded_text("modules", "modules"),
-                          guarded_text("threads", "thread_ids"),
-                          THREAD_TEXT(native_frames_cb))
-
-    def has_process(inferior):
-        if inferior is None:
-            return False
-        if inferior.pid > 0:
-            return True
-        try:
-            return len(inferior.threads()) > 0
-        except gdb.error:
-            return False
+    callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
+                          COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
+                          TEXT(guarded(None, text_of("thread_ids"))),
+                          THREAD_TEXT(guarded(None, text_of("native_frames"))))
 
     def selected_thread_id():
         try:
@@ -414,8 +273,7 @@ def _pyunwind_setup():
             return -1
         if thread is None:
             return -1
-        pid, lwp, _ = thread.ptid
-        return lwp if lwp else pid
+        return os_thread_id(thread)
 
     def is_terminal(from_tty):
         try:
@@ -423,15 +281,9 @@ def _pyunwind_setup():
         except Exception:
             return False
 
-    # The Python frame py-up / py-down / py-frame selected, per (inferior,
-    # pid, thread); py-list and py-locals show it. Dropped whenever the
-    # inferior resumes (gdb.events.cont).
-    selections = {}
-    # Bumped on every resume and stop: the frame decorator's cache key.
+    # Bumped on every resume (the library forgets py-up / py-down's selection)
+    # and stop (the frame filter's cache key).
     generation = [0]
-
-    def selection_key(inferior):
-        return (inferior.num, inferior.pid, selected_thread_id())
 
     def select_native_frame(index):
         frame = gdb.newest_frame()
@@ -442,102 +294,82 @@ def _pyunwind_setup():
             frame = older
         frame.select()
 
-    def run_library(name, argument, from_tty, inferior):
-        """Runs one command of the library: (text, failed, interrupted)."""
+    def process_state(inferior):
+        if inferior is None:
+            return NO_PROCESS
+        try:
+            threads = inferior.threads()
+        except gdb.error:
+            threads = ()
+        if inferior.pid <= 0 and not threads:
+            return NO_PROCESS
+        # `continue &`, non-stop mode: memory changes under the reads.
+        if any(t.is_valid() and t.is_running() for t in threads):
+            return RUNNING
+        return STOPPED
+
+    def run(name, argument, from_tty):
         if current[0] is not None:
             raise gdb.GdbError("pyunwind: a pyunwind command is already running")
-        session = Session(inferior)
+        inferior = gdb.selected_inferior()
+        state = process_state(inferior)
+        session = Session(inferior) if state == STOPPED else None
         current[0] = session
+        stop = Stop(state, max(inferior.pid, 0) if inferior else 0,
+                    inferior.num if inferior else 0, generation[0], selected_thread_id())
         failed = ctypes.c_int(1)
-        key = selection_key(inferior)
-        python_frame = ctypes.c_int64(selections.get(key, -1))
         native_frame = ctypes.c_int64(-1)
         try:
-            result = lib.pyunwind_run_command_ex(ctypes.byref(callbacks), name.encode(),
-                                                 (argument or "").encode("utf-8"),
-                                                 selected_thread_id(),
-                                                 1 if is_terminal(from_tty) else 0,
-                                                 ctypes.byref(python_frame),
-                                                 ctypes.byref(native_frame),
-                                                 ctypes.byref(failed))
+            result = lib.pyunwind_run_command_at(
+                ctypes.byref(callbacks), name.encode(), (argument or "").encode("utf-8"),
+                ctypes.byref(stop), 1 if is_terminal(from_tty) else 0,
+                ctypes.byref(native_frame), ctypes.byref(failed))
         finally:
             current[0] = None
-            session.close()
-        if python_frame.value >= 0:
-            selections[key] = python_frame.value
-        if not result:
-            raise gdb.GdbError("pyunwind: out of memory")
-        try:
-            text = ctypes.string_at(result).decode("utf-8", "replace")
-        finally:
-            lib.pyunwind_free(result)
-        if native_frame.value >= 0 and not failed.value:
+            if session is not None:
+                session.close()
+        text = take_text(result)
+        if session is not None and session.interrupted:
+            raise gdb.GdbError("pyunwind: interrupted")
+        if failed.value:
+            raise gdb.GdbError(text.rstrip("\n"))  # GDB prints it as is, on one line
+        if native_frame.value >= 0:
             try:
                 select_native_frame(native_frame.value)
             except gdb.error:
                 pass
-        return text, bool(failed.value), session.interrupted
-
-    def is_running(inferior):
-        """True when a thread of the inferior runs (`continue &`, non-stop mode):
-        its memory changes under the reads, so pyunwind refuses, as in LLDB."""
-        try:
-            return any(t.is_valid() and t.is_running() for t in inferior.threads())
-        except gdb.error:
-            return False
-
-    def run(name, argument, from_tty):
-        inferior = gdb.selected_inferior()
-        if not has_process(inferior):
-            raise gdb.GdbError("pyunwind: no process: attach to a process or load a core file first")
-        if is_running(inferior):
-            raise gdb.GdbError("pyunwind: the process is running: stop it first (interrupt)")
-        text, failed, interrupted = run_library(name, argument, from_tty, inferior)
-        if interrupted:
-            raise gdb.GdbError("pyunwind: interrupted")
-        if failed:
-            raise gdb.GdbError(text.rstrip("\n"))
         gdb.write(text)
 
     def on_cont(_event):
-        selections.clear()
         generation[0] += 1
 
     def on_stop(_event):
         generation[0] += 1
 
     # -- plain `bt`: the Python frames each eval-loop frame runs, next to it --
-    eval_loop = re.compile(r"^(_PyEval_EvalFrameDefault(\..*)?|_TAIL_CALL_.*)$")
     decorator_cache = {}
 
     def python_frames_by_level():
-        """{native frame level: [python frames]} of the selected thread, one
-        py-bt --native run per stop and thread."""
+        """{native frame level: "qualname at file:line, ..."} of the selected
+        thread, asked of the library once per stop and thread."""
         inferior = gdb.selected_inferior()
-        if not has_process(inferior) or current[0] is not None or is_running(inferior):
+        if current[0] is not None or process_state(inferior) != STOPPED:
             return {}
         key = (generation[0], inferior.num, inferior.pid, selected_thread_id())
-        if key in decorator_cache:
-            return decorator_cache[key]
-        decorator_cache.clear()
-        mapping = {}
-        try:
-            text, failed, _ = run_library("py-bt", "--native --json", False, inferior)
-            if not failed:
-                doc = json.loads(text)
-                for interp in doc.get("interpreters", []):
-                    for thread in interp.get("threads", []):
-                        level = None
-                        for frame in thread.get("frames", []):
-                            if frame.get("kind") == "native":
-                                level = frame.get("index") if eval_loop.match(
-                                    frame.get("function") or "") else None
-                            elif level is not None:
-                                mapping.setdefault(level, []).append(frame)
-        except Exception:
-            mapping = {}
-        decorator_cache[key] = mapping
-        return mapping
+        if key not in decorator_cache:
+            decorator_cache.clear()
+            session = Session(inferior)
+            current[0] = session
+            try:
+                text = take_text(lib.pyunwind_python_frames_by_native_frame(
+                    ctypes.byref(callbacks), selected_thread_id()))
+                decorator_cache[key] = {int(k): v for k, v in json.loads(text).items()}
+            except Exception:
+                decorator_cache[key] = {}
+            finally:
+                current[0] = None
+                session.close()
+        return decorator_cache[key]
 
     class PythonFramesDecorator(FrameDecorator):
         def __init__(self, base, python_frames):
@@ -548,9 +380,7 @@ def _pyunwind_setup():
             name = super().function()
             if not isinstance(name, str):
                 return name
-            shown = ", ".join("%s at %s:%s" % (f.get("qualname"), os.path.basename(
-                f.get("filename") or "?"), f.get("line")) for f in self._python_frames)
-            return "%s [Python: %s]" % (name, shown)
+            return "%s [Python: %s]" % (name, self._python_frames)
 
     class PythonFramesFilter:
         """Adds the Python frames an eval-loop frame runs to its line in bt."""

@@ -1,0 +1,30 @@
+// Loaded modules from a debugger that lists file mappings but not modules
+// with their load bias (GDB's Python API): the bias read from each file's ELF
+// headers in the target's memory.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/target/target.h"
+
+namespace pyunwind {
+
+// A mapping of a file into the target, as /proc/PID/maps or a core's NT_FILE note has it.
+struct FileMapping {
+  uint64_t start = 0;
+  uint64_t offset = 0;  // file offset of `start`
+  std::string path;
+};
+
+// The load bias of the ELF file whose first page (file offset 0) is mapped at
+// `base`: `base` minus the page-aligned vaddr of its first PT_LOAD. nullopt
+// unless the headers are readable ELF64 little-endian ones.
+std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base);
+
+// Each absolute path mapped from file offset 0, once (its first mapping), with its load bias.
+std::vector<LoadedModule> ModulesOfMappings(Target& target, const std::vector<FileMapping>& mappings);
+
+}  // namespace pyunwind
