@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -220,6 +221,37 @@ TEST_P(LldbRefuses, MissingSbCallGetsOneLine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Majors, LldbRefuses, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
+// The same ~/.lldbinit line, `plugin load DIR/libpyunwind_lldb.so`, serves every major.
+class LldbInit : public ::testing::TestWithParam<int> {};
+
+TEST_P(LldbInit, OneLldbinitLineForEveryMajor) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const std::string home = TempDir() + "/home-lldbinit";
+  ASSERT_TRUE(RunCommand({"mkdir", "-p", home}, 10).exit_code == 0);
+  {
+    std::ofstream init(home + "/.lldbinit");
+    init << "plugin load " << install->lldb_plugin << "\n";
+  }
+  std::map<std::string, std::string> env = DebuggerEnv();
+  for (const auto& [k, v] : lldb->env) env[k] = v;
+  env["HOME"] = home;
+  RunResult r = RunCommand({lldb->path, "--batch", "-o", "help py-bt"}, 120, env);
+  EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_FALSE(LinesContaining(r.out, "Print the Python stack").empty()) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "not a known command").empty()) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "pyunwind: not loaded").empty()) << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbInit, ::testing::ValuesIn(TestedLldbMajors()),
                          [](const ::testing::TestParamInfo<int>& info) {
                            return "lldb" + std::to_string(info.param);
                          });
