@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -105,6 +106,31 @@ std::string LoadedLldbVersion() {
   return text;
 }
 
+// A liblldb loaded with RTLD_LOCAL (Python's `import lldb` loads _lldb.so, which needs
+// liblldb, into a local scope) does not bind the plugin's SB calls. Promotes the first loaded
+// liblldb (or _lldb module) to the global scope (dlopen RTLD_NOLOAD | RTLD_GLOBAL: no second copy is loaded);
+// true if one was promoted.
+bool PromoteLoadedLiblldb() {
+  std::string path;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) -> int {
+        const char* name = info->dlpi_name;
+        const char* base = name ? std::strrchr(name, '/') : nullptr;
+        base = base ? base + 1 : name;
+        // liblldb-N.so.1, or Python's _lldb.cpython-*.so (a link to it).
+        if (base && ((std::strncmp(base, "liblldb", 7) == 0 &&
+                      std::strncmp(base, "liblldbIntelFeatures", 20) != 0) ||
+                     std::strncmp(base, "_lldb.", 6) == 0)) {
+          *static_cast<std::string*>(data) = name;
+          return 1;
+        }
+        return 0;
+      },
+      &path);
+  if (path.empty()) return false;
+  return dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL) != nullptr;
+}
+
 }  // namespace
 
 int LldbMajorOf(const std::string& version) {
@@ -121,7 +147,8 @@ int LldbMajorOf(const std::string& version) {
 }
 
 std::string WhyLldbCannotServe() {
-  const std::string version = LoadedLldbVersion();
+  std::string version = LoadedLldbVersion();
+  if (version.empty() && PromoteLoadedLiblldb()) version = LoadedLldbVersion();
   const std::string lldb = version.empty() ? std::string("this LLDB") : "this LLDB (" + version + ")";
   if (const int major = LldbMajorOf(version); major >= 0 && major < kOldestLldbMajor) {
     return "pyunwind: not loaded: " + lldb + " is older than LLDB " +

@@ -6,6 +6,8 @@
 //   * the loading LLDB is 14 or later (SBDebugger::GetVersionString, found with dlsym), and
 //   * every lldb::SB* symbol the plugin leaves undefined (read from the plugin's own dynamic
 //     symbol table, so the list never goes stale) resolves in this process.
+// A liblldb loaded into a local scope (Python's `import lldb`) is first promoted to the global
+// scope, so that the plugin's calls bind to it.
 // If not, the plugin prints one line and registers nothing: LLDB keeps running; a call to a
 // missing symbol would end the debugger ("symbol lookup error").
 #pragma once

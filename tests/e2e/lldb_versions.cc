@@ -19,6 +19,27 @@ std::optional<Lldb> FindLldb(int major, std::string* why) {
   Lldb lldb;
   lldb.major = major;
   const std::string n = std::to_string(major);
+  const std::string root = major == 14 ? "" : CacheDir() + "/" + n;
+  // Its Python package (python3-lldb-N) for Python 3.11, as a shim under the test's temp dir:
+  // the package's files, and lldb/_lldb (and lldb/native/_lldb, 22's layout)
+  // linked straight to liblldb-N.so.1, since Debian's python3.11 links of 14-19 point at a
+  // liblldb.so that only liblldb-N-dev has (14, 15: one that does not exist at all).
+  const std::string liblldb = root + "/usr/lib/x86_64-linux-gnu/liblldb-" + n + ".so.1";
+  for (const char* sub : {"python3.11/site-packages", "python3.11/dist-packages"}) {
+    const std::string init = root + "/usr/lib/llvm-" + n + "/lib/" + sub + "/lldb/__init__.py";
+    if (!lldb.python_dir.empty() || !FileExists(init) || !FileExists(liblldb)) continue;
+    const std::string shim = TempDir() + "/python-lldb-" + n;
+    const std::string so = "_lldb.cpython-311-x86_64-linux-gnu.so";
+    RunResult made = RunCommand(
+        {"sh", "-c",
+         "mkdir -p \"$1/lldb/native\" && for f in \"$2\"/*; do case ${f##*/} in "
+         "_lldb*|native) ;; *) ln -sf \"$f\" \"$1/lldb/\" ;; esac; done && "
+         "ln -sf \"$3\" \"$1/lldb/$4\" && ln -sf \"$3\" \"$1/lldb/native/$4\" && "
+         ": > \"$1/lldb/native/__init__.py\"",
+         "sh", shim, init.substr(0, init.rfind('/')), liblldb, so},
+        30);
+    if (made.exited && made.exit_code == 0) lldb.python_dir = shim;
+  }
   if (major == 14) {
     lldb.path = "/usr/lib/llvm-14/bin/lldb";
     if (!FileExists(lldb.path)) {

@@ -23,6 +23,8 @@ struct Lldb {
   std::string path;                         // the lldb binary
   std::map<std::string, std::string> env;   // what it needs on top of DebuggerEnv()
   std::string version;                      // its `lldb --version` line
+  // A PYTHONPATH for `import lldb` of this LLDB under Python 3.11 (python3-lldb-N); "" if none.
+  std::string python_dir;
 };
 
 // LLDB `major`, or nullopt and *why (one line: what is missing and how to get it).

@@ -256,6 +256,57 @@ INSTANTIATE_TEST_SUITE_P(Majors, LldbInit, ::testing::ValuesIn(TestedLldbMajors(
                            return "lldb" + std::to_string(info.param);
                          });
 
+// LLDB inside Python (`import lldb`, which loads liblldb with RTLD_LOCAL): `plugin load`
+// through HandleCommand, then py-bt --all --json on the 3.15.2 threads core.
+class LldbInPython : public ::testing::TestWithParam<int> {
+ public:
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
+};
+
+constexpr const char* kPythonDriver = R"(
+import sys
+import lldb
+debugger = lldb.SBDebugger.Create()
+debugger.SetAsync(False)
+interpreter = debugger.GetCommandInterpreter()
+for command in sys.argv[1:]:
+    result = lldb.SBCommandReturnObject()
+    interpreter.HandleCommand(command, result)
+    sys.stdout.write(result.GetOutput() or "")
+    sys.stdout.write(result.GetError() or "")
+)";
+
+TEST_P(LldbInPython, PluginLoadThroughHandleCommand) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  if (lldb->python_dir.empty()) GTEST_SKIP() << "no Python package (python3-lldb) for " << lldb->version;
+  const SourceCase core{"threads", "3.15.2", false, Debugger::kLldb};
+  if (!FileExists(core.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << core.CoreDir();
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Source* source = Sources::Of(core, &error);
+  ASSERT_NE(source, nullptr) << error;
+
+  std::map<std::string, std::string> env = DebuggerEnv();
+  for (const auto& [k, v] : lldb->env) env[k] = v;
+  env["PYTHONPATH"] = lldb->python_dir;
+  RunResult r = RunCommand({kDebianPython, "-c", kPythonDriver, "target create --core " + source->core,
+                            "plugin load " + install->lldb_plugin, "py-bt --all --json"},
+                           180, env);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out, "pyunwind: not loaded").empty()) << r.Describe();
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc) << error << "\n" << r.Describe();
+  EXPECT_EQ(CompareWithTruth(source->truth, *doc), "") << r.command;
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbInPython, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
 TEST(LldbTooOld, Lldb13GetsOneLine) {
   std::string why;
   const std::optional<Lldb> lldb = FindLldb(13, &why);
