@@ -16,6 +16,8 @@
 #include <lldb/API/SBSymbolContextList.h>
 #include <lldb/API/SBThread.h>
 
+#include "lldb_plugin/local_process.h"
+
 namespace pyunwind_lldb {
 
 LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
@@ -26,7 +28,8 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
                                  std::string_view(platform) == "host";
   if (live_on_this_host && process_.GetProcessID() != LLDB_INVALID_PROCESS_ID) {
     proc_mem_ = std::make_unique<ProcMem>(process_.GetProcessID());
-    if (!proc_mem_->IsOpen()) proc_mem_.reset();
+    // A gdb-remote process's PID may name another process here (local_process.h).
+    if (!IsThisHostsProcess(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   }
 }
 

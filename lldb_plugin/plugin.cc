@@ -20,6 +20,7 @@
 #include "core/commands/commands.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/lldb_target.h"
+#include "lldb_plugin/sb_api.h"
 
 namespace lldb {
 // The one symbol this library exports (see BUILD: -fvisibility=hidden and
@@ -144,6 +145,12 @@ bool RegisterCommands(lldb::SBDebugger& debugger) {
 
 bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
   try {
+    // An LLDB that cannot serve the plugin (sb_api.h) gets one line and no commands; true
+    // because false would add LLDB's own "plug-in refused to load" line.
+    if (const std::string why = pyunwind_lldb::WhyLldbCannotServe(); !why.empty()) {
+      std::fprintf(stderr, "error: %s\n", why.c_str());
+      return true;
+    }
     return pyunwind_lldb::RegisterCommands(debugger);
   } catch (...) {
     return false;

@@ -1,0 +1,318 @@
+// Issue 16: the one plugin binary of `//:install` in every LLDB 14..22 (Debian's LLDB 14 and
+// the LLDB 15, 16, 19, 22 that .ci/fetch-lldbs unpacks), against the truth:
+//   * `py-bt --all --json` on a live Debian /usr/bin/python3.11 threads scenario,
+//   * `py-bt --all --json` on the 3.12.6 and 3.15.2 threads fixture cores (no executable),
+//   * `py-tasks --json` on the 3.14.7 asyncio_tree fixture core,
+//   * `py-bt --all --json` on the 3.15.2 scale core, timed (printed as "timing: ..."),
+// and an LLDB the plugin cannot serve (LLDB 13; each major with one extra required SB symbol
+// that no LLDB has, through sb_api.h's test hook) gets one line at `plugin load` and keeps
+// running. A case whose LLDB cannot be had here is skipped, saying why.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+#include "tests/e2e/lldb_versions.h"
+#include "tests/e2e/scenario_sources.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+enum class Check { kPyBt, kPyTasks, kScaleTimed };
+
+struct VersionCase {
+  SourceCase source;
+  Check check;
+  int major;
+};
+
+void PrintTo(const VersionCase& c, std::ostream* os) {
+  *os << "LLDB " << c.major << ", ";
+  PrintTo(c.source, os);
+}
+
+std::string CaseName(const ::testing::TestParamInfo<VersionCase>& info) {
+  const SourceCase& s = info.param.source;
+  return SanitizeName("lldb" + std::to_string(info.param.major) + "_" +
+                      (s.live ? "live_" : "core_") + s.source + "_" + s.scenario);
+}
+
+// Sources outer, majors inner: a fixture core is decompressed once for all majors.
+std::vector<VersionCase> Cases() {
+  struct Src {
+    const char* scenario;
+    const char* source;
+    bool live;
+    Check check;
+  };
+  const Src sources[] = {
+      {"threads", "debian_3_11", true, Check::kPyBt},
+      {"threads", "3.12.6", false, Check::kPyBt},
+      {"threads", "3.15.2", false, Check::kPyBt},
+      {"asyncio_tree", "3.14.7", false, Check::kPyTasks},
+      {"scale", "3.15.2", false, Check::kScaleTimed},
+  };
+  std::vector<VersionCase> cases;
+  for (const Src& s : sources) {
+    for (int major : TestedLldbMajors()) {
+      cases.push_back({{s.scenario, s.source, s.live, Debugger::kLldb}, s.check, major});
+    }
+  }
+  return cases;
+}
+
+json StackKey(const json& stack) {
+  json out = json::array();
+  for (const json& f : stack) out.push_back({f.at("filename"), f.at("line"), f.at("name"), f.at("qualname")});
+  return out;
+}
+
+// Differences between `py-tasks --json` and an asyncio_tree truth: the same task names, each
+// task's coroutine stack and awaited_by edges (name, kind), the running task. "" when none.
+std::string CompareTasks(const json& truth, const json& got) {
+  std::string report;
+  try {
+    std::map<std::string, json> by_name;
+    for (const json& task : got.at("tasks")) by_name[task.at("name").get<std::string>()] = task;
+    std::set<std::string> want_names;
+    for (const json& want : truth.at("tasks")) {
+      const std::string name = want.at("name");
+      want_names.insert(name);
+      auto found = by_name.find(name);
+      if (found == by_name.end()) {
+        report += "  missing task " + name + "\n";
+        continue;
+      }
+      const json& task = found->second;
+      if (StackKey(task.at("coroutine_stack")) != StackKey(want.at("coroutine_stack"))) {
+        report += "  task " + name + ": coroutine stack " + StackKey(task.at("coroutine_stack")).dump() +
+                  ", truth " + StackKey(want.at("coroutine_stack")).dump() + "\n";
+      }
+      std::set<std::pair<std::string, std::string>> edges, want_edges;
+      auto edge = [](const json& e) {
+        return std::make_pair(e.at("name").get<std::string>(), e.at("kind").get<std::string>());
+      };
+      for (const json& e : task.at("awaited_by")) edges.insert(edge(e));
+      for (const json& e : want.at("awaited_by")) want_edges.insert(edge(e));
+      if (edges != want_edges) {
+        report += "  task " + name + ": awaited_by " + task.at("awaited_by").dump() + ", truth " +
+                  want.at("awaited_by").dump() + "\n";
+      }
+    }
+    for (const auto& [name, task] : by_name) {
+      if (!want_names.count(name)) report += "  task " + name + " is not in the truth\n";
+    }
+    if (got.at("running_tasks") != json::array({truth.at("running_task")})) {
+      report += "  running_tasks " + got.at("running_tasks").dump() + ", truth " +
+                truth.at("running_task").dump() + "\n";
+    }
+  } catch (const std::exception& e) {
+    report += std::string("  malformed JSON (") + e.what() + ")\n";
+  }
+  return report;
+}
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+class LldbVersions : public ::testing::TestWithParam<VersionCase> {
+ public:
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
+};
+
+TEST_P(LldbVersions, MatchesTruth) {
+  const VersionCase& c = GetParam();
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(c.major, &why);
+  if (!lldb) GTEST_SKIP() << why;
+  if (!c.source.live && !FileExists(c.source.CoreDir() + "/core.xz")) {
+    GTEST_SKIP() << "no fixture core " << c.source.CoreDir() << "/core.xz";
+  }
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Source* source = Sources::Of(c.source, &error);
+  if (!source && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
+  ASSERT_NE(source, nullptr) << error;
+  const Target target = TargetOf(c.source, *source);
+
+  const std::string command = c.check == Check::kPyTasks ? "py-tasks --json" : "py-bt --all --json";
+  const auto start = std::chrono::steady_clock::now();
+  RunResult r = RunLldb(*lldb, *install, target, {command});
+  const double with_command = Seconds(std::chrono::steady_clock::now() - start);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << lldb->version << "\n" << r.Describe();
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc) << lldb->version << ": " << error << "\n" << r.Describe();
+  const std::string mismatch = c.check == Check::kPyTasks ? CompareTasks(source->truth, *doc)
+                                                          : CompareWithTruth(source->truth, *doc);
+  EXPECT_TRUE(mismatch.empty()) << lldb->version << ": " << command
+                                << " differs from the truth:\n" << mismatch << r.command;
+
+  if (c.check == Check::kScaleTimed) {
+    // The same LLDB opening the same core and loading the plugin with no py-bt, with one
+    // `py-bt --all` and with eleven: the first py-bt (which also finds the interpreter in the
+    // core) is one - none, each later one (eleven - one) / 10. Best of three of each, on a
+    // shared machine.
+    const std::vector<std::string> once = {"py-bt --all"};
+    const std::vector<std::string> eleven(11, "py-bt --all");
+    double none_s = 1e9, once_s = 1e9, eleven_s = 1e9;
+    for (int i = 0; i < 3; ++i) {
+      for (auto [commands, best] : {std::pair{std::vector<std::string>{}, &none_s},
+                                    std::pair{once, &once_s}, std::pair{eleven, &eleven_s}}) {
+        const auto t0 = std::chrono::steady_clock::now();
+        RunResult t = RunLldb(*lldb, *install, target, commands);
+        *best = std::min(*best, Seconds(std::chrono::steady_clock::now() - t0));
+        ASSERT_TRUE(t.exited && t.exit_code == 0) << t.Describe();
+      }
+    }
+    const double first_ms = (once_s - none_s) * 1000, later_ms = (eleven_s - once_s) * 100;
+    std::cout << "timing: " << lldb->version << ", scale core " << c.source.source
+              << ": lldb --batch -c CORE + plugin load " << static_cast<int>(none_s * 1000)
+              << " ms; first py-bt --all " << static_cast<int>(first_ms)
+              << " ms; each later py-bt --all " << static_cast<int>(later_ms) << " ms\n";
+    RecordProperty("first_py_bt_all_ms", std::to_string(static_cast<int>(first_ms)));
+    RecordProperty("later_py_bt_all_ms", std::to_string(static_cast<int>(later_ms)));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbVersions, ::testing::ValuesIn(Cases()), CaseName);
+
+// One line at `plugin load`, no pyunwind command, and LLDB runs the next command and exits
+// normally.
+void ExpectRefusedInOneLine(const Lldb& lldb, const std::map<std::string, std::string>& env,
+                            const std::string& because) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  RunResult r = RunLldb(lldb, *install, Target{}, {"version"}, 120, env);
+  EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  const std::string output = r.out + r.err;
+  const std::vector<std::string> lines = LinesContaining(output, "pyunwind");
+  std::vector<std::string> said;  // the lines other than LLDB's echo of `plugin load`
+  for (const std::string& line : lines) {
+    if (line.find("plugin load") == std::string::npos) said.push_back(line);
+  }
+  ASSERT_EQ(said.size(), 1u) << "expected exactly one pyunwind line\n" << r.Describe();
+  EXPECT_EQ(said[0].rfind("error: pyunwind: not loaded: this LLDB (" + lldb.version + ")", 0), 0u)
+      << said[0];
+  EXPECT_NE(said[0].find(because), std::string::npos) << said[0];
+  // LLDB kept running: it ran `version` after `plugin load`.
+  EXPECT_FALSE(LinesContaining(r.out, lldb.version).empty()) << r.Describe();
+}
+
+class LldbRefuses : public ::testing::TestWithParam<int> {};
+
+TEST_P(LldbRefuses, MissingSbCallGetsOneLine) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  ExpectRefusedInOneLine(*lldb,
+                         {{"PYUNWIND_LLDB_REQUIRE_SYMBOLS", "_ZN4lldb10SBDebugger21NoSuchCallForPyunwindEv"}},
+                         "lacks lldb::SBDebugger::NoSuchCallForPyunwind(), which pyunwind calls");
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbRefuses, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
+// The same ~/.lldbinit line, `plugin load DIR/libpyunwind_lldb.so`, serves every major.
+class LldbInit : public ::testing::TestWithParam<int> {};
+
+TEST_P(LldbInit, OneLldbinitLineForEveryMajor) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const std::string home = TempDir() + "/home-lldbinit";
+  ASSERT_TRUE(RunCommand({"mkdir", "-p", home}, 10).exit_code == 0);
+  {
+    std::ofstream init(home + "/.lldbinit");
+    init << "plugin load " << install->lldb_plugin << "\n";
+  }
+  std::map<std::string, std::string> env = DebuggerEnv();
+  for (const auto& [k, v] : lldb->env) env[k] = v;
+  env["HOME"] = home;
+  RunResult r = RunCommand({lldb->path, "--batch", "-o", "help py-bt"}, 120, env);
+  EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_FALSE(LinesContaining(r.out, "Print the Python stack").empty()) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "not a known command").empty()) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "pyunwind: not loaded").empty()) << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbInit, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
+// LLDB inside Python (`import lldb`, which loads liblldb with RTLD_LOCAL): `plugin load`
+// through HandleCommand, then py-bt --all --json on the 3.15.2 threads core.
+class LldbInPython : public ::testing::TestWithParam<int> {
+ public:
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
+};
+
+constexpr const char* kPythonDriver = R"(
+import sys
+import lldb
+debugger = lldb.SBDebugger.Create()
+debugger.SetAsync(False)
+interpreter = debugger.GetCommandInterpreter()
+for command in sys.argv[1:]:
+    result = lldb.SBCommandReturnObject()
+    interpreter.HandleCommand(command, result)
+    sys.stdout.write(result.GetOutput() or "")
+    sys.stdout.write(result.GetError() or "")
+)";
+
+TEST_P(LldbInPython, PluginLoadThroughHandleCommand) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  if (lldb->python_dir.empty()) GTEST_SKIP() << "no Python package (python3-lldb) for " << lldb->version;
+  const SourceCase core{"threads", "3.15.2", false, Debugger::kLldb};
+  if (!FileExists(core.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << core.CoreDir();
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Source* source = Sources::Of(core, &error);
+  ASSERT_NE(source, nullptr) << error;
+
+  std::map<std::string, std::string> env = DebuggerEnv();
+  for (const auto& [k, v] : lldb->env) env[k] = v;
+  env["PYTHONPATH"] = lldb->python_dir;
+  RunResult r = RunCommand({kDebianPython, "-c", kPythonDriver, "target create --core " + source->core,
+                            "plugin load " + install->lldb_plugin, "py-bt --all --json"},
+                           180, env);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out, "pyunwind: not loaded").empty()) << r.Describe();
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc) << error << "\n" << r.Describe();
+  EXPECT_EQ(CompareWithTruth(source->truth, *doc), "") << r.command;
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, LldbInPython, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
+TEST(LldbTooOld, Lldb13GetsOneLine) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(13, &why);
+  if (!lldb) GTEST_SKIP() << why;
+  ExpectRefusedInOneLine(*lldb, {}, "is older than LLDB 14, the oldest pyunwind supports");
+}
+
+}  // namespace
+}  // namespace pyunwind_e2e
