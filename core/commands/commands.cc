@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/asyncio/asyncio.h"
+#include "core/base/printable.h"
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/native.h"
@@ -143,7 +144,8 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
 }  // namespace
 
 CommandOutput Failure(std::string_view message) {
-  return {fmt::format("pyunwind: {}\n", message), true};
+  // Messages quote what the target chose (paths, names) and what the user typed.
+  return {fmt::format("pyunwind: {}\n", PrintableText(message)), true};
 }
 
 std::string ErrorLine(std::string_view text) {

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/printable.h"
+
 namespace pyunwind {
 namespace {
 
@@ -31,10 +33,10 @@ std::string ThreadFlags(const Thread& thread) {
   for (const std::string& status : thread.status) {
     if (status == "gc") flags.push_back("collecting garbage");
     if (status == "gil_requested") flags.push_back("waiting for the GIL");
-    if (status == "exception") flags.push_back("exception " + thread.exception.value_or("?"));
+    if (status == "exception") flags.push_back("exception " + PrintableText(thread.exception.value_or("?")));
   }
   if (thread.running_task) {
-    flags.push_back(fmt::format("running task '{}' {:#x}", thread.running_task->name,
+    flags.push_back(fmt::format("running task '{}' {:#x}", PrintableText(thread.running_task->name),
                                 thread.running_task->address));
   }
   if (flags.empty()) return "";
@@ -93,20 +95,23 @@ std::string_view FrameKindName(FrameKind kind) {
 }
 
 std::string FrameHeader(const Frame& frame, size_t index) {
-  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, frame.filename,
-                     frame.line ? std::to_string(*frame.line) : "?", frame.qualname);
+  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, PrintableText(frame.filename),
+                     frame.line ? std::to_string(*frame.line) : "?", PrintableText(frame.qualname));
 }
 
 std::string LocalsText(const Frame& frame, const std::string& indent) {
   std::string out;
-  if (frame.locals_error) out += fmt::format("{}(locals not readable: {})\n", indent, *frame.locals_error);
+  if (frame.locals_error) {
+    out += fmt::format("{}(locals not readable: {})\n", indent, PrintableText(*frame.locals_error));
+  }
   if (!frame.locals) return out;
   for (const LocalVariable& local : *frame.locals) {
     if (local.repr) {
-      out += fmt::format("{}{} = {}\n", indent, local.name, *local.repr);
+      out += fmt::format("{}{} = {}\n", indent, PrintableText(local.name), PrintableText(*local.repr));
     } else {
-      out += fmt::format("{}{} = <unreadable{}{}: {}>\n", indent, local.name,
-                         local.type.empty() ? "" : " ", local.type, local.error.value_or("?"));
+      out += fmt::format("{}{} = <unreadable{}{}: {}>\n", indent, PrintableText(local.name),
+                         local.type.empty() ? "" : " ", PrintableText(local.type),
+                         PrintableText(local.error.value_or("?")));
     }
   }
   return out;
@@ -146,20 +151,21 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
         const Frame& frame = thread.frames[i];
         if (frame.kind == FrameKind::kNative) {
           out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
-                             frame.function.empty() ? "??" : frame.function, p.reset,
-                             frame.module.empty() ? "" : " (" + ModuleName(frame.module) + ")");
+                             frame.function.empty() ? "??" : PrintableText(frame.function), p.reset,
+                             frame.module.empty() ? "" : " (" + PrintableText(ModuleName(frame.module)) + ")");
           continue;
         }
-        out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file, frame.filename,
-                           p.reset, p.line, frame.line ? std::to_string(*frame.line) : "?",
-                           p.reset, p.name, frame.qualname, p.reset);
+        out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file,
+                           PrintableText(frame.filename), p.reset, p.line,
+                           frame.line ? std::to_string(*frame.line) : "?", p.reset, p.name,
+                           PrintableText(frame.qualname), p.reset);
         out += LocalsText(frame, "    ");
       }
       if (shown < thread.frames.size()) {
         out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
                            thread.frames.size() - shown, options.frame_limit);
       }
-      if (thread.error) out += fmt::format("  ...truncated: {}\n", *thread.error);
+      if (thread.error) out += fmt::format("  ...truncated: {}\n", PrintableText(*thread.error));
     }
   }
   if (first_thread) out += "No Python threads.\n";
@@ -167,7 +173,9 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
     out += fmt::format("Python {}{}\n", snapshot.python.version.ToString(),
                        snapshot.python.free_threaded ? " (free-threaded)" : "");
   }
-  for (const std::string& warning : snapshot.warnings) out += fmt::format("warning: {}\n", warning);
+  for (const std::string& warning : snapshot.warnings) {
+    out += fmt::format("warning: {}\n", PrintableText(warning));
+  }
   if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot)) + "\n";
   return out;
 }

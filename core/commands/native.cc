@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-
+#include "core/base/printable.h"
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
+#include "core/commands/source_file.h"
 
 namespace pyunwind {
 
@@ -63,17 +63,9 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
 }
 
 std::optional<std::string> SourceLine(const std::string& path, int line) {
-  if (path.empty() || line <= 0) return std::nullopt;
-  std::ifstream in(path);
-  if (!in) return std::nullopt;
-  std::string text;
-  for (int i = 1; std::getline(in, text); ++i) {
-    if (i == line) {
-      if (!text.empty() && text.back() == '\r') text.pop_back();
-      return text;
-    }
-  }
-  return std::nullopt;
+  auto source = ReadSourceLines(path, line, line);
+  if (!source.ok() || source->lines.empty()) return std::nullopt;
+  return source->lines.front();
 }
 
 const char kPyUpHelp[] =
@@ -117,7 +109,7 @@ std::string DescribeFrame(const Frame& frame, size_t index) {
   if (frame.line) {
     if (auto source = SourceLine(frame.filename, *frame.line)) {
       size_t start = source->find_first_not_of(" \t");
-      out += "    " + (start == std::string::npos ? std::string() : source->substr(start)) + "\n";
+      out += "    " + (start == std::string::npos ? std::string() : PrintableText(source->substr(start))) + "\n";
     }
   }
   return out;

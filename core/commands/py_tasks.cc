@@ -10,6 +10,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/base/printable.h"
 #include "core/commands/session.h"
 #include "core/walk/threads.h"
 
@@ -24,13 +25,13 @@ const AsyncTask* FindTask(const AsyncSnapshot& s, uint64_t address) {
 }
 
 std::string FrameText(const Frame& frame) {
-  return fmt::format("{} {}:{}", frame.qualname, frame.filename,
+  return fmt::format("{} {}:{}", PrintableText(frame.qualname), PrintableText(frame.filename),
                      frame.line ? std::to_string(*frame.line) : "?");
 }
 
 std::string Warnings(const AsyncSnapshot& s) {
   std::string out;
-  for (const std::string& w : s.warnings) out += fmt::format("warning: {}\n", w);
+  for (const std::string& w : s.warnings) out += fmt::format("warning: {}\n", PrintableText(w));
   return out;
 }
 
@@ -50,7 +51,7 @@ std::string FormatTasksTable(const AsyncSnapshot& s) {
     std::vector<std::string> awaiters;
     for (const TaskEdge& edge : task.awaited_by) {
       const AsyncTask* awaiter = FindTask(s, edge.awaiter);
-      awaiters.push_back(fmt::format("{} ({:#x}, {})", awaiter ? awaiter->name : "?",
+      awaiters.push_back(fmt::format("{} ({:#x}, {})", awaiter ? PrintableText(awaiter->name) : "?",
                                      edge.awaiter, edge.kind));
     }
     const size_t rows = std::max<size_t>({1, stack.size(), awaiters.size()});
@@ -58,7 +59,7 @@ std::string FormatTasksTable(const AsyncSnapshot& s) {
       const bool first = i == 0;
       out += fmt::format("{:<16} {:<20} {:<8} {:<9} {:<50} {}\n",
                          first ? fmt::format("{:#x}", task.address) : "",
-                         first ? task.name : "", first ? ThreadOf(task) : "",
+                         first ? PrintableText(task.name) : "", first ? ThreadOf(task) : "",
                          first ? (task.running ? "running" : task.state) : "",
                          i < stack.size() ? stack[i] : "", i < awaiters.size() ? awaiters[i] : "");
     }
@@ -81,7 +82,7 @@ std::string FormatTasksTree(const AsyncSnapshot& s) {
           size_t depth) {
         const AsyncTask* task = FindTask(s, address);
         const std::string branch = depth == 0 ? "" : (last ? "└── " : "├── ");
-        const std::string label = fmt::format("(T) {} [{:#x}]{}{}", task ? task->name : "?",
+        const std::string label = fmt::format("(T) {} [{:#x}]{}{}", task ? PrintableText(task->name) : "?",
                                               address, kind.empty() ? "" : " via " + kind,
                                               task && task->running ? " (running)" : "");
         if (std::find(path.begin(), path.end(), address) != path.end()) {
@@ -121,14 +122,15 @@ std::string FormatRunningTasks(const AsyncSnapshot& s) {
   std::string out;
   for (const AsyncTask& task : s.tasks) {
     if (!task.running) continue;
-    out += fmt::format("Thread {} is running task {} [{:#x}]:\n", ThreadOf(task), task.name,
+    out += fmt::format("Thread {} is running task {} [{:#x}]:\n", ThreadOf(task), PrintableText(task.name),
                        task.address);
     std::unordered_set<uint64_t> seen;
     const AsyncTask* current = &task;
     std::string kind;
     while (current && seen.insert(current->address).second) {
       if (current != &task) {
-        out += fmt::format("awaited by task {} [{:#x}] ({}):\n", current->name, current->address, kind);
+        out += fmt::format("awaited by task {} [{:#x}] ({}):\n", PrintableText(current->name),
+                           current->address, kind);
       }
       for (const Frame& frame : current->coroutine_stack) out += "  " + FrameText(frame) + "\n";
       if (current->awaited_by.empty()) break;

@@ -2,14 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
+#include "core/base/printable.h"
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
+#include "core/commands/source_file.h"
 #include "core/objects/values.h"
 #include "core/walk/locals.h"
 
@@ -80,20 +78,13 @@ const char kPyListHelp[] =
     "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n";
 
 Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  }
-  if (start < 1) start = 1;
+  PYU_ASSIGN_OR_RETURN(SourceLines source, ReadSourceLines(path, start, end));
   std::string out;
-  std::string line;
-  for (int number = 1; number <= end && static_cast<size_t>(number) <= kMaxSourceLines; ++number) {
-    if (!std::getline(in, line)) break;
-    if (number < start) continue;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.size() > kMaxSourceLineLength) line = line.substr(0, kMaxSourceLineLength) + "...";
+  int number = source.first;
+  for (const std::string& line : source.lines) {
     const std::string label = (number == current ? ">" : "") + std::to_string(number);
-    out += fmt::format("{:>4}    {}\n", label, line);
+    out += fmt::format("{:>4}    {}\n", label, PrintableText(line));
+    ++number;
   }
   return out;
 }
