@@ -81,7 +81,7 @@ PYUNWIND_API char* pyunwind_run_command_ex(const struct pyunwind_callbacks* call
       text = ErrorLine("pyunwind: no command name was given");
     } else {
       pyunwind::gdb::CallbackTarget target(*callbacks);
-      pyunwind::CommandContext context{target, std::nullopt, false};
+      pyunwind::CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
       if (selected_thread_id >= 0) {
         context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
       }

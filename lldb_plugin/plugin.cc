@@ -105,7 +105,7 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     if (const char* why = WhyUnreadable(target, process)) return Fail(result, why);
 
     LldbTarget lldb_target(target, process);
-    pyunwind::CommandContext context{lldb_target, std::nullopt, false};
+    pyunwind::CommandContext context{lldb_target, std::nullopt, false, std::nullopt, std::nullopt};
     lldb::SBThread thread = process.GetSelectedThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
     context.output_is_terminal = OutputIsTerminal(debugger);
