@@ -192,6 +192,14 @@ if [[ "$mode" == tarball ]]; then
 fi
 
 # --- deb ---
+# One deb_test at a time on this machine (several checkouts may run `bazel test //...`): the
+# package is installed system-wide.
+exec 9>/run/lock/pyunwind-deb-test.lock
+if ! flock -w 600 9; then
+  reason="another deb_test held /run/lock/pyunwind-deb-test.lock for 600 s"
+  record lock fail "$reason"
+  finish
+fi
 if installed; then was_installed=1; fi
 
 # Depends: every library the two .so files need (except LLDB's own) comes from a package it
