@@ -94,7 +94,7 @@ int Fail(const std::string& message) {
 }
 
 void PyBtAll(benchmark::State& state, Fixture* fixture, bool json) {
-  pyunwind::CommandContext context{*fixture->target, std::nullopt, false};
+  pyunwind::CommandContext context{*fixture->target, std::nullopt, false, std::nullopt, std::nullopt};
   const std::vector<std::string> args =
       json ? std::vector<std::string>{"--all", "--json"} : std::vector<std::string>{"--all"};
   size_t bytes = 0;

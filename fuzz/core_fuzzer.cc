@@ -174,7 +174,7 @@ const std::vector<Invocation>& Invocations() {
 void RunAll(pyunwind::Target& target) {
   const std::vector<uint64_t> tids = target.ThreadIds();
   for (const Invocation& inv : Invocations()) {
-    pyunwind::CommandContext context{target, std::nullopt, false};
+    pyunwind::CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
     if (!tids.empty()) context.selected_thread_id = tids.front();
     const pyunwind::CommandOutput out = pyunwind::RunCommand(inv.name, inv.args, context);
     if (out.text.empty() || out.text.back() != '\n') Fail(inv, "output does not end a line", out.text);

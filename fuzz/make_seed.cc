@@ -70,7 +70,7 @@ std::vector<std::vector<std::string>> Commands() {
 std::vector<std::string> RunAll(pyunwind::Target& target) {
   std::vector<std::string> outputs;
   for (const auto& command : Commands()) {
-    pyunwind::CommandContext context{target, std::nullopt, false};
+    pyunwind::CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
     std::vector<std::string> args(command.begin() + 1, command.end());
     outputs.push_back(pyunwind::RunCommand(command[0], args, context).text);
   }

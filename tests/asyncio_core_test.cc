@@ -62,7 +62,7 @@ std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThis
 using testing::OpenedCore;
 
 CommandOutput PyTasks(ElfCoreTarget& target, std::vector<std::string> args) {
-  CommandContext context{target, std::nullopt, false};
+  CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
   return RunCommand("py-tasks", args, context);
 }
 
@@ -203,7 +203,7 @@ TEST_P(AsyncioCore, PyBtNamesRunningTask) {
   ASSERT_EQ(core.error(), "");
   const Json& truth = core.truth();
   ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
-  CommandContext context{core.target(), std::nullopt, false};
+  CommandContext context{core.target(), std::nullopt, false, std::nullopt, std::nullopt};
 
   const std::string running_name = truth.at("running_task");
   uint64_t loop_thread = 0;

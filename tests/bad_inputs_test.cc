@@ -156,7 +156,7 @@ Outcome RunOn(const uint8_t* image, size_t size, std::vector<std::string> comman
     o.open_error = target.error().message;
     return o;
   }
-  CommandContext context{**target, std::nullopt, false};
+  CommandContext context{**target, std::nullopt, false, std::nullopt, std::nullopt};
   const auto tids = (*target)->ThreadIds();
   if (!tids.empty()) context.selected_thread_id = tids.front();
   const std::string name = command.front();
@@ -186,7 +186,7 @@ void ExpectOneErrorLine(const Outcome& o, const std::string& needle = "") {
   EXPECT_TRUE(o.out.failed) << o.out.text;
   EXPECT_EQ(o.out.text.rfind("pyunwind: ", 0), 0u) << o.out.text;
   EXPECT_EQ(o.out.text.find('\n'), o.out.text.size() - 1) << "more than one line:\n" << o.out.text;
-  if (!needle.empty()) EXPECT_NE(o.out.text.find(needle), std::string::npos) << o.out.text;
+  if (!needle.empty()) { EXPECT_NE(o.out.text.find(needle), std::string::npos) << o.out.text; }
 }
 
 // Either one error line, or a JSON document that parses.

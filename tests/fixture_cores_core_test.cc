@@ -116,7 +116,7 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
   const Json& truth = core.truth();
   ASSERT_FALSE(truth.is_null()) << "no truth.json in " << fixture.dir;
 
-  CommandContext context{core.target(), std::nullopt, false};
+  CommandContext context{core.target(), std::nullopt, false, std::nullopt, std::nullopt};
   const CommandOutput output = RunCommand("py-bt", {"--all", "--json"}, context);
   ASSERT_FALSE(output.failed) << output.text;
   const Json got = Json::parse(output.text);
@@ -172,7 +172,7 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
     for (const auto& [native_id, thread] : threads) {
       bool listed = false;
       for (const Json& want : truth.at("threads")) listed |= want.at("native_id") == native_id;
-      if (!listed) EXPECT_NE(thread.at("holds_gil"), true) << "unlisted thread " << native_id;
+      if (!listed) { EXPECT_NE(thread.at("holds_gil"), true) << "unlisted thread " << native_id; }
     }
   }
 }

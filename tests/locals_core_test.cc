@@ -53,7 +53,7 @@ TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
     if (thread.at("role") == truth.at("locals").at("role")) worker = thread.at("native_id");
   }
   ASSERT_NE(worker, 0u);
-  CommandContext context{core.target(), worker, false};
+  CommandContext context{core.target(), worker, false, std::nullopt, std::nullopt};
   const CommandOutput output = RunCommand("py-bt", {"--locals", "--json"}, context);
   ASSERT_FALSE(output.failed) << output.text;
   const Json got = Json::parse(output.text);
@@ -78,7 +78,7 @@ TEST_P(LocalsCore, PyLocalsAndPyListOnTheSelectedFrame) {
   for (const Json& thread : truth.at("threads")) {
     if (thread.at("role") == "worker") worker = thread.at("native_id");
   }
-  CommandContext context{core.target(), worker, false};
+  CommandContext context{core.target(), worker, false, std::nullopt, std::nullopt};
 
   // Frame 2 is middle(): by --frame, and by the selection py-frame keeps.
   CommandOutput text = RunCommand("py-locals", {"--frame", "2"}, context);

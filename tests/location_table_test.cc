@@ -76,7 +76,7 @@ TEST_P(PythonTables, EveryInstructionHasPythonsLine) {
   EXPECT_TRUE(saw_backwards);
   EXPECT_TRUE(saw_big_jump);
   EXPECT_TRUE(saw_late);
-  if (GetParam() == "311") EXPECT_TRUE(saw_no_location);
+  if (GetParam() == "311") { EXPECT_TRUE(saw_no_location); }
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, PythonTables, ::testing::Values("311", "312", "313"),

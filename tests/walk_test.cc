@@ -161,7 +161,7 @@ class Fake311 {
   }
 
   CommandOutput Run(std::vector<std::string> args, std::optional<uint64_t> selected = {}) {
-    CommandContext context{target, selected, false};
+    CommandContext context{target, selected, false, std::nullopt, std::nullopt};
     return RunCommand("py-bt", args, context);
   }
   Json RunJson(std::vector<std::string> args = {"--all", "--json"}) {
@@ -312,7 +312,7 @@ TEST_F(WalkTest, SubinterpreterThreadsUnderTheirInterpreterId) {
 TEST_F(WalkTest, ColourOnlyOnATerminalAndNotWithNoColorOrJson) {
   p.AddSymbols();
   auto run = [&](bool terminal, std::vector<std::string> args) {
-    CommandContext context{p.target, std::nullopt, terminal};
+    CommandContext context{p.target, std::nullopt, terminal, std::nullopt, std::nullopt};
     return RunCommand("py-bt", args, context).text;
   };
   const std::string escape = "\x1b[";
@@ -433,7 +433,7 @@ TEST_F(WalkTest, BadOptionsAreOneErrorLine) {
   }
   const CommandOutput out = p.Run({"--bogus"});
   EXPECT_NE(out.text.find("--bogus"), std::string::npos) << out.text;
-  CommandContext context{p.target, std::nullopt, false};
+  CommandContext context{p.target, std::nullopt, false, std::nullopt, std::nullopt};
   ExpectOneErrorLine(RunCommand("py-nope", {}, context));
 }
 
@@ -670,7 +670,7 @@ TEST(NotPython, RandomMemoryIsOneErrorLine) {
   target.FillRandom(0x600000, 2);
   target.Map(0x7ffff0000000, 0x21000, true, true, "[stack]");
   target.FillRandom(0x7ffff0000000, 3);
-  CommandContext context{target, std::nullopt, false};
+  CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
   for (const auto& args : std::vector<std::vector<std::string>>{{"--all"}, {"--all", "--json"}}) {
     const CommandOutput out = RunCommand("py-bt", args, context);
     EXPECT_TRUE(out.failed);
@@ -684,7 +684,7 @@ TEST(NotPython, OldPythonNamedByItsModule) {
   FakeTarget target;
   target.Map(0x600000, 0x1000, true, true, "");
   target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 0});
-  CommandContext context{target, std::nullopt, false};
+  CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
   const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
   EXPECT_TRUE(out.failed);
   EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;

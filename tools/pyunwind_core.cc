@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::vector<std::string> args(argv + 3, argv + argc);
-  pyunwind::CommandContext context{**target, std::nullopt, false};
+  pyunwind::CommandContext context{**target, std::nullopt, false, std::nullopt, std::nullopt};
   auto threads = (*target)->ThreadIds();
   if (!threads.empty()) context.selected_thread_id = threads.front();
   pyunwind::CommandOutput output = pyunwind::RunCommand(argv[2], args, context);

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Builds pyunwind's Debian package or its release tarball from the files //:install installs
+# (run by the genrules //:deb and //:tarball, see the root BUILD).
+#
+#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY GDBINIT_PY README_DEBIAN
+#   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY INSTALL_SH
+set -euo pipefail
+
+mode=$1 out=$2 version=$3 lldb_so=$4 gdb_so=$5 gdb_py=$6
+shift 6
+abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+out=$(abs "$out")
+work=$(mktemp -d "${TMPDIR:-/tmp}/pyunwind-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+if [[ "$mode" == tarball ]]; then
+  install_sh=$1
+  top="pyunwind-$version"
+  mkdir -p "$work/$top"
+  install -m 0755 "$lldb_so" "$gdb_so" "$work/$top/"
+  install -m 0644 "$gdb_py" "$work/$top/"
+  install -m 0755 "$install_sh" "$work/$top/install.sh"
+  tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -czf "$out" "$top"
+  exit 0
+fi
+
+gdbinit_py=$1 readme=$2
+# Staged as debian/pyunwind/ so that dpkg-shlibdeps (run from $work) finds the package's files
+# where it expects them.
+root="$work/debian/pyunwind"
+install -d "$root/DEBIAN" "$root/usr/lib/pyunwind" "$root/etc/gdb/gdbinit.d" \
+  "$root/usr/share/doc/pyunwind"
+install -m 0644 "$lldb_so" "$gdb_so" "$root/usr/lib/pyunwind/"
+install -m 0644 "$gdb_py" "$root/usr/lib/pyunwind/"
+install -m 0644 "$gdbinit_py" "$root/etc/gdb/gdbinit.d/pyunwind.gdb"
+install -m 0644 "$readme" "$root/usr/share/doc/pyunwind/README.Debian"
+
+# Depends: what the libraries link (dpkg-shlibdeps), except LLDB: the plugin is loaded into
+# an LLDB that brings its own liblldb, and a user of GDB only needs no LLDB at all.
+printf 'Source: pyunwind\n\nPackage: pyunwind\nArchitecture: amd64\n' > "$work/debian/control"
+depends=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O \
+  debian/pyunwind/usr/lib/pyunwind/libpyunwind_gdb.so \
+  debian/pyunwind/usr/lib/pyunwind/libpyunwind_lldb.so 2>"$work/shlibdeps.err") || {
+  cat "$work/shlibdeps.err" >&2
+  exit 1
+}
+depends=${depends#shlibs:Depends=}
+depends=$(tr ',' '\n' <<<"$depends" | sed 's/^ *//' | grep -v '^liblldb' | paste -sd, - |
+  sed 's/,/, /g')
+[[ -n "$depends" ]] || { echo "build_package.sh: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+installed_size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: pyunwind
+Version: $version
+Architecture: amd64
+Maintainer: pyunwind maintainers <maintainers@users.noreply.a-seed-df12759e.example>
+Installed-Size: $installed_size
+Depends: $depends
+Suggests: gdb, lldb
+Section: devel
+Priority: optional
+Description: Python stacks of CPython processes and core files in LLDB and GDB
+ pyunwind shows every thread's Python stack, the asyncio tasks and who awaits
+ whom, locals and source of a live CPython process (3.11 to 3.15, default and
+ free-threaded builds) or of its core file, with or without the executable.
+ .
+ GDB loads it in every session (/etc/gdb/gdbinit.d/pyunwind.gdb). In LLDB:
+ plugin load /usr/lib/pyunwind/libpyunwind_lldb.so
+CONTROL
+echo /etc/gdb/gdbinit.d/pyunwind.gdb > "$root/DEBIAN/conffiles"
+(cd "$root" && find usr -type f -print0 | sort -z | xargs -0 md5sum > DEBIAN/md5sums)
+chmod 0644 "$root/DEBIAN/control" "$root/DEBIAN/conffiles" "$root/DEBIAN/md5sums"
+find "$root" -type d -exec chmod 0755 {} +
+
+SOURCE_DATE_EPOCH=0 dpkg-deb --root-owner-group -Zxz --build "$root" "$out" >/dev/null

