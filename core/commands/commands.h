@@ -17,7 +17,7 @@ namespace pyunwind {
 struct CommandContext {
   Target& target;
   // The OS thread id (LWP) of the thread selected in the debugger, if any.
-  std::optional<uint64_t> selected_thread_id;
+  std::optional<uint64_t> selected_thread_id = std::nullopt;
   // Colour is used only when the debugger writes to a terminal.
   bool output_is_terminal = false;
   // The Python frame of the selected thread that py-up / py-down / py-frame
@@ -26,11 +26,11 @@ struct CommandContext {
   // commands and drops it when the process resumes; commands that show "the
   // selected Python frame" (py-list, py-locals) read it, py-up / py-down /
   // py-frame set it.
-  std::optional<size_t> selected_python_frame;
+  std::optional<size_t> selected_python_frame = std::nullopt;
   // Out: the native frame (the debugger's frame number in the selected thread)
   // whose eval loop runs the Python frame just selected; the front-end selects
   // it so that `frame variable` / `info frame` mean the same frame.
-  std::optional<size_t> select_native_frame;
+  std::optional<size_t> select_native_frame = std::nullopt;
 };
 
 struct CommandOutput {

@@ -146,9 +146,7 @@ TEST_P(LldbVersions, MatchesTruth) {
   const Target target = TargetOf(c.source, *source);
 
   const std::string command = c.check == Check::kPyTasks ? "py-tasks --json" : "py-bt --all --json";
-  const auto start = std::chrono::steady_clock::now();
   RunResult r = RunLldb(*lldb, *install, target, {command});
-  const double with_command = Seconds(std::chrono::steady_clock::now() - start);
   ASSERT_TRUE(r.exited && r.exit_code == 0) << lldb->version << "\n" << r.Describe();
   auto doc = ExtractJson(r.out, &error);
   ASSERT_TRUE(doc) << lldb->version << ": " << error << "\n" << r.Describe();
