@@ -131,6 +131,13 @@ std::string ProjectFile(const std::string& relative) {
   return WorkspaceRoot() + "/" + relative;
 }
 
+bool SharedPresent() { return FileExists(SharedDir() + "/fixtures"); }
+
+std::string SharedMissing() {
+  return "no shared fixtures at " + SharedDir() +
+         "/fixtures (../shared beside the checkout, or $PYUNWIND_SHARED_DIR)";
+}
+
 std::string ScenarioScript(const std::string& name) {
   return SharedDir() + "/fixtures/scenarios/" + name + ".py";
 }
@@ -337,6 +344,10 @@ std::map<std::string, std::string> CleanEnv() {
 std::unique_ptr<Scenario> Scenario::Start(const std::string& python, const std::string& name,
                                           std::string* error, double timeout_s) {
   std::string script = ScenarioScript(name);
+  if (!SharedPresent()) {
+    *error = "skip: " + SharedMissing();
+    return nullptr;
+  }
   if (!FileExists(script)) {
     *error = "scenario script not found: " + script + " (shared dir: '" + SharedDir() +
              "'; set PYUNWIND_SHARED_DIR to override)";

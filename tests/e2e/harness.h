@@ -37,6 +37,19 @@ const std::string& SharedDir();
 // <shared>/fixtures/scenarios/<name>.
 std::string ScenarioScript(const std::string& name);
 
+// Whether <shared>/fixtures exists. A user's clone has no ../shared: the tests that need it
+// skip, saying where they looked (SharedMissing()), instead of failing.
+bool SharedPresent();
+std::string SharedMissing();
+
+// In a test body: skips the test when `error` says it cannot run here ("skip: <why>"),
+// else fails it with `error`.
+#define PYU_SKIP_OR_FAIL(error)                                         \
+  do {                                                                  \
+    if ((error).rfind("skip: ", 0) == 0) GTEST_SKIP() << (error).substr(6); \
+    FAIL() << (error);                                                  \
+  } while (0)
+
 // A file of this project (e.g. "tests/data/injection.py"): from the runfiles when it is a
 // data dependency, else from the checkout.
 std::string ProjectFile(const std::string& relative);

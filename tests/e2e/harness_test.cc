@@ -138,6 +138,7 @@ TEST(Process, DestructorKillsAndReaps) {
 
 TEST(Paths, SharedFixturesAreFound) {
   EXPECT_FALSE(WorkspaceRoot().empty());
+  if (!SharedPresent()) GTEST_SKIP() << SharedMissing();
   EXPECT_TRUE(FileExists(ScenarioScript("threads"))) << ScenarioScript("threads");
   EXPECT_TRUE(FileExists(SharedDir() + "/fixtures/cores")) << SharedDir();
 }

@@ -67,7 +67,7 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
 
   ScenarioWithCore& shared = shared_[cell.interp];
   const Scenario* started = shared.Start(python, "threads", &error);
-  ASSERT_NE(started, nullptr) << error;
+  if (!started) PYU_SKIP_OR_FAIL(error);
   const Scenario& scenario = *started;
 
   Target target;

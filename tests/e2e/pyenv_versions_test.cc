@@ -49,7 +49,7 @@ TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
 
   ScenarioWithCore& shared = shared_[cell.version];
   const Scenario* started = shared.Start(*python, "threads", &error);
-  ASSERT_NE(started, nullptr) << error;
+  if (!started) PYU_SKIP_OR_FAIL(error);
   const Scenario& scenario = *started;
   ASSERT_EQ(scenario.truth().at("python").at("version"), cell.version);
 

@@ -41,7 +41,7 @@ TEST(RemoteTarget, GdbRemoteProcessIsReadThroughLldbNotLocalPid) {
   ASSERT_NE(install, nullptr) << error;
 
   std::unique_ptr<Scenario> decoy = Scenario::Start(kDebianPython, "asyncio_tree", &error);
-  ASSERT_NE(decoy, nullptr) << error;
+  if (!decoy) PYU_SKIP_OR_FAIL(error);
   const pid_t pid = decoy->pid();
 
   const std::string truth_path = TempDir() + "/remote-threads-truth.json";

@@ -130,8 +130,7 @@ void SourceTest::SetUp() {
   install_ = Installed(&error);
   ASSERT_NE(install_, nullptr) << error;
   source_ = Sources::Of(GetParam(), &error);
-  if (!source_ && error.rfind("skip: ", 0) == 0) GTEST_SKIP() << error.substr(6);
-  ASSERT_NE(source_, nullptr) << error;
+  if (!source_) PYU_SKIP_OR_FAIL(error);
 }
 
 }  // namespace pyunwind_e2e
