@@ -6,8 +6,9 @@
 // and tracebacks leave it out (_PyFrame_IsIncomplete: its _co_firsttraceable is 4, and it
 // waits at instruction 0). `py-bt --all --json` must show exactly the truth's frames, with no
 // extra frame, in {LLDB, GDB} x {live, gcore core without the executable} on every interpreter
-// present: Debian's 3.11, pyenv's 3.11.7, 3.12.1 and 3.13.0. One scenario process (and one
-// core) per interpreter serves all its cells; an interpreter that is not installed is skipped.
+// present: Debian's 3.11 and its debug build 3.11d, pyenv's 3.11.7, 3.12.1 and 3.13.0. One
+// scenario process (and one core) per interpreter serves all its cells; an interpreter that is
+// not installed is skipped.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,7 +23,7 @@ namespace pyunwind_e2e {
 namespace {
 
 struct Cell {
-  std::string interp;  // "debian_3.11" or a pyenv version
+  std::string interp;  // "debian_3.11", "debian_3.11d" or a pyenv version
   bool live = true;
   Debugger debugger = Debugger::kLldb;
 };
@@ -36,6 +37,10 @@ std::optional<std::string> PythonOf(const std::string& interp) {
   if (interp == "debian_3.11") {
     if (!FileExists(kDebianPython)) return std::nullopt;
     return std::string(kDebianPython);
+  }
+  if (interp == "debian_3.11d") {  // Debian's debug build (python3.11-dbg)
+    if (!FileExists("/usr/bin/python3.11d")) return std::nullopt;
+    return std::string("/usr/bin/python3.11d");
   }
   return PyenvPython(interp);
 }
@@ -117,14 +122,14 @@ TEST_P(ClassCalls, PushTheShimFrom313) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, ClassCalls,
-                         ::testing::Values("debian_3.11", "3.11.7", "3.12.1", "3.13.0"),
+                         ::testing::Values("debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return SanitizeName(info.param);
                          });
 
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
+  for (const char* interp : {"debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0"})
     for (bool live : {true, false})
       for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
   return cells;
