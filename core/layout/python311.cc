@@ -1,6 +1,10 @@
 // CPython 3.11: no _Py_DebugOffsets, so every offset is typed here, checked
 // against the debug info of Debian's 3.11.2 (../shared/fixtures/layouts and
-// tests/layout_tables_test.cc, tests/layout_facts_test.cc).
+// tests/layout_tables_test.cc, tests/layout_facts_test.cc). The same table
+// serves Debian's debug build python3.11d (Py_DEBUG, no Py_TRACE_REFS): its
+// debug info puts every member of the fixture table at the same offset and
+// size (tests/data/layouts/3.11.2d.tsv, checked by layout_tables_test), so no
+// variant is needed.
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
 

@@ -74,7 +74,11 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
         (static_cast<int64_t>(instruction) - static_cast<int64_t>(*bytecode)) / 2;
     // A frame whose first instructions (copying free variables, making the
     // generator) have not run yet is incomplete: sys._current_frames() and
-    // tracebacks leave it out (_PyFrame_IsIncomplete).
+    // tracebacks leave it out (_PyFrame_IsIncomplete). So is 3.13+'s
+    // init-cleanup shim (_Py_InitCleanup, file and name "__init__", no line),
+    // pushed by CALL_ALLOC_AND_ENTER_INIT between a class call and __init__:
+    // a thread-owned frame that waits at instruction 0, below its
+    // _co_firsttraceable of 4 (tests/e2e/constructors_test.cc).
     const bool incomplete =
         owner != f.owner_generator && instruction_index < info.first_traceable;
     if (!incomplete) {

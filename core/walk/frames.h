@@ -10,7 +10,10 @@ namespace pyunwind {
 
 // Appends to `thread.frames` the Python frames from `innermost_frame`
 // outwards. Frames owned by the C stack (entry shims) and frames still being
-// set up are left out, as Python itself leaves them out of tracebacks.
+// set up are left out, as Python itself leaves them out of tracebacks
+// (_PyFrame_IsIncomplete): an owner from Layout::Frame::owner_first_internal
+// on, or a frame not owned by a generator whose instruction is before its
+// code's _co_firsttraceable (this includes 3.13+'s _Py_InitCleanup shim).
 // Stops at a cycle, a bad pointer or `max_frames`, marking the thread
 // truncated with the reason.
 void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t innermost_frame,

@@ -1,6 +1,7 @@
 // Issue 4 (asyncio), end to end in LLDB and GDB: the asyncio_tree scenario live on Debian's
 // /usr/bin/python3.11 and pyenv's 3.11.7, and every asyncio_tree fixture core
-// (<shared>/fixtures/cores/VERSION/asyncio_tree, read without an executable).
+// (<shared>/fixtures/cores/VERSION/asyncio_tree, read without an executable); and (issue 12)
+// Debian's debug build /usr/bin/python3.11d, live and from a gcore core of it.
 //
 // For each case, in each debugger:
 //   * `py-tasks --json` matches the truth: the same task names (each once), every task's
@@ -206,6 +207,12 @@ INSTANTIATE_TEST_SUITE_P(
     AsyncioTree, AsyncioE2e,
     ::testing::ValuesIn(SourceCases("asyncio_tree", {"debian_3_11", "pyenv_3_11_7"})),
     SourceCaseName);
+
+// Issue 12: Debian's debug build (python3.11-dbg: Py_DEBUG, no Py_TRACE_REFS), live and from a
+// gcore core of it (no executable).
+INSTANTIATE_TEST_SUITE_P(AsyncioTreeDebugBuild, AsyncioE2e,
+                         ::testing::ValuesIn(LiveAndGcoreCases("asyncio_tree", {"debian_3_11d"})),
+                         SourceCaseName);
 
 // py-tasks --tree as text: the 3.11.2 fixture core, whose addresses never change.
 class AsyncioTree311 : public ::testing::TestWithParam<Debugger> {};

@@ -1,6 +1,6 @@
 // Issue "3.11": `py-bt --all --json` on threads.py must show exactly what the scenario's
-// truth says, in {LLDB, GDB} x {Debian 3.11, pyenv 3.11.7} x {live, core with executable,
-// core without executable}. Each cell is its own test case. One scenario process per
+// truth says, in {LLDB, GDB} x {Debian 3.11, Debian's debug build 3.11d (python3.11-dbg;
+// issue 12), pyenv 3.11.7} x {live, core with executable, core without executable}. Each cell is its own test case. One scenario process per
 // interpreter serves all its cells (and its core is made once, with gcore).
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 namespace pyunwind_e2e {
 namespace {
 
-enum class Interp { kDebian, kPyenv };
+enum class Interp { kDebian, kDebianDebug, kPyenv };
 enum class Mode { kLive, kCoreWithExe, kCoreNoExe };
 
 struct Cell {
@@ -22,7 +22,17 @@ struct Cell {
   Mode mode;
 };
 
-const char* InterpName(Interp i) { return i == Interp::kDebian ? "debian_3_11" : "pyenv_3_11_7"; }
+const char* InterpName(Interp i) {
+  switch (i) {
+    case Interp::kDebian: return "debian_3_11";
+    case Interp::kDebianDebug: return "debian_3_11d";
+    case Interp::kPyenv: return "pyenv_3_11_7";
+  }
+  return "?";
+}
+
+// Debian's debug build (package python3.11-dbg): Py_DEBUG, Py_REF_DEBUG, no Py_TRACE_REFS.
+constexpr const char* kDebianDebugPython = "/usr/bin/python3.11d";
 const char* ModeName(Mode m) {
   switch (m) {
     case Mode::kLive: return "live";
@@ -52,6 +62,12 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
   const Cell& cell = GetParam();
 
   std::string python = kDebianPython;
+  if (cell.interp == Interp::kDebianDebug) {
+    if (!FileExists(kDebianDebugPython)) {
+      GTEST_SKIP() << kDebianDebugPython << " is not installed (package python3.11-dbg)";
+    }
+    python = kDebianDebugPython;
+  }
   if (cell.interp == Interp::kPyenv) {
     auto pyenv = PyenvPython(kPyenvVersion);
     if (!pyenv) {
@@ -69,6 +85,7 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
   const Scenario* started = shared.Start(python, "threads", &error);
   if (!started) PYU_SKIP_OR_FAIL(error);
   const Scenario& scenario = *started;
+  ASSERT_EQ(scenario.truth().at("python").at("executable"), python);
 
   Target target;
   if (cell.mode == Mode::kLive) {
@@ -86,7 +103,7 @@ TEST_P(Py311Matrix, PyBtAllJsonMatchesTruth) {
 
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
-  for (Interp i : {Interp::kDebian, Interp::kPyenv})
+  for (Interp i : {Interp::kDebian, Interp::kDebianDebug, Interp::kPyenv})
     for (Mode m : {Mode::kLive, Mode::kCoreWithExe, Mode::kCoreNoExe})
       for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({d, i, m});
   return cells;

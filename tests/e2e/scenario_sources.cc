@@ -25,6 +25,11 @@ std::vector<std::string> Subdirs(const std::string& dir) {
 // The interpreter of a live source, or an error ("skip: ..." when it is not installed).
 std::string LivePython(const std::string& source, std::string* error) {
   if (source == "debian_3_11") return kDebianPython;
+  if (source == "debian_3_11d") {
+    if (FileExists("/usr/bin/python3.11d")) return "/usr/bin/python3.11d";
+    *error = "skip: Debian's debug build /usr/bin/python3.11d is not installed (python3.11-dbg)";
+    return "";
+  }
   if (source == "pyenv_3_11_7") {
     if (auto python = PyenvPython("3.11.7")) return *python;
     *error = "skip: pyenv's Python 3.11.7 is not installed";
@@ -35,6 +40,7 @@ std::string LivePython(const std::string& source, std::string* error) {
 }
 
 std::map<std::string, Source> started;  // live sources, by "source/scenario"
+std::map<std::string, std::string> gcore_errors;  // by "source/scenario"
 Source core_source;
 std::string core_dir;  // of core_source
 
@@ -61,12 +67,13 @@ std::string SourceCase::CoreDir() const {
 }
 
 void PrintTo(const SourceCase& c, std::ostream* os) {
-  *os << c.scenario << (c.live ? " live " : " core ") << c.source << " in "
+  *os << c.scenario << (c.gcore ? " gcore core of live " : c.live ? " live " : " core ") << c.source << " in "
       << DebuggerName(c.debugger);
 }
 
 std::string SourceCaseName(const ::testing::TestParamInfo<SourceCase>& info) {
-  return SanitizeName(std::string(info.param.live ? "live_" : "core_") + info.param.source + "_" +
+  const char* kind = info.param.gcore ? "gcore_" : info.param.live ? "live_" : "core_";
+  return SanitizeName(std::string(kind) + info.param.source + "_" +
                       DebuggerName(info.param.debugger));
 }
 
@@ -82,16 +89,39 @@ std::vector<SourceCase> SourceCases(const std::string& scenario,
   return cases;
 }
 
+std::vector<SourceCase> LiveAndGcoreCases(const std::string& scenario,
+                                          const std::vector<std::string>& live_sources) {
+  std::vector<SourceCase> cases;
+  for (const std::string& source : live_sources) {
+    for (bool gcore : {false, true}) {
+      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) {
+        cases.push_back({scenario, source, true, d, gcore});
+      }
+    }
+  }
+  return cases;
+}
+
 const Source* Sources::Of(const SourceCase& c, std::string* error) {
   if (c.live) {
-    Source& s = started[c.source + "/" + c.scenario];
+    const std::string key = c.source + "/" + c.scenario;
+    Source& s = started[key];
     if (!s.scenario && s.error.empty()) {
       const std::string python = LivePython(c.source, &s.error);
       if (s.error.empty()) s.scenario = Scenario::Start(python, c.scenario, &s.error);
       if (s.scenario) s.truth = s.scenario->truth();
     }
     *error = s.error;
-    return s.scenario ? &s : nullptr;
+    if (!s.scenario) return nullptr;
+    if (c.gcore && s.gcore.empty()) {
+      std::string& gcore_error = gcore_errors[key];
+      if (gcore_error.empty()) {
+        s.gcore = MakeCore(s.scenario->pid(), SanitizeName(c.scenario + "_" + c.source), &gcore_error);
+      }
+      *error = gcore_error;
+      if (s.gcore.empty()) return nullptr;
+    }
+    return &s;
   }
   if (core_dir != c.CoreDir()) {
     ForgetCore();
@@ -112,12 +142,18 @@ const Source* Sources::Of(const SourceCase& c, std::string* error) {
 
 void Sources::ForgetAll() {
   ForgetCore();
+  for (auto& [key, s] : started) {
+    if (!s.gcore.empty()) unlink(s.gcore.c_str());
+  }
   started.clear();
+  gcore_errors.clear();
 }
 
 Target TargetOf(const SourceCase& c, const Source& source) {
   Target target;
-  if (c.live) {
+  if (c.live && c.gcore) {
+    target.core = source.gcore;
+  } else if (c.live) {
     target.pid = source.scenario->pid();
   } else {
     target.core = source.core;

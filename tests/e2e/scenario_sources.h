@@ -21,24 +21,32 @@ std::vector<std::string> FixtureVersions(const std::string& scenario);
 
 struct SourceCase {
   std::string scenario;  // "asyncio_tree", "locals", "threads", ...
-  // Live: "debian_3_11" (/usr/bin/python3.11) or "pyenv_3_11_7"; else a fixture version.
+  // Live: "debian_3_11" (/usr/bin/python3.11), "debian_3_11d" (/usr/bin/python3.11d, Debian's
+  // debug build) or "pyenv_3_11_7"; else a fixture version.
   std::string source;
   bool live = false;
   Debugger debugger = Debugger::kLldb;
+  // Live sources only: read a gcore core of the live process (without the executable).
+  bool gcore = false;
   std::string CoreDir() const;
 };
 
 void PrintTo(const SourceCase& c, std::ostream* os);
-// "live_debian_3_11_lldb", "core_3_14_7t_gdb", ...
+// "live_debian_3_11_lldb", "gcore_debian_3_11d_gdb", "core_3_14_7t_gdb", ...
 std::string SourceCaseName(const ::testing::TestParamInfo<SourceCase>& info);
 
 // The live sources given, then every fixture core of `scenario`, each in LLDB and GDB.
 std::vector<SourceCase> SourceCases(const std::string& scenario,
                                     const std::vector<std::string>& live_sources);
 
+// Each live source, read live and from a gcore core of it, in LLDB and GDB (no fixture cores).
+std::vector<SourceCase> LiveAndGcoreCases(const std::string& scenario,
+                                          const std::vector<std::string>& live_sources);
+
 struct Source {
   std::unique_ptr<Scenario> scenario;  // live
   std::string core;                    // a fixture core, decompressed
+  std::string gcore;                   // live: its gcore core, once a case asked for it
   json truth;
   std::string error;
 };
