@@ -405,24 +405,27 @@ TEST(BadInputs, CodeNameClaimsToBeOneGiB) {
 
 // ------------------------------------------------------------------ versions
 
-// The _Py_DebugOffsets block of a 3.13 core claims another version.
+// The _Py_DebugOffsets block of a 3.13 or 3.15 core claims another version.
 TEST(BadInputs, UnsupportedVersion) {
   const uint64_t version_field = 8;  // after the "xdebugpy" cookie
   struct Case {
+    const char* core;
     uint64_t hexversion;
     const char* expect;  // in the error line; "" = works, with a warning
   } cases[] = {
-      {0x030A0CF0, "3.10"},  // older than any _Py_DebugOffsets
-      {0x040000F0, "no CPython 3 release"},
-      // 3.16 would be read with the newest layout known (3.15) and a warning; this
-      // block is 3.13's, which that layout does not fit: refused, as it must be.
-      {0x031000A1, "Python 3.16.0a1 is not valid"},
+      {"3.13.15/threads", 0x030A0CF0, "3.10"},  // older than any _Py_DebugOffsets
+      {"3.13.15/threads", 0x040000F0, "no CPython 3 release"},
+      // 3.16 is read with the newest layout known (3.15) only where the block still lines
+      // up with it: 3.13's block does not, 3.15's does (and gets a warning).
+      {"3.13.15/threads", 0x031000A1, "Python 3.16.0a1 is newer than 3.15, and its "
+                                      "_Py_DebugOffsets block does not match the 3.15 layout"},
+      {"3.15.2/threads", 0x031000A1, ""},
   };
   for (const Case& c : cases) {
-    LOAD_OR_SKIP(damaged, "3.13.15/threads");
+    LOAD_OR_SKIP(damaged, c.core);
     ASSERT_TRUE(damaged.Put<uint64_t>(damaged.runtime() + version_field, c.hexversion));
     Outcome o = RunOn(damaged, kPyBtAllJson);
-    Show("3.13.15 debug offsets claiming version " + std::to_string(c.hexversion), o);
+    Show(std::string(c.core) + " debug offsets claiming version " + std::to_string(c.hexversion), o);
     if (*c.expect) {
       ExpectOneErrorLine(o, c.expect);
     } else {

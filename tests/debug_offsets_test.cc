@@ -369,6 +369,24 @@ TEST(DebugOffsetsNewer, UsesNewestTableWithWarning) {
   EXPECT_NE(layout->warning.find("3.15"), std::string::npos) << layout->warning;
 }
 
+// A 3.16 whose block gained a field before the end no longer lines up with the 3.15
+// list: refused in one line naming the version, not read as plausible garbage.
+TEST(DebugOffsetsNewer, ShiftedBlockIsRefused) {
+  auto block = Block315(false);
+  Put(block, 8, 0x031000a2);  // 3.16.0a2
+  // Every field from gen_object on one slot later (a field inserted before it).
+  for (size_t offset = 880; offset >= 800; offset -= 8) {
+    uint64_t value;
+    std::memcpy(&value, block.data() + offset - 8, 8);
+    Put(block, offset, value);
+  }
+  auto layout = Parse(block);
+  ASSERT_FALSE(layout.ok()) << "read a shifted 3.16 block";
+  EXPECT_EQ(layout.error().message,
+            "Python 3.16.0a2 is newer than 3.15, and its _Py_DebugOffsets block does not match "
+            "the 3.15 layout (llist_node.next reads 67, not 0): pyunwind cannot read this version");
+}
+
 // --- refusals -------------------------------------------------------------------
 
 void ExpectRefused(const Result<Layout>& result, const std::string& mentions) {

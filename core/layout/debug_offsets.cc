@@ -208,6 +208,28 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const std::string what = fmt::format("Python {}{}", version.ToString(), ft ? " (free-threaded)" : "");
   BlockReader r(block, names, what);
 
+  // A minor newer than the newest known is read with that one's field list
+  // only when the block still matches it where the value is a constant: a
+  // field added or removed anywhere before them shifts these, and would
+  // otherwise give plausible garbage.
+  if (DebugOffsetsVersionIsNewerThanKnown(version.hexversion)) {
+    struct Canary {
+      const char* field;
+      uint64_t value;
+    };
+    for (const Canary& canary : {Canary{"llist_node.next", 0}, Canary{"llist_node.prev", 8},
+                                 Canary{"debugger_support.debugger_script_path_size", 512}}) {
+      const auto value = r.Raw(canary.field);
+      if (!value || *value != canary.value) {
+        return MakeError(fmt::format(
+            "Python {} is newer than 3.{}, and its _Py_DebugOffsets block does not match the 3.{} "
+            "layout ({} reads {}, not {}): pyunwind cannot read this version",
+            version.ToString(), known->minor, known->minor, canary.field,
+            value ? std::to_string(*value) : "nothing", canary.value));
+      }
+    }
+  }
+
   // The block's sections: each struct's size, then the offsets inside it
   // that the Layout keeps (null: checked only). Sections a minor's block
   // lacks are skipped where `optional`.
