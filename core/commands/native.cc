@@ -175,9 +175,11 @@ std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context)
     if (!native) continue;
     std::string& text = by_native[*native];
     const size_t slash = python[i].filename.rfind('/');
-    text += fmt::format("{}{} at {}:{}", text.empty() ? "" : ", ", python[i].qualname,
-                        slash == std::string::npos ? python[i].filename
-                                                   : python[i].filename.substr(slash + 1),
+    text += fmt::format("{}{} at {}:{}", text.empty() ? "" : ", ",
+                        PrintableText(python[i].qualname),
+                        PrintableText(slash == std::string::npos
+                                          ? python[i].filename
+                                          : python[i].filename.substr(slash + 1)),
                         python[i].line ? std::to_string(*python[i].line) : "?");
   }
   return by_native;

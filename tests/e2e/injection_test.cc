@@ -3,8 +3,9 @@
 // clears the screen), its qualified name "q\r\nForged: line", another file with a
 // right-to-left override and a C1 CSI, and an asyncio task
 // "\x1b[31mRED\x1b[0m-task\r\nInjected line". In LLDB and GDB, live and from a gcore core,
-// py-bt --all (with and without --locals), py-tasks and py-tasks --tree must write none of
-// those bytes (every byte the debugger wrote is scanned) and must show each name escaped
+// py-bt --all (with and without --locals), py-tasks, py-tasks --tree and the debugger's own
+// backtrace of every thread (which GDB's frame filter decorates with Python frames) must
+// write none of those bytes (every byte the debugger wrote is scanned) and must show each name escaped
 // the way Python's repr shows it.
 #include <gtest/gtest.h>
 
@@ -71,9 +72,13 @@ TEST_P(Injection, NoRawControlBytesAndEveryNameEscaped) {
     target.core = scenario()->Core("injection", &error);
     ASSERT_FALSE(target.core.empty()) << error;
   }
+  // GDB's plain `bt` carries pyunwind's decoration of each eval-loop frame (the frame
+  // filter); LLDB's is its own backtrace.
+  const std::string all_threads_bt =
+      GetParam().debugger == Debugger::kGdb ? "thread apply all bt" : "thread backtrace all";
   const RunResult r = RunDebugger(GetParam().debugger, *install, target,
                                   {"py-bt --all", "py-bt --all --locals", "py-tasks",
-                                   "py-tasks --tree"});
+                                   "py-tasks --tree", all_threads_bt});
   ASSERT_TRUE(r.exited) << r.Describe();
   const std::string all = r.out + r.err;
   EXPECT_EQ(RawControlBytes(all), "") << r.Describe();
