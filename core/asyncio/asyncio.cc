@@ -21,7 +21,10 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   TaskCandidates candidates = FindTaskCandidates(reader, a, threads);
   out.asyncio_imported = candidates.asyncio_imported;
   std::vector<uint64_t>& found = candidates.objects;
-  if (!out.asyncio_imported && found.empty()) return out;
+  if (!out.asyncio_imported && found.empty()) {
+    reader.FinishWarnings();
+    return out;
+  }
 
   // The tasks among the candidates, ordered by address.
   std::sort(found.begin(), found.end());
@@ -39,6 +42,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   }
   AssignTaskThreads(memory, objects.layout(), threads, out.tasks);
   AddTaskEdges(reader, out.tasks, index);
+  reader.FinishWarnings();
   if (memory.BudgetExhausted()) {
     out.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");
   }

@@ -15,7 +15,7 @@ constexpr int64_t kMaxStackDepth = 1 << 16;
 }  // namespace
 
 void TaskReader::Warn(std::string message) {
-  if (warnings_.size() < 64) warnings_.push_back(std::move(message));
+  warnings_.Add(std::move(message));
 }
 
 bool TaskReader::IsA(uint64_t object, uint64_t type, std::string_view name) {

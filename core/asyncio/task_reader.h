@@ -10,6 +10,8 @@
 
 #include "core/asyncio/asyncio.h"
 #include "core/asyncio/asyncio_layout.h"
+#include "core/base/limits.h"
+#include "core/base/warnings.h"
 #include "core/objects/remote_collections.h"
 
 namespace pyunwind {
@@ -18,7 +20,8 @@ class TaskReader {
  public:
   TaskReader(ObjectReader& objects, CodeCache& codes, const AsyncioLayout& a,
              std::vector<std::string>& warnings)
-      : objects_(objects), codes_(codes), c_(objects), a_(a), warnings_(warnings) {}
+      : objects_(objects), codes_(codes), c_(objects), a_(a),
+        warnings_(warnings, kMaxTaskWarnings) {}
 
   RemoteCollections& collections() { return c_; }
   ObjectReader& objects() { return objects_; }
@@ -47,6 +50,8 @@ class TaskReader {
   std::vector<uint64_t> AwaitedBy(uint64_t task);
 
   void Warn(std::string message);
+  // Says how many warnings past kMaxTaskWarnings were left out; call once, at the end.
+  void FinishWarnings() { warnings_.Finish(); }
 
  private:
   std::string ReadName(uint64_t task);
@@ -57,7 +62,7 @@ class TaskReader {
   CodeCache& codes_;
   RemoteCollections c_;
   const AsyncioLayout& a_;
-  std::vector<std::string>& warnings_;
+  BoundedWarnings warnings_;
   std::unordered_map<uint64_t, bool> is_task_cache_;
 };
 

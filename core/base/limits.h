@@ -21,6 +21,7 @@ inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 // await chain; more is cut with a warning ending "...truncated".
 inline constexpr size_t kMaxTasks = 1 << 16;
 inline constexpr size_t kMaxCoroutineDepth = 1024;
+inline constexpr size_t kMaxTaskWarnings = 64;  // then one line counts the rest
 // Entries read from one dict, list, tuple or set (module dicts, task sets,
 // gather children); more is refused with an error for that container.
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
