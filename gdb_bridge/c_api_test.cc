@@ -4,6 +4,9 @@
 #include <dlfcn.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -280,6 +283,16 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
                            "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }
+  // Every export the GDB script calls (lib.pyunwind_*) is there.
+  std::ifstream script("gdb_bridge/script/pyunwind-gdb.py");
+  ASSERT_TRUE(script) << "gdb_bridge/script/pyunwind-gdb.py is not in the test's runfiles";
+  const std::string text{std::istreambuf_iterator<char>(script), {}};
+  const std::regex call(R"(lib\.(pyunwind_[a-z_0-9]+))");
+  int calls = 0;
+  for (std::sregex_iterator m(text.begin(), text.end(), call), end; m != end; ++m, ++calls) {
+    EXPECT_NE(dlsym(lib, (*m)[1].str().c_str()), nullptr) << "the script calls " << (*m)[1];
+  }
+  EXPECT_GT(calls, 0) << "found no lib.pyunwind_* call in the script";
   EXPECT_EQ(dlsym(lib, "_ZN8pyunwind11AllCommandsEv"), nullptr);
   auto commands = reinterpret_cast<const char* (*)()>(dlsym(lib, "pyunwind_commands"));
   ASSERT_NE(commands, nullptr);

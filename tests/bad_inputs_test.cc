@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -220,6 +221,43 @@ Layout LayoutOf(Core& core) {
 
 const std::vector<std::string> kPyBtAllJson = {"py-bt", "--all", "--json"};
 
+// "No wrong frames": each thread of a damaged core's `py-bt --all --json` is a thread
+// of the intact core, its frames are the intact thread's innermost frames in order
+// (a line may become unknown where a location table was lost), and a stack shorter
+// than the intact one says why it stops ("truncated": "<reason>").
+void ExpectNoFrameTheIntactCoreLacks(const json& damaged, const json& intact) {
+  std::map<uint64_t, const json*> intact_threads;
+  for (const auto& interp : intact["interpreters"]) {
+    for (const auto& thread : interp["threads"]) {
+      intact_threads[thread["native_id"].get<uint64_t>()] = &thread;
+    }
+  }
+  ASSERT_FALSE(intact_threads.empty());
+  for (const auto& interp : damaged["interpreters"]) {
+    for (const auto& thread : interp["threads"]) {
+      ASSERT_TRUE(thread["native_id"].is_number()) << thread.dump();
+      const auto found = intact_threads.find(thread["native_id"].get<uint64_t>());
+      ASSERT_NE(found, intact_threads.end()) << "a thread the intact core lacks: " << thread.dump();
+      const json& frames = thread["frames"];
+      const json& whole = (*found->second)["frames"];
+      ASSERT_LE(frames.size(), whole.size()) << thread.dump();
+      for (size_t i = 0; i < frames.size(); ++i) {
+        SCOPED_TRACE("frame " + std::to_string(i));
+        EXPECT_EQ(frames[i]["filename"], whole[i]["filename"]);
+        EXPECT_EQ(frames[i]["qualname"], whole[i]["qualname"]);
+        if (!frames[i]["line"].is_null()) {
+          EXPECT_EQ(frames[i]["line"], whole[i]["line"]);
+        }
+      }
+      if (frames.size() < whole.size()) {
+        ASSERT_TRUE(thread["truncated"].is_string())
+            << frames.size() << " of " << whole.size() << " frames, silently: " << thread.dump();
+        EXPECT_NE(thread["truncated"].get<std::string>(), "") << thread.dump();
+      }
+    }
+  }
+}
+
 // ------------------------------------------------------------------ not Python
 
 // A core of a program that is not Python: memory with no runtime in it.
@@ -274,6 +312,7 @@ TEST(BadInputs, NotACoreFile) {
 TEST(BadInputs, TruncatedCores) {
   for (const char* name : {"3.11.2/threads", "3.14.7/threads"}) {
     LOAD_OR_SKIP(core, name);
+    const json intact = Json(RunOn(core, kPyBtAllJson));
     for (double fraction : {0.0001, 0.1, 0.5, 0.9}) {
       SCOPED_TRACE(std::string(name) + " cut at " + std::to_string(fraction));
       const size_t size = static_cast<size_t>(core.size * fraction);
@@ -282,18 +321,7 @@ TEST(BadInputs, TruncatedCores) {
         Show(std::string(name) + " cut at " + std::to_string(fraction) + ": " + command[0], o);
         ExpectDataOrOneErrorLine(o);
         if (o.opened && !o.out.failed && command[0] == "py-bt") {
-          // What it shows is what the intact core shows, or is marked as cut short.
-          const json doc = Json(o);
-          for (const auto& interp : doc["interpreters"]) {
-            for (const auto& thread : interp["threads"]) {
-              // "truncated" is false, or the reason the stack stops early.
-              if (thread["truncated"].is_string()) {
-                EXPECT_NE(thread["truncated"].get<std::string>(), "") << thread.dump();
-              } else {
-                EXPECT_FALSE(thread.value("truncated", false)) << thread.dump();
-              }
-            }
-          }
+          ExpectNoFrameTheIntactCoreLacks(Json(o), intact);
         }
       }
     }
@@ -440,6 +468,7 @@ TEST(BadInputs, FreeThreadedDefaultMismatch) {
   for (const char* name : {"3.14.7/threads", "3.14.7t/threads"}) {
     LOAD_OR_SKIP(core, name);
     const uint64_t flag = core.runtime() + 16;  // cookie, version, free_threaded
+    const json intact = Json(RunOn(core, kPyBtAllJson));
     const uint64_t was = core.Get<uint64_t>(flag);
     ASSERT_LE(was, 1u);
     ASSERT_TRUE(core.Put<uint64_t>(flag, 1 - was));
@@ -449,6 +478,9 @@ TEST(BadInputs, FreeThreadedDefaultMismatch) {
                command[0],
            o);
       ExpectDataOrOneErrorLine(o);
+      if (o.opened && !o.out.failed && command[0] == "py-bt") {
+        ExpectNoFrameTheIntactCoreLacks(Json(o), intact);
+      }
     }
   }
 }

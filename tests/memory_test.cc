@@ -211,9 +211,47 @@ TEST_F(MemoryTest, BudgetRunsOutAfterSomeReads) {
   EXPECT_TRUE(memory.BudgetExhausted());
   EXPECT_EQ(target_.read_calls, 1u);
   EXPECT_LE(memory.stats().target_bytes, kBlock);
-  // Uncached reads count against the same budget.
-  EXPECT_FALSE(memory.ReadUncached(kBase, &value, 8));
+  // Uncached reads (scans) bound themselves: the read budget does not stop them.
+  EXPECT_TRUE(memory.ReadUncached(kBase, &value, 8));
+  EXPECT_EQ(target_.read_calls, 2u);
+  EXPECT_EQ(memory.BudgetWarning(),
+            "the read budget for one command ran out: output is incomplete...truncated");
+}
+
+// Cache hits are work too: a page read over and over costs its bytes every time.
+TEST_F(MemoryTest, WorkBudgetCountsCacheHits) {
+  MapPattern(kBase, kBlock);
+  WorkBudget::Amounts limits = WorkBudget::kDefaultLimits;
+  limits[static_cast<size_t>(Work::kBytesRead)] = 80;
+  RemoteMemory memory(target_, kMaxBytesReadPerCommand, limits);
+  uint64_t value;
+  for (int i = 0; i < 10; ++i) EXPECT_TRUE(memory.Read(kBase, &value, 8)) << i;
   EXPECT_EQ(target_.read_calls, 1u);
+  EXPECT_FALSE(memory.Read(kBase, &value, 8));  // the 81st byte
+  EXPECT_FALSE(memory.BudgetExhausted());       // not the read budget
+  EXPECT_EQ(memory.BudgetWarning(),
+            "the work budget of one command ran out (more than 80 bytes read): output is "
+            "incomplete...truncated");
+  memory.budget().Reset();  // a new command
+  EXPECT_TRUE(memory.Read(kBase, &value, 8));
+  EXPECT_EQ(memory.BudgetWarning(), std::nullopt);
+}
+
+TEST(WorkBudget, OneKindRunningOutStopsEveryKind) {
+  WorkBudget::Amounts limits = WorkBudget::kDefaultLimits;
+  limits[static_cast<size_t>(Work::kFrames)] = 3;
+  WorkBudget budget(limits);
+  EXPECT_TRUE(budget.Spend(Work::kFrames, 3));
+  EXPECT_EQ(budget.Spent(Work::kFrames), 3u);
+  EXPECT_FALSE(budget.Exhausted());
+  EXPECT_FALSE(budget.Spend(Work::kFrames, 1));
+  EXPECT_FALSE(budget.Spend(Work::kBytesRead, 1));
+  EXPECT_TRUE(budget.Exhausted());
+  EXPECT_EQ(budget.Reason(), "the work budget of one command ran out (more than 3 frames "
+                             "visited): output is incomplete...truncated");
+  // An amount that would overflow the count is refused, not wrapped.
+  WorkBudget fresh;
+  EXPECT_FALSE(fresh.Spend(Work::kLineTableEntries, ~uint64_t{0}));
 }
 
 TEST_F(MemoryTest, BudgetCutsBlocksToPages) {

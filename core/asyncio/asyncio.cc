@@ -43,9 +43,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   AssignTaskThreads(memory, objects.layout(), threads, out.tasks);
   AddTaskEdges(reader, out.tasks, index);
   reader.FinishWarnings();
-  if (memory.BudgetExhausted()) {
-    out.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");
-  }
+  if (auto warning = memory.BudgetWarning()) out.warnings.push_back(*warning);
   return out;
 }
 

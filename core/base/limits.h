@@ -17,6 +17,16 @@ inline constexpr size_t kMaxCodeObjectsCached = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
+// The work budget of one command (core/base/work_budget.h): what it may spend in
+// all, cache hits and repeated decoding included. Far above what the `scale`
+// workload and 1,000,000 asyncio tasks need (bench/README.md); each bounds the
+// amplification cases of tests/walk_test.cc (WorkAmplification) to seconds.
+inline constexpr uint64_t kMaxWorkBytesRead = 4ull << 30;
+inline constexpr uint64_t kMaxWorkFrames = 1ull << 17;
+inline constexpr uint64_t kMaxWorkCodeObjects = 1ull << 20;
+inline constexpr uint64_t kMaxWorkLineTableEntries = 1ull << 22;
+inline constexpr uint64_t kMaxWorkContainerEntries = 1ull << 26;
+
 // asyncio (py-tasks): tasks listed, and coroutines followed down one task's
 // await chain; more is cut with a warning ending "...truncated".
 inline constexpr size_t kMaxTasks = 1 << 16;

@@ -49,6 +49,11 @@ std::string ModuleName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Compact JSON; invalid UTF-8 from the target is replaced, never thrown.
+std::string Dump(const Json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 Json LocalsJson(const Frame& frame) {
   Json locals = Json::object();
   if (!frame.locals) return locals;  // locals_error says why
@@ -125,7 +130,7 @@ std::string FormatLocalsJson(const Frame& frame, size_t index) {
                          {"qualname", frame.qualname}}},
               {"locals", LocalsJson(frame)}};
   if (frame.locals_error) doc["locals_error"] = *frame.locals_error;
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return Dump(doc) + "\n";
 }
 
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
@@ -181,14 +186,18 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
 }
 
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
-  Json doc;
-  doc["python"] = {{"version", snapshot.python.version.ToString()},
-                   {"hexversion", snapshot.python.version.hexversion},
-                   {"free_threaded", snapshot.python.free_threaded}};
-  Json interpreters = Json::array();
-  for (const Interpreter& interp : snapshot.interpreters) {
-    Json threads = Json::array();
-    for (const Thread& thread : interp.threads) {
+  // Written one thread at a time: a document of a few hundred thousand frames never
+  // exists as one tree in memory (tests/walk_test.cc, WorkAmplification).
+  std::string out = "{\"python\":";
+  out += Dump({{"version", snapshot.python.version.ToString()},
+               {"hexversion", snapshot.python.version.hexversion},
+               {"free_threaded", snapshot.python.free_threaded}});
+  out += ",\"interpreters\":[";
+  for (size_t i = 0; i < snapshot.interpreters.size(); ++i) {
+    const Interpreter& interp = snapshot.interpreters[i];
+    out += fmt::format("{}{{\"id\":{},\"threads\":[", i ? "," : "", interp.id);
+    for (size_t t = 0; t < interp.threads.size(); ++t) {
+      const Thread& thread = interp.threads[t];
       Json frames = Json::array();
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
@@ -224,21 +233,20 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       if (thread.truncated || shown < thread.frames.size()) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";
       }
-      threads.push_back(std::move(entry));
+      if (t) out += ',';
+      out += Dump(entry);
     }
-    interpreters.push_back({{"id", interp.id}, {"threads", std::move(threads)}});
+    out += "]}";
   }
-  doc["interpreters"] = std::move(interpreters);
-  doc["warnings"] = snapshot.warnings;
+  out += "],\"warnings\":" + Dump(snapshot.warnings);
   if (options.stats) {
     const MemoryStats& s = *options.stats;
-    doc["stats"] = {{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
-                    {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
-                    {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
-                    {"elapsed_ms", options.elapsed_ms}};
+    out += ",\"stats\":" + Dump({{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
+                                  {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
+                                  {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
+                                  {"elapsed_ms", options.elapsed_ms}});
   }
-  // Invalid UTF-8 from the target is replaced, never thrown.
-  return doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return out + "}\n";
 }
 
 }  // namespace pyunwind

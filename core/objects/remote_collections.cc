@@ -39,6 +39,11 @@ Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_addres
   return keys;
 }
 
+Status RemoteCollections::SpendEntries(uint64_t entries) {
+  if (memory_.budget().Spend(Work::kContainerEntries, entries)) return Ok{};
+  return MakeError(*memory_.budget().Reason());
+}
+
 Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
   const uint64_t base = values + layout_.dict.values_header;
   auto value = memory_.ReadPointer(base + 8 * static_cast<uint64_t>(index));
@@ -57,6 +62,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
   if (static_cast<size_t>(keys.entries) > max_entries) {
     return MakeError(fmt::format("the dict at {:#x} has more than {} entries", dict, max_entries));
   }
+  PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
   const uint64_t entry_size = keys.unicode ? 16 : 24;
   std::vector<uint8_t> table(keys.entries * entry_size);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
@@ -80,6 +86,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
 
 Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view key) {
   if (!keys.unicode) return int64_t{-1};
+  PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
   std::vector<uint8_t> table(keys.entries * 16);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
     return MakeError("cannot read a dict's entries");
@@ -112,6 +119,7 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
     return MakeError(fmt::format("the set at {:#x} has an implausible size", set));
   }
   const uint64_t slots = static_cast<uint64_t>(*mask) + 1;
+  PYU_RETURN_IF_ERROR(SpendEntries(slots));
   std::vector<uint64_t> raw(slots * 2);
   if (!memory_.Read(*table, raw.data(), raw.size() * 8)) {
     return MakeError(fmt::format("cannot read the table of the set at {:#x}", set));
@@ -138,6 +146,7 @@ Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t
   if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
     return MakeError(fmt::format("the list at {:#x} has an implausible size {}", list, *size));
   }
+  PYU_RETURN_IF_ERROR(SpendEntries(*size));
   std::vector<uint64_t> out(*size);
   if (*size > 0 && (!Aligned(*items) || !memory_.Read(*items, out.data(), out.size() * 8))) {
     return MakeError(fmt::format("cannot read the items of the list at {:#x}", list));
@@ -153,6 +162,7 @@ Result<std::vector<uint64_t>> RemoteCollections::TupleItems(uint64_t tuple, size
   if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
     return MakeError(fmt::format("the tuple at {:#x} has an implausible size {}", tuple, *size));
   }
+  PYU_RETURN_IF_ERROR(SpendEntries(*size));
   std::vector<uint64_t> out(*size);
   if (*size > 0 && !memory_.Read(tuple + t.ob_item, out.data(), out.size() * 8)) {
     return MakeError(fmt::format("cannot read the items of the tuple at {:#x}", tuple));

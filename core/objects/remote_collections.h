@@ -58,6 +58,8 @@ class RemoteCollections {
   // Index of a str key in a keys table whose keys are all strings, or -1.
   Result<int64_t> KeyIndex(const Keys& keys, std::string_view key);
   Result<uint64_t> ValuesSlot(uint64_t values, int64_t index);
+  // Counts entries against the command's work budget; the budget's reason once it ran out.
+  Status SpendEntries(uint64_t entries);
 
   ObjectReader& objects_;
   RemoteMemory& memory_;

@@ -9,6 +9,10 @@ bool RemoteMemory::FetchFromTarget(uint64_t address, void* out, size_t size) {
     budget_exhausted_ = true;
     return false;
   }
+  return CountedFetch(address, out, size);
+}
+
+bool RemoteMemory::CountedFetch(uint64_t address, void* out, size_t size) {
   ++stats_.target_reads;
   stats_.target_bytes += size;
   if (target_.ReadMemory(address, out, size)) return true;
@@ -58,6 +62,7 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
 bool RemoteMemory::Read(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (address + size < address) return false;  // wraps around
+  if (!budget_.Spend(Work::kBytesRead, size)) return false;
   auto* dest = static_cast<uint8_t*>(out);
   while (size > 0) {
     const uint64_t page_address = address & ~(kPageSize - 1);
@@ -74,7 +79,14 @@ bool RemoteMemory::Read(uint64_t address, void* out, size_t size) {
 }
 
 bool RemoteMemory::ReadUncached(uint64_t address, void* out, size_t size) {
-  return FetchFromTarget(address, out, size);
+  return CountedFetch(address, out, size);
+}
+
+std::optional<std::string> RemoteMemory::BudgetWarning() const {
+  if (budget_exhausted_) {
+    return "the read budget for one command ran out: output is incomplete...truncated";
+  }
+  return budget_.Reason();
 }
 
 }  // namespace pyunwind

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/base/limits.h"
+#include "core/base/work_budget.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -35,8 +36,9 @@ class RemoteMemory {
   // and still few calls through GDB (which pays per call); bench/README.md.
   static constexpr uint64_t kPagesPerFetch = 4;
 
-  explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand)
-      : target_(target), byte_budget_(byte_budget) {}
+  explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand,
+                        const WorkBudget::Amounts& work_limits = WorkBudget::kDefaultLimits)
+      : target_(target), byte_budget_(byte_budget), budget_(work_limits) {}
 
   // Copies `size` bytes at `address` into `out`; false if any byte is unreadable.
   bool Read(uint64_t address, void* out, size_t size);
@@ -50,10 +52,16 @@ class RemoteMemory {
   }
   std::optional<uint64_t> ReadPointer(uint64_t address) { return ReadValue<uint64_t>(address); }
 
-  // Reads directly from the target, bypassing the cache (large scans).
+  // Reads directly from the target, bypassing the cache and the read budget:
+  // large scans, which bound themselves (kMaxBytesScannedForRuntime).
   bool ReadUncached(uint64_t address, void* out, size_t size);
 
+  // The bytes fetched from the target ran out (byte_budget).
   bool BudgetExhausted() const { return budget_exhausted_; }
+  // The command's work budget; Read fails once it has run out.
+  WorkBudget& budget() { return budget_; }
+  // Why the command's output is incomplete, if a budget ran out ("...truncated").
+  std::optional<std::string> BudgetWarning() const;
   const MemoryStats& stats() const { return stats_; }
   Target& target() { return target_; }
 
@@ -72,10 +80,12 @@ class RemoteMemory {
   };
   const Page& GetPage(uint64_t page_address);
   bool FetchFromTarget(uint64_t address, void* out, size_t size);
+  bool CountedFetch(uint64_t address, void* out, size_t size);
 
   Target& target_;
   uint64_t byte_budget_;
   bool budget_exhausted_ = false;
+  WorkBudget budget_;
   std::unordered_map<uint64_t, Page> pages_;
   std::unordered_set<uint64_t> blocks_not_whole_;  // blocks with an unreadable page
   uint64_t last_page_address_ = ~0ull;

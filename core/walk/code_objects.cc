@@ -69,6 +69,8 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   if (address == 0 || address % 8 != 0) {
     return MakeError(fmt::format("bad code object pointer {:#x}", address));
   }
+  WorkBudget& budget = objects_.memory().budget();
+  if (!budget.Spend(Work::kCodeObjects, 1)) return MakeError(*budget.Reason());
   PYU_RETURN_IF_ERROR(CheckCodeType(address));
   // The whole fixed part in one read.
   std::vector<uint8_t> raw(c.code_adaptive);
@@ -90,7 +92,10 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   PYU_ASSIGN_OR_RETURN(
       std::string table,
       objects_.ReadBytes(FieldAt<uint64_t>(raw, c.linetable), kMaxLocationTableBytes));
+  if (budget.Exhausted()) return MakeError(*budget.Reason());
   info.lines = DecodeLocationTable(table, info.first_line);
+  // Counted after the fact: one decode is bounded by the table's size (1 MiB).
+  if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return MakeError(*budget.Reason());
   return info;
 }
 

@@ -36,6 +36,10 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       StopWalk(thread, fmt::format("more than {} frames: the rest are not shown", max_frames));
       return;
     }
+    if (!objects.memory().budget().Spend(Work::kFrames, 1)) {
+      StopWalk(thread, *objects.memory().budget().Reason());
+      return;
+    }
     if (!seen.insert(frame_address).second) {
       StopWalk(thread, fmt::format("the frame chain loops back to {:#x}", frame_address));
       return;
@@ -94,8 +98,6 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     }
     frame_address = previous;
   }
-  // The outermost frame of a thread is where its first eval-loop call started.
-  if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
 }
 
 }  // namespace pyunwind

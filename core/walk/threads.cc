@@ -198,9 +198,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     }
     interp = *next;
   }
-  if (memory.BudgetExhausted()) {
-    snapshot.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");
-  }
+  if (auto warning = memory.BudgetWarning()) snapshot.warnings.push_back(*warning);
   return snapshot;
 }
 

@@ -2,14 +2,16 @@
 // tests/bad_inputs_test.cc; no target, a non-Python process and a non-Python core
 // are tests/e2e/error_paths_test.cc):
 //   - a process that exits (is killed) while py-bt reads it, over and over: the
-//     debugger prints tracebacks, then one error line per command, and exits
-//     normally within the time bound;
+//     debugger prints tracebacks, then one error line per command (`no process`
+//     or the read that failed), and exits normally within the time bound;
 //   - a running process (LLDB: `process continue` in async mode; GDB:
 //     `continue &`): pyunwind refuses with "the process is running".
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -62,7 +64,20 @@ void ExpectNoCrashText(const RunResult& r) {
 
 class ExitWhileRead : public ::testing::TestWithParam<Debugger> {};
 
-TEST_P(ExitWhileRead, ErrorLinesThenANormalExit) {
+// 'arg' for /bin/sh.
+std::string ShellQuoted(const std::string& arg) {
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+size_t Count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
+  return n;
+}
+
+TEST_P(ExitWhileRead, TracebacksThenOneErrorLinePerCommand) {
   const Debugger d = GetParam();
   std::string error;
   const Install* install = Installed(&error);
@@ -70,28 +85,60 @@ TEST_P(ExitWhileRead, ErrorLinesThenANormalExit) {
   auto python = StartBusyPython(&error);
   ASSERT_NE(python, nullptr) << error;
 
+  // One py-bt --all, then a mark file the test waits for, then 150 more, 20 ms apart: the
+  // kill lands after pyunwind has read the process at least once, between or inside reads.
+  const std::string ready = TempDir() + "/debugger_read_once";
+  ::unlink(ready.c_str());
+  const std::string shell = d == Debugger::kLldb ? "platform shell " : "shell ";
+  std::vector<std::string> commands = {"py-bt --all", shell + "touch " + ready};
+  constexpr int kReads = 150;
+  for (int i = 0; i < kReads; ++i) {
+    commands.push_back("py-bt --all");
+    commands.push_back(shell + "sleep 0.02");
+  }
   Target target;
   target.pid = python->pid();
-  // 150 times py-bt --all, 20 ms apart: the kill lands between or inside them.
-  std::vector<std::string> commands;
-  for (int i = 0; i < 150; ++i) {
-    commands.push_back("py-bt --all");
-    commands.push_back(d == Debugger::kLldb ? "platform shell sleep 0.02" : "shell sleep 0.02");
+  // Both of the debugger's streams into one pipe, in the order written.
+  std::string line;
+  for (const std::string& arg : DebuggerArgv(d, *install, target, commands)) {
+    line += ShellQuoted(arg) + " ";
   }
   RunResult r;
-  std::thread debugger([&] { r = RunDebugger(d, *install, target, commands, 120); });
-  // Let the debugger attach and run a few commands, then kill the process under it.
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  std::thread debugger([&] { r = RunCommand({"/bin/sh", "-c", line + "2>&1"}, 180, DebuggerEnv()); });
+  for (int i = 0; i < 1200 && !FileExists(ready); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const bool read_once = FileExists(ready);
+  std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 500));
   ::kill(python->pid(), SIGKILL);
   debugger.join();
 
+  ASSERT_TRUE(read_once) << "the debugger never got past its first py-bt\n" << r.Describe();
   ASSERT_FALSE(r.timed_out) << r.Describe();
   // LLDB --batch stops at the first failing command (exit 1), GDB goes on (exit 0).
   EXPECT_TRUE(r.exited) << "the debugger did not exit normally\n" << r.Describe();
   ExpectNoCrashText(r);
-  // Every pyunwind error is one line starting "pyunwind:".
-  for (const std::string& line : LinesContaining(r.out + r.err, "pyunwind:")) {
-    EXPECT_LT(line.size(), 400u) << line;
+
+  // Each py-bt --all that ran printed the main thread's traceback (cut short with a
+  // reason if the process died under it) or exactly one error line; no traceback after
+  // the first error line.
+  const std::string& out = r.out;
+  const size_t tracebacks = Count(out, "(main thread");
+  const auto errors = LinesContaining(out, "pyunwind:");
+  EXPECT_GE(tracebacks, 1u) << r.Describe();
+  ASSERT_GE(errors.size(), 1u) << "the kill was never noticed\n" << r.Describe();
+  EXPECT_EQ(out.find("(main thread", out.find("pyunwind:")), std::string::npos)
+      << "a traceback after an error line\n" << r.Describe();
+  for (const std::string& e : errors) {
+    EXPECT_LT(e.size(), 400u) << e;
+    EXPECT_TRUE(e.find("pyunwind: no process") != std::string::npos ||
+                e.find("cannot read") != std::string::npos)
+        << "neither 'no process' nor the read that failed: " << e;
+  }
+  if (d == Debugger::kGdb) {
+    EXPECT_EQ(tracebacks + errors.size(), static_cast<size_t>(kReads + 1)) << r.Describe();
+  } else {
+    EXPECT_EQ(errors.size(), 1u) << "LLDB --batch stops at the first error\n" << r.Describe();
   }
 }
 

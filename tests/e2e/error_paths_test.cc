@@ -19,6 +19,19 @@ struct ErrorCase {
   Situation situation;
 };
 
+// The README's bad-input table, word for word.
+const char* ExpectedMessage(Situation s) {
+  switch (s) {
+    case Situation::kNothingLoaded:
+      return "pyunwind: no process: attach to a process or load a core file first";
+    case Situation::kLiveNotPython:
+    case Situation::kCoreNotPython:
+      return "pyunwind: not a Python process: no Python runtime found in the target's writable "
+             "memory and there is no _PyRuntime symbol";
+  }
+  return "?";
+}
+
 const char* SituationName(Situation s) {
   switch (s) {
     case Situation::kNothingLoaded: return "nothing_loaded";
@@ -89,6 +102,9 @@ TEST_P(ErrorPaths, PyBtSaysWhyInOneLine) {
   ASSERT_TRUE(r.exited) << "the debugger did not exit normally\n" << context;
   auto lines = LinesContaining(all, "pyunwind:");
   ASSERT_EQ(lines.size(), 1u) << "expected exactly one line with \"pyunwind:\"\n" << context;
+  EXPECT_NE(lines[0].find(ExpectedMessage(c.situation)), std::string::npos)
+      << "expected the README's message: " << ExpectedMessage(c.situation) << "\n"
+      << context;
   EXPECT_TRUE(r.exit_code != 0 || lines[0].find("error") != std::string::npos)
       << "the failure is not marked (exit 0 and no \"error\" in the line)\n"
       << context;

@@ -1,0 +1,87 @@
+// What one command may spend on a target, whatever the target holds. Each
+// bound alone is not enough: a small core can make cheap steps repeat (65,536
+// code objects sharing one 1 MiB line table, 4,096 threads sharing one frame
+// chain, cache hits that cost no read). So the work itself is counted, and a
+// command that runs out stops reading and says so (WorkBudget::Reason).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "core/base/limits.h"
+
+namespace pyunwind {
+
+enum class Work : size_t {
+  kBytesRead,         // bytes copied out of the page cache, hits included
+  kFrames,            // interpreter frames and coroutine links visited
+  kCodeObjects,       // code objects decoded
+  kLineTableEntries,  // location-table entries decoded
+  kContainerEntries,  // dict, set, list and tuple entries read
+  kCount,
+};
+
+// What each kind of work is called in messages and --stats.
+inline const char* WorkName(Work work) {
+  switch (work) {
+    case Work::kBytesRead: return "bytes read";
+    case Work::kFrames: return "frames visited";
+    case Work::kCodeObjects: return "code objects decoded";
+    case Work::kLineTableEntries: return "line-table entries decoded";
+    case Work::kContainerEntries: return "container entries read";
+    case Work::kCount: break;
+  }
+  return "?";
+}
+
+class WorkBudget {
+ public:
+  using Amounts = std::array<uint64_t, static_cast<size_t>(Work::kCount)>;
+
+  // The defaults (core/base/limits.h) never bind on real programs (bench/README.md).
+  static constexpr Amounts kDefaultLimits = {
+      kMaxWorkBytesRead, kMaxWorkFrames, kMaxWorkCodeObjects, kMaxWorkLineTableEntries,
+      kMaxWorkContainerEntries};
+
+  explicit WorkBudget(const Amounts& limits = kDefaultLimits) : limits_(limits) {}
+
+  // Counts `amount` of `work`; false once this or any other kind has run out, and
+  // from then on (a command that ran out stops everywhere, not only in one reader).
+  bool Spend(Work work, uint64_t amount) {
+    if (exhausted_) return false;
+    uint64_t& spent = spent_[static_cast<size_t>(work)];
+    if (amount > limits_[static_cast<size_t>(work)] - spent) {
+      exhausted_ = work;
+      return false;
+    }
+    spent += amount;
+    return true;
+  }
+  bool Exhausted() const { return exhausted_.has_value(); }
+
+  // The warning a command that ran out prints, ending "...truncated".
+  std::optional<std::string> Reason() const {
+    if (!exhausted_) return std::nullopt;
+    return "the work budget of one command ran out (more than " +
+           std::to_string(limits_[static_cast<size_t>(*exhausted_)]) + " " +
+           WorkName(*exhausted_) + "): output is incomplete...truncated";
+  }
+
+  uint64_t Spent(Work work) const { return spent_[static_cast<size_t>(work)]; }
+
+  // A new command starts with the whole budget.
+  void Reset() {
+    spent_ = {};
+    exhausted_.reset();
+  }
+
+ private:
+  Amounts limits_;
+  Amounts spent_{};
+  std::optional<Work> exhausted_;
+};
+
+}  // namespace pyunwind
