@@ -64,7 +64,7 @@ struct CommandInfo {
   std::string summary;  // one line
   std::string help;     // usage and options
   // Registered only under the "pyunwind" prefix ("pyunwind version"): its
-  // plain name is the debugger's own command.
+  // plain name is LLDB's own command.
   bool prefix_only = false;
   // False for a command that needs no process (it runs with none selected).
   bool reads_target = true;
