@@ -442,6 +442,9 @@ def _pyunwind_setup():
             self.name = "pyunwind"
             self.priority = 100
             self.enabled = True
+            # {target: True / False / None (not yet known)}: whether it runs Python, as
+            # decided once (python_in); tests/e2e/frame_filter_test.cc reads it.
+            self.python_by_target = has_python
 
         def filter(self, frame_iter):
             mapping = python_frames_by_level()
