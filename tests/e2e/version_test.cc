@@ -39,8 +39,9 @@ TEST_P(Version, NamesReleaseRevisionDebuggerAndCPythons) {
   ASSERT_NE(install, nullptr) << error;
   const RunResult run = RunDebugger(d, *install, {},
                                     {"pyunwind version --json",
-                                     d == Debugger::kLldb ? "version" : "show version"});
-  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+                                     d == Debugger::kLldb ? "version" : "show version",
+                                     "pyunwind py-bt"});
+  ASSERT_TRUE(run.exited) << run.Describe();  // GDB exits 1 after the failed py-bt
   auto doc = ExtractJson(run.out, &error);
   ASSERT_TRUE(doc.has_value()) << error << "\n" << run.Describe();
 
@@ -59,6 +60,10 @@ TEST_P(Version, NamesReleaseRevisionDebuggerAndCPythons) {
     expected.push_back({{"version", minor}, {"builds", {"default", "free-threaded"}}});
   }
   EXPECT_EQ(doc->at("cpython"), expected);
+  // Every command is under the prefix too (py-bt here, with nothing to read).
+  EXPECT_NE((run.out + run.err).find("pyunwind: no process: attach to a process or load a core file first"),
+            std::string::npos)
+      << run.Describe();
   // The debugger's own is not taken over.
   EXPECT_NE(run.out.find(d == Debugger::kLldb ? "lldb version" : "GNU gdb"), std::string::npos)
       << run.Describe();
