@@ -12,6 +12,8 @@
 #include "core/commands/arguments.h"
 #include "core/commands/commands.h"
 #include "core/commands/native.h"
+#include "core/commands/stop_cache.h"
+#include "core/runtime/runtime_locator.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
@@ -33,17 +35,36 @@ std::string Dump(const nlohmann::json& json) {
 std::string BuildCommandsJson() {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& info : pyunwind::AllCommands()) {
-    list.push_back({{"name", info.name}, {"summary", info.summary}, {"help", info.help}});
+    list.push_back({{"name", info.name},
+                    {"summary", info.summary},
+                    {"help", info.help},
+                    {"prefix_only", info.prefix_only}});
   }
   return Dump(list);
 }
 
-// The py-up / py-down / py-frame selections of every front-end that loads
-// this library (GDB: one); commands may come from several threads.
+// The py-up / py-down / py-frame selections and what was read at the current
+// stop, of every front-end that loads this library (GDB: one); commands may
+// come from several threads, one at a time.
 std::mutex selections_mutex;
 pyunwind::FrameSelections& Selections() {
   static auto* selections = new pyunwind::FrameSelections();
   return *selections;
+}
+pyunwind::StopCache& Stops() {
+  static auto* stops = new pyunwind::StopCache();
+  return *stops;
+}
+
+pyunwind::ProcessStop StopOf(const pyunwind_stop& stop) {
+  return {stop.process, stop.instance, stop.stop_id};
+}
+
+// "GDB 13.1", as the front-end names its debugger; "" when it does not.
+std::string DebuggerVersion(const pyunwind_callbacks& callbacks) {
+  if (callbacks.debugger_version == nullptr) return "";
+  const char* text = callbacks.debugger_version(callbacks.ctx);
+  return text != nullptr ? text : "";
 }
 
 // Runs a command behind the exception wall; with `stop`, as a debugger runs
@@ -59,12 +80,16 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     if (command_name == nullptr || command_name[0] == '\0') {
       return pyunwind::Failure("no command name was given");
     }
-    if (stop != nullptr && stop->state == PYUNWIND_NO_PROCESS) return pyunwind::NoProcessFailure();
-    if (stop != nullptr && stop->state == PYUNWIND_RUNNING) {
+    const bool reads_target = pyunwind::CommandReadsTarget(command_name);
+    if (reads_target && stop != nullptr && stop->state == PYUNWIND_NO_PROCESS) {
+      return pyunwind::NoProcessFailure();
+    }
+    if (reads_target && stop != nullptr && stop->state == PYUNWIND_RUNNING) {
       return pyunwind::ProcessRunningFailure();
     }
     pyunwind::gdb::CallbackTarget target(*callbacks);
     pyunwind::CommandContext context{target, std::nullopt, is_terminal != 0};
+    context.debugger = DebuggerVersion(*callbacks);
     if (selected_thread_id >= 0) context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
     const std::vector<std::string> args =
         pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);
@@ -72,8 +97,8 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     pyunwind::CommandOutput output;
     {
       std::lock_guard<std::mutex> lock(selections_mutex);
-      output = pyunwind::RunCommand(command_name, args, context, Selections(),
-                                    {stop->process, stop->instance, stop->stop_id});
+      output = pyunwind::RunCommand(command_name, args, context, Selections(), Stops(),
+                                    StopOf(*stop));
     }
     if (native_frame != nullptr && context.select_native_frame && !output.failed) {
       *native_frame = static_cast<int64_t>(*context.select_native_frame);
@@ -146,6 +171,39 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame(
       pyunwind::CommandContext context{target, static_cast<uint64_t>(selected_thread_id), false};
       for (const auto& [level, text] : pyunwind::PythonFramesByNativeFrame(context)) {
         by_level[std::to_string(level)] = text;
+      }
+    }
+    return CopyToMalloc(Dump(by_level));
+  } catch (...) {
+    return CopyToMalloc("{}");
+  }
+}
+
+PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
+    const struct pyunwind_callbacks* callbacks, const struct pyunwind_stop* stop,
+    int* has_python) {
+  if (has_python != nullptr) *has_python = -1;
+  try {
+    nlohmann::json by_level = nlohmann::json::object();
+    if (callbacks != nullptr && callbacks->read_memory != nullptr && stop != nullptr &&
+        stop->state == PYUNWIND_STOPPED) {
+      pyunwind::gdb::CallbackTarget target(*callbacks);
+      std::lock_guard<std::mutex> lock(selections_mutex);
+      // Whether there is a runtime at all: the session of this stop (kept, or
+      // opened here and kept for the frames below and the next commands).
+      auto session = Stops().SessionAt(target, StopOf(*stop));
+      Stops().EndCommand();
+      if (has_python != nullptr) {
+        *has_python = session.ok() ? 1 : pyunwind::IsNoRuntimeError(session.error()) ? 0 : -1;
+      }
+      if (session.ok() && stop->selected_thread_id >= 0) {
+        pyunwind::CommandContext context{target, static_cast<uint64_t>(stop->selected_thread_id),
+                                         false};
+        context.stop_cache = &Stops();
+        context.stop = StopOf(*stop);
+        const auto frames = pyunwind::PythonFramesByNativeFrame(context);
+        Stops().EndCommand();
+        for (const auto& [level, text] : frames) by_level[std::to_string(level)] = text;
       }
     }
     return CopyToMalloc(Dump(by_level));

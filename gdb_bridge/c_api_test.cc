@@ -133,6 +133,7 @@ TEST(CApi, NoRuntimeIsOneErrorLineForEveryCommand) {
   t.regions = "0x10000 0x110000 0x100000 0x0 rw-p\n";
   auto cb = CallbacksFor(t);
   for (const auto& name : CommandNames()) {
+    if (name == "version") continue;  // reads no process (VersionNeedsNoProcess)
     SCOPED_TRACE(name);
     ExpectOneErrorLine(RunCmd(&cb, name.c_str(), ""));
   }
@@ -189,6 +190,90 @@ TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
     EXPECT_EQ(t.reads, 0);
     pyunwind_free(text);
   }
+}
+
+// `pyunwind version` runs with no process, names the debugger the front-end gives, and
+// lists the CPython minors the core knows, free-threaded where _Py_DebugOffsets says so.
+TEST(CApi, VersionNeedsNoProcess) {
+  FakeTarget t;
+  auto cb = CallbacksFor(t);
+  cb.debugger_version = [](void*) -> const char* { return "GDB 99.1"; };
+  pyunwind_stop stop{PYUNWIND_NO_PROCESS, 0, 0, 0, -1};
+  int failed = -1;
+  char* text = pyunwind_run_command_at(&cb, "version", "--json", &stop, 0, nullptr, &failed);
+  ASSERT_NE(text, nullptr);
+  const std::string out = text;
+  pyunwind_free(text);
+  ASSERT_EQ(failed, 0) << out;
+  const auto doc = nlohmann::json::parse(out);
+  EXPECT_EQ(doc.at("debugger"), "GDB 99.1");
+  EXPECT_TRUE(doc.at("version").is_string());
+  const std::string revision = doc.at("git_revision");
+  EXPECT_TRUE(revision == "unknown" ||
+              revision.find_first_not_of("0123456789abcdef") >= 40)  // 40 hex digits [-dirty]
+      << revision;
+  std::vector<std::string> versions, free_threaded;
+  for (const auto& known : doc.at("cpython")) {
+    versions.push_back(known.at("version"));
+    for (const auto& build : known.at("builds")) {
+      if (build == "free-threaded") free_threaded.push_back(known.at("version"));
+    }
+  }
+  EXPECT_EQ(versions, (std::vector<std::string>{"3.11", "3.12", "3.13", "3.14", "3.15"}));
+  EXPECT_EQ(free_threaded, (std::vector<std::string>{"3.13", "3.14", "3.15"}));
+  EXPECT_EQ(t.reads, 0);
+  // Text, and no debugger callback: "unknown".
+  cb.debugger_version = nullptr;
+  Ran ran = RunCmd(&cb, "version", "");
+  EXPECT_EQ(ran.failed, 0);
+  EXPECT_NE(ran.text.find("running in unknown\n"), std::string::npos) << ran.text;
+  ExpectOneErrorLine(RunCmd(&cb, "version", "--bogus"));
+  // Only under the prefix: its plain name is the debugger's own `version`.
+  for (const auto& c : nlohmann::json::parse(pyunwind_commands())) {
+    EXPECT_EQ(c.at("prefix_only").get<bool>(), c.at("name") == "version") << c.at("name");
+  }
+}
+
+// bt's decoration at a stop: a target without Python says so (the script then
+// leaves bt alone in that inferior), and is not searched again at the same stop.
+TEST(CApi, FramesAtAStopSayWhetherThereIsPython) {
+  FakeTarget t;  // zeroed memory, no symbol
+  t.regions = "0x10000 0x110000 0x100000 0x0 rw-p\n";
+  auto cb = CallbacksFor(t);
+  pyunwind_stop stop{PYUNWIND_STOPPED, 77, 1, 5, 101};
+  int has_python = 7;
+  char* text = pyunwind_python_frames_by_native_frame_at(&cb, &stop, &has_python);
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(std::string(text), "{}");
+  pyunwind_free(text);
+  EXPECT_EQ(has_python, 0);
+  const int reads = t.reads;
+  EXPECT_GT(reads, 0);
+  text = pyunwind_python_frames_by_native_frame_at(&cb, &stop, &has_python);
+  pyunwind_free(text);
+  EXPECT_EQ(has_python, 0);
+  EXPECT_EQ(t.reads, reads);  // kept for the stop
+  stop.stop_id = 6;
+  text = pyunwind_python_frames_by_native_frame_at(&cb, &stop, &has_python);
+  pyunwind_free(text);
+  EXPECT_GT(t.reads, reads);  // the process ran: searched again
+  // Not stopped: unknown, nothing read.
+  stop.state = PYUNWIND_RUNNING;
+  const int before = t.reads;
+  text = pyunwind_python_frames_by_native_frame_at(&cb, &stop, &has_python);
+  EXPECT_EQ(std::string(text), "{}");
+  pyunwind_free(text);
+  EXPECT_EQ(has_python, -1);
+  EXPECT_EQ(t.reads, before);
+  // Unreadable memory with a _PyRuntime symbol is a runtime pyunwind cannot read, not "no Python".
+  FakeTarget broken;
+  broken.reads_fail = true;
+  broken.runtime_address = 0x20000;
+  auto broken_cb = CallbacksFor(broken);
+  stop = {PYUNWIND_STOPPED, 78, 2, 1, 101};
+  text = pyunwind_python_frames_by_native_frame_at(&broken_cb, &stop, &has_python);
+  pyunwind_free(text);
+  EXPECT_EQ(has_python, -1);
 }
 
 TEST(CApi, NoStackIsAnEmptyObjectForBt) {
@@ -280,7 +365,7 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
   ASSERT_NE(lib, nullptr) << dlerror();
   for (const char* name : {"pyunwind_abi_version", "pyunwind_commands", "pyunwind_run_command",
                            "pyunwind_run_command_at", "pyunwind_python_frames_by_native_frame",
-                           "pyunwind_free"}) {
+                           "pyunwind_python_frames_by_native_frame_at", "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }
   // Every export the GDB script calls (lib.pyunwind_*) is there.

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 3
+#define PYUNWIND_ABI_VERSION 4
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -61,6 +61,10 @@ struct pyunwind_callbacks {
    * and MODULE (object file path) empty where unknown. NULL or "" when the
    * host cannot unwind. May be NULL. */
   const char* (*native_frames)(void* ctx, uint64_t thread_id);
+
+  /* (ABI 4) The debugger's name and version, e.g. "GDB 13.1", for
+   * `pyunwind version`. NULL or "" when unknown. May be NULL. */
+  const char* (*debugger_version)(void* ctx);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */
@@ -100,9 +104,14 @@ struct pyunwind_stop {
 };
 
 /* (ABI 3) pyunwind_run_command as a debugger runs it: refuses (one error line,
- * the same in every debugger) unless `stop->state` is PYUNWIND_STOPPED, and
- * keeps the Python frame py-up / py-down / py-frame select, per process and
- * thread, until `stop->stop_id` changes (the library keeps it). `native_frame`
+ * the same in every debugger) unless `stop->state` is PYUNWIND_STOPPED (or
+ * the command reads no process, e.g. "version"), and keeps the Python frame
+ * py-up / py-down / py-frame select, per process and thread, until
+ * `stop->stop_id` changes (the library keeps it). (ABI 4) What a command read
+ * at a stop (the runtime, layout, memory pages, code objects, the walk, the
+ * native frames) is kept for the next command of the same stop: the
+ * front-end changes `stop_id` whenever the process resumes or its memory may
+ * have changed, and `instance` for another target. `native_frame`
  * (may be NULL) is out: the debugger's frame number of the eval-loop frame
  * running the newly selected Python frame, for the front-end to select; -1:
  * none. */
@@ -119,6 +128,15 @@ PYUNWIND_API char* pyunwind_run_command_at(const struct pyunwind_callbacks* call
  * memory. Release it with pyunwind_free. */
 PYUNWIND_API char* pyunwind_python_frames_by_native_frame(
     const struct pyunwind_callbacks* callbacks, int64_t selected_thread_id);
+
+/* (ABI 4) pyunwind_python_frames_by_native_frame at `stop` (the thread is
+ * stop->selected_thread_id), reading through what the commands of that stop
+ * kept. `*has_python` (if not NULL): 1 when the target has a Python runtime,
+ * 0 when it has none (not a Python process), -1 when that is unknown (not
+ * stopped, or another failure). */
+PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
+    const struct pyunwind_callbacks* callbacks, const struct pyunwind_stop* stop,
+    int* has_python);
 
 /* Releases a string returned by pyunwind_run_command. NULL is fine. */
 PYUNWIND_API void pyunwind_free(char* text);

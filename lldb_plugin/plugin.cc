@@ -18,6 +18,7 @@
 #include <lldb/API/SBThread.h>
 
 #include "core/commands/commands.h"
+#include "core/commands/stop_cache.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/lldb_target.h"
 #include "lldb_plugin/sb_api.h"
@@ -65,11 +66,24 @@ bool Fail(lldb::SBCommandReturnObject& result, const char* message) {
   return false;
 }
 
-// What py-up / py-down / py-frame selected; LLDB bumps a process's stop id
-// whenever it resumes, which drops the selection.
+// What py-up / py-down / py-frame selected, and what the commands read at
+// the current stop (stop_cache.h); LLDB bumps a process's stop id whenever it
+// resumes, which drops both.
 pyunwind::FrameSelections& Selections() {
   static auto* selections = new pyunwind::FrameSelections();
   return *selections;
+}
+pyunwind::StopCache& Stops() {
+  static auto* stops = new pyunwind::StopCache();
+  return *stops;
+}
+
+// "lldb version 14.0.6" (the first line of SBDebugger::GetVersionString).
+std::string DebuggerVersion() {
+  const char* version = lldb::SBDebugger::GetVersionString();
+  std::string text = version != nullptr ? version : "";
+  if (const size_t newline = text.find('\n'); newline != std::string::npos) text.resize(newline);
+  return text;
 }
 
 class PyunwindCommand final : public lldb::SBCommandPluginInterface {
@@ -93,18 +107,23 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     std::vector<std::string> args = ArgvToVector(command);
     lldb::SBTarget target = debugger.GetSelectedTarget();
     lldb::SBProcess process = target.IsValid() ? target.GetProcess() : lldb::SBProcess();
-    if (auto why = WhyUnreadable(target, process)) {
+    if (!pyunwind::CommandReadsTarget(name_)) {
+      process = lldb::SBProcess();  // read nothing
+    } else if (auto why = WhyUnreadable(target, process)) {
       return Fail(result, pyunwind::ErrorLine(why->text).c_str());
     }
 
     LldbTarget lldb_target(target, process);
     pyunwind::CommandContext context{lldb_target, std::nullopt, OutputIsTerminal(debugger)};
-    lldb::SBThread thread = process.GetSelectedThread();
+    context.debugger = DebuggerVersion();
+    lldb::SBThread thread = process.IsValid() ? process.GetSelectedThread() : lldb::SBThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
+    // The stop id counting expression evaluations too: an expression that
+    // runs code in the target may change its memory.
     const pyunwind::ProcessStop stop{process.GetProcessID(), process.GetUniqueID(),
-                                     process.GetStopID()};
+                                     process.GetStopID(true)};
     pyunwind::CommandOutput output =
-        pyunwind::RunCommand(name_, args, context, Selections(), stop);
+        pyunwind::RunCommand(name_, args, context, Selections(), Stops(), stop);
     if (thread.IsValid() && context.select_native_frame) {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
@@ -124,18 +143,32 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
 bool RegisterCommands(lldb::SBDebugger& debugger) {
   lldb::SBCommandInterpreter interpreter = debugger.GetCommandInterpreter();
   if (!interpreter.IsValid()) return false;
-  bool all_added = true;
-  for (const pyunwind::CommandInfo& info : pyunwind::AllCommands()) {
+  // Every command also as "pyunwind <name>", as in GDB; "pyunwind version" only so.
+  lldb::SBCommand prefix = interpreter.AddMultiwordCommand(
+      "pyunwind", "pyunwind: the Python stacks of a CPython process or core file.");
+  bool all_added = prefix.IsValid();
+  auto add = [&](const pyunwind::CommandInfo& info, auto&& adder) {
     // LLDB owns `impl` from here on (it keeps it in a shared_ptr), also when
     // adding fails. This overload makes the command not auto-repeat on Enter.
     auto* impl = new PyunwindCommand(info.name);
-    lldb::SBCommand command =
-        interpreter.AddCommand(info.name.c_str(), impl, info.summary.c_str());
+    lldb::SBCommand command = adder(info.name.c_str(), impl, info.summary.c_str());
     if (!command.IsValid()) {
       all_added = false;
-      continue;
+      return;
     }
     if (!info.help.empty()) command.SetHelpLong(info.help.c_str());
+  };
+  for (const pyunwind::CommandInfo& info : pyunwind::AllCommands()) {
+    if (!info.prefix_only) {
+      add(info, [&](const char* name, PyunwindCommand* impl, const char* help) {
+        return interpreter.AddCommand(name, impl, help);
+      });
+    }
+    if (prefix.IsValid()) {
+      add(info, [&](const char* name, PyunwindCommand* impl, const char* help) {
+        return prefix.AddCommand(name, impl, help);
+      });
+    }
   }
   return all_added;
 }

@@ -142,7 +142,7 @@ check_stack() {  # NAME OUT
 trap finish EXIT
 
 deb_cases=(control_fields contents install gdb_every_session gdb_attach_plain_py_bt
-           gdb_p_plain_py_bt lldb_plugin_line listed_files
+           gdb_p_plain_py_bt lldb_plugin_line version_command listed_files
            remove_keeps_gdb_quiet purge_removes_everything)
 tarball_cases=(contents install_sh gdb_source lldb_plugin_line uninstall)
 if [[ "$mode" == deb ]]; then all=("${deb_cases[@]}"); else all=("${tarball_cases[@]}"); fi
@@ -256,6 +256,20 @@ fi
 lldb_session "$tmp/lldb.out" /usr/lib/pyunwind/libpyunwind_lldb.so
 if grep -q "in pyunwind_package_test_sleeper$" "$tmp/lldb.out"; then record lldb_plugin_line pass
 else record lldb_plugin_line fail "$(head -c 2000 "$tmp/lldb.out")"; fi
+
+# `pyunwind version` of the installed files names the package's version and the debugger.
+deb_version=$(dpkg-deb -f "$artifact" Version)
+timeout 120 gdb -batch -ex "pyunwind version" </dev/null >"$tmp/gdb-version.out" 2>&1
+timeout 120 lldb --batch --no-lldbinit -o "plugin load /usr/lib/pyunwind/libpyunwind_lldb.so" \
+  -o "pyunwind version" </dev/null >"$tmp/lldb-version.out" 2>&1
+if grep -q "^pyunwind $deb_version (git revision " "$tmp/gdb-version.out" &&
+    grep -q "^running in GDB " "$tmp/gdb-version.out" &&
+    grep -q "^pyunwind $deb_version (git revision " "$tmp/lldb-version.out" &&
+    grep -q "^running in lldb version " "$tmp/lldb-version.out"; then
+  record version_command pass
+else
+  record version_command fail "$(head -c 1000 "$tmp/gdb-version.out") / $(head -c 1000 "$tmp/lldb-version.out")"
+fi
 
 mapfile -t files < <(dpkg -L pyunwind | while read -r f; do [[ -f "$f" ]] && echo "$f"; done)
 missing=""

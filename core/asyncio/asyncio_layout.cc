@@ -22,7 +22,11 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
         "py-tasks: the layout of Python {} gives no task, generator or frame stack offsets",
         v.MinorString()));
   }
-  auto debug = FindAsyncioDebug(memory, layout);
+  // Found once per stop (it may take a scan of writable memory): the memory
+  // remembers it until the process runs.
+  using Found = Result<AsyncioDebugOffsets>;
+  const Found* remembered = memory.Recalled<Found>();
+  const Found& debug = remembered ? *remembered : memory.Remember(FindAsyncioDebug(memory, layout));
   if (!debug.ok()) return MakeError("py-tasks: " + debug.error().message);
   a.task.name = static_cast<int32_t>(debug->task_name);
   a.task_awaited_by = static_cast<int32_t>(debug->task_awaited_by);

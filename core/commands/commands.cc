@@ -11,8 +11,9 @@
 #include "core/commands/native.h"
 #include "core/commands/py_tasks.h"
 #include "core/commands/selected_thread.h"
-#include "core/commands/session.h"
 #include "core/commands/source_commands.h"
+#include "core/commands/stop_cache.h"
+#include "core/commands/version_command.h"
 #include "core/walk/locals.h"
 #include "core/walk/thread_state.h"
 #include "core/walk/threads.h"
@@ -90,7 +91,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   const PyBtOptions& options = *parsed;
   const auto started = std::chrono::steady_clock::now();
 
-  auto session = TargetSession::Open(context.target);
+  auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
   auto snapshot = target.Walk();
@@ -119,7 +120,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     for (Interpreter& interp : snapshot->interpreters) {
       for (Thread& thread : interp.threads) {
         if (!thread.native_id) continue;
-        std::vector<NativeFrame> native = context.target.NativeFrames(*thread.native_id);
+        const std::vector<NativeFrame>& native = target.NativeFrames(*thread.native_id);
         if (native.empty()) {
           snapshot->warnings.push_back(fmt::format(
               "thread {}: the debugger gave no native frames", *thread.native_id));
@@ -136,6 +137,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
   format.stats = options.stats ? &target.stats() : nullptr;
+  format.session_kept = target.kept();
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
   return {options.json ? FormatJson(*snapshot, format) : FormatText(*snapshot, format), false};
@@ -182,8 +184,18 @@ const std::vector<CommandInfo>& AllCommands() {
       {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
       {"py-down", "Select a newer Python frame (and the native frame running it).", kPyDownHelp},
       {"py-frame", "Print or select a Python frame of the selected thread.", kPyFrameHelp},
+      {"version",
+       "pyunwind's version and git revision, the debugger it runs in, the CPython versions it reads.",
+       kVersionHelp, true, false},
   };
   return commands;
+}
+
+bool CommandReadsTarget(std::string_view name) {
+  for (const CommandInfo& info : AllCommands()) {
+    if (info.name == name) return info.reads_target;
+  }
+  return true;
 }
 
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
@@ -196,6 +208,7 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
     return RunPyBt(full, context);
   }
   if (name == "py-locals") return RunPyLocals(args, context);
+  if (name == "version") return RunVersion(args, context);
   if (name == "py-list") return RunPyList(args, context);
   if (name == "py-up" || name == "py-down" || name == "py-frame") {
     return RunPyFrameSelection(name, args, context);
@@ -204,11 +217,14 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
 }
 
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
-                         CommandContext& context, FrameSelections& selections,
+                         CommandContext& context, FrameSelections& selections, StopCache& cache,
                          const ProcessStop& stop) {
   const std::optional<uint64_t> thread = context.selected_thread_id;
   if (thread) context.selected_python_frame = selections.Get(stop, *thread);
+  context.stop_cache = &cache;
+  context.stop = stop;
   CommandOutput output = RunCommand(name, args, context);
+  cache.EndCommand();
   if (thread && context.selected_python_frame) {
     selections.Set(stop, *thread, *context.selected_python_frame);
   }

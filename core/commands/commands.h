@@ -14,6 +14,8 @@
 
 namespace pyunwind {
 
+class StopCache;
+
 struct CommandContext {
   Target& target;
   // The OS thread id (LWP) of the thread selected in the debugger, if any.
@@ -31,6 +33,13 @@ struct CommandContext {
   // whose eval loop runs the Python frame just selected; the front-end selects
   // it so that `frame variable` / `info frame` mean the same frame.
   std::optional<size_t> select_native_frame = std::nullopt;
+  // Where what was read at this stop is kept between commands (stop_cache.h),
+  // set by the front-ends' RunCommand; null: the command reads for itself.
+  StopCache* stop_cache = nullptr;
+  ProcessStop stop = {};
+  // The debugger pyunwind runs in and its version, for `pyunwind version`
+  // ("GDB 13.1", "lldb version 14.0.6"); empty where unknown.
+  std::string debugger = {};
 };
 
 struct CommandOutput {
@@ -54,10 +63,18 @@ struct CommandInfo {
   std::string name;
   std::string summary;  // one line
   std::string help;     // usage and options
+  // Registered only under the "pyunwind" prefix ("pyunwind version"): its
+  // plain name is LLDB's own command.
+  bool prefix_only = false;
+  // False for a command that needs no process (it runs with none selected).
+  bool reads_target = true;
 };
 
 // Every command the front-ends register, with its help text.
 const std::vector<CommandInfo>& AllCommands();
+
+// Whether command `name` reads the target (false: it runs with no process).
+bool CommandReadsTarget(std::string_view name);
 
 // Runs `name` (e.g. "py-bt") with `args` (already split, without the name).
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
@@ -65,10 +82,11 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
 
 // RunCommand as a front-end runs it: with the Python frame `selections` holds
 // for the selected thread in `stop`, keeping the one py-up / py-down /
-// py-frame select. context.select_native_frame then says which native frame
-// the front-end selects.
+// py-frame select, and reading through what `cache` kept of `stop`.
+// context.select_native_frame then says which native frame the front-end
+// selects.
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
-                         CommandContext& context, FrameSelections& selections,
+                         CommandContext& context, FrameSelections& selections, StopCache& cache,
                          const ProcessStop& stop);
 
 }  // namespace pyunwind

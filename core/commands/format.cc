@@ -71,12 +71,13 @@ size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
   return std::min(thread.frames.size(), options.frame_limit);
 }
 
-std::string StatsLine(const MemoryStats& s, double elapsed_ms, size_t frames) {
+std::string StatsLine(const MemoryStats& s, double elapsed_ms, size_t frames, bool kept) {
   return fmt::format(
       "stats: {} target reads ({} bytes, {} failed), {} cache hits, {} misses, {} frames, "
-      "{:.2f} reads per frame, {:.1f} ms",
+      "{:.2f} reads per frame, {:.1f} ms{}",
       s.target_reads, s.target_bytes, s.failed_reads, s.cache_hits, s.cache_misses, frames,
-      frames ? static_cast<double>(s.target_reads) / frames : 0.0, elapsed_ms);
+      frames ? static_cast<double>(s.target_reads) / frames : 0.0, elapsed_ms,
+      kept ? ", reusing what an earlier command read at this stop" : "");
 }
 
 size_t CountFrames(const Snapshot& snapshot) {
@@ -181,7 +182,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   for (const std::string& warning : snapshot.warnings) {
     out += fmt::format("warning: {}\n", PrintableText(warning));
   }
-  if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot)) + "\n";
+  if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot), options.session_kept) + "\n";
   return out;
 }
 
@@ -244,7 +245,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
     out += ",\"stats\":" + Dump({{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
                                   {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
                                   {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
-                                  {"elapsed_ms", options.elapsed_ms}});
+                                  {"elapsed_ms", options.elapsed_ms},
+                                  {"session_kept", options.session_kept}});
   }
   return out + "}\n";
 }

@@ -15,6 +15,7 @@ struct FormatOptions {
   bool verbose = false;          // print how the runtime was found, layout source
   size_t frame_limit = 0;        // frames per thread; 0 = all
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
+  bool session_kept = false;  // the stats say the command reused an earlier one's reads
   double elapsed_ms = 0;
 };
 

@@ -6,7 +6,7 @@
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/selected_thread.h"
-#include "core/commands/session.h"
+#include "core/commands/stop_cache.h"
 #include "core/commands/source_file.h"
 
 namespace pyunwind {
@@ -93,14 +93,14 @@ struct SelectedStack {
 
 // The Python frames of the selected thread, merged with its native frames.
 Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
-  PYU_ASSIGN_OR_RETURN(std::unique_ptr<TargetSession> session, TargetSession::Open(context.target));
+  PYU_ASSIGN_OR_RETURN(CommandSession session, CommandSession::Open(context));
   PYU_ASSIGN_OR_RETURN(Snapshot snapshot, session->Walk());
   PYU_ASSIGN_OR_RETURN(SelectedThread selected,
                        FindSelectedThread(snapshot, context.selected_thread_id));
   SelectedStack stack;
   stack.thread = std::move(*selected.thread);
   stack.merged = MergeNativeFrames(stack.thread.frames,
-                                   context.target.NativeFrames(*context.selected_thread_id));
+                                   session->NativeFrames(*context.selected_thread_id));
   return stack;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/base/printable.h"
-#include "core/commands/session.h"
+#include "core/commands/stop_cache.h"
 #include "core/walk/threads.h"
 
 namespace pyunwind {
@@ -203,7 +203,7 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
       return Failure(fmt::format("py-tasks: unknown option '{}' (see 'help py-tasks')", arg));
     }
   }
-  auto session = TargetSession::Open(context.target);
+  auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
   auto threads =

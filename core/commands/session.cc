@@ -4,21 +4,49 @@
 
 namespace pyunwind {
 
-TargetSession::TargetSession(Target& target)
-    : memory_(target), objects_(memory_, location_.layout), codes_(objects_) {}
+TargetSession::TargetSession(Target& target, std::unique_ptr<RelayTarget> relay)
+    : relay_(std::move(relay)),
+      memory_(target),
+      objects_(memory_, location_.layout),
+      codes_(objects_) {}
 
 Result<std::unique_ptr<TargetSession>> TargetSession::Open(Target& target) {
-  std::unique_ptr<TargetSession> session(new TargetSession(target));
+  std::unique_ptr<TargetSession> session(new TargetSession(target, nullptr));
   // Located through the session's own cache, so --stats counts these reads too.
   PYU_ASSIGN_OR_RETURN(session->location_, LocateRuntime(session->memory_));
   return session;
 }
 
+Result<std::unique_ptr<TargetSession>> TargetSession::OpenRelayed(
+    std::unique_ptr<RelayTarget> relay) {
+  RelayTarget& target = *relay;
+  std::unique_ptr<TargetSession> session(new TargetSession(target, std::move(relay)));
+  PYU_ASSIGN_OR_RETURN(session->location_, LocateRuntime(session->memory_));
+  return session;
+}
+
 Result<Snapshot> TargetSession::Walk() {
-  PYU_ASSIGN_OR_RETURN(Snapshot snapshot,
-                       WalkRuntime(objects_, codes_, location_.address, WalkOptions{}));
-  for (const std::string& warning : location_.warnings) snapshot.warnings.push_back(warning);
-  return snapshot;
+  if (!walked_) {
+    walked_ = WalkRuntime(objects_, codes_, location_.address, WalkOptions{});
+    if (walked_->ok()) {
+      for (const std::string& warning : location_.warnings) (*walked_)->warnings.push_back(warning);
+    }
+  }
+  return *walked_;
+}
+
+const std::vector<NativeFrame>& TargetSession::NativeFrames(uint64_t thread_id) {
+  auto it = native_frames_.find(thread_id);
+  if (it == native_frames_.end()) {
+    it = native_frames_.emplace(thread_id, memory_.target().NativeFrames(thread_id)).first;
+  }
+  return it->second;
+}
+
+void TargetSession::StartCommand(Target* target) {
+  if (relay_) relay_->Point(target);
+  memory_.StartCommand();
+  ++commands_;
 }
 
 }  // namespace pyunwind

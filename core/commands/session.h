@@ -1,9 +1,15 @@
-// What one command reads the target with: the page cache, where the runtime
-// is and its layout, the object reader and the code-object cache. Every
-// command opens one, so locating and walking are written once.
+// What commands read the target with: the page cache, where the runtime is
+// and its layout, the object reader, the code-object cache, the walk and the
+// debugger's native frames. A command opens one (TargetSession::Open), or
+// reuses the one an earlier command opened at the same stop (StopCache,
+// stop_cache.h), so locating and walking are written, and done, once.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 
 #include "core/base/result.h"
 #include "core/objects/objects.h"
@@ -15,33 +21,83 @@
 
 namespace pyunwind {
 
-// Owns the readers of one command; they point into each other (the object
-// reader reads through the cache with the located layout), so a session is
-// neither copied nor moved and lives behind a unique_ptr.
+// The Target a session reads through: the front-ends make a new Target object
+// for every command, so a session kept between commands is pointed at the
+// current one while a command runs, and at none in between (every read then
+// fails rather than touch a Target that is gone).
+class RelayTarget final : public Target {
+ public:
+  void Point(Target* target) { target_ = target; }
+
+  bool ReadMemory(uint64_t address, void* out, size_t size) override {
+    return target_ != nullptr && target_->ReadMemory(address, out, size);
+  }
+  std::optional<uint64_t> FindSymbol(std::string_view name) override {
+    return target_ ? target_->FindSymbol(name) : std::nullopt;
+  }
+  std::vector<MemoryRegion> MemoryRegions() override {
+    return target_ ? target_->MemoryRegions() : std::vector<MemoryRegion>{};
+  }
+  std::vector<LoadedModule> Modules() override {
+    return target_ ? target_->Modules() : std::vector<LoadedModule>{};
+  }
+  std::vector<uint64_t> ThreadIds() override {
+    return target_ ? target_->ThreadIds() : std::vector<uint64_t>{};
+  }
+  std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
+    return target_ ? target_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
+  }
+
+ private:
+  Target* target_ = nullptr;
+};
+
+// The readers point into each other (the object reader reads through the
+// cache with the located layout), so a session is neither copied nor moved and
+// lives behind a pointer.
 class TargetSession {
  public:
-  // Locates the runtime; fails with the locator's one sentence.
+  // Locates the runtime through `target`, which must outlive the session;
+  // fails with the locator's one sentence.
   static Result<std::unique_ptr<TargetSession>> Open(Target& target);
+  // The same, reading through `relay`, pointed at a Target by its owner.
+  static Result<std::unique_ptr<TargetSession>> OpenRelayed(std::unique_ptr<RelayTarget> relay);
 
   TargetSession(const TargetSession&) = delete;
   TargetSession& operator=(const TargetSession&) = delete;
 
   // Every interpreter, thread and Python frame, with the locator's warnings.
+  // Walked on the first call; later calls return a copy of that walk.
   Result<Snapshot> Walk();
+
+  // The debugger's backtrace of a thread, asked of the debugger once.
+  const std::vector<NativeFrame>& NativeFrames(uint64_t thread_id);
 
   const RuntimeLocation& location() const { return location_; }
   ObjectReader& objects() { return objects_; }
   CodeCache& codes() { return codes_; }
+  RemoteMemory& memory() { return memory_; }
   // The reads of this command so far (--stats).
   const MemoryStats& stats() const { return memory_.stats(); }
 
- private:
-  explicit TargetSession(Target& target);
+  // For a session kept between commands (StopCache): the next command reads
+  // through `target` (nullptr: none), with its own stats and read budget.
+  void StartCommand(Target* target);
+  void EndCommand() { relay_->Point(nullptr); }
+  // Whether an earlier command of this stop opened it (--stats says so).
+  bool kept() const { return commands_ > 1; }
 
+ private:
+  TargetSession(Target& target, std::unique_ptr<RelayTarget> relay);
+
+  std::unique_ptr<RelayTarget> relay_;  // null for Open(Target&)
   RemoteMemory memory_;
   RuntimeLocation location_;
   ObjectReader objects_;  // reads through memory_ with location_.layout, set by Open
   CodeCache codes_;
+  std::optional<Result<Snapshot>> walked_;
+  std::map<uint64_t, std::vector<NativeFrame>> native_frames_;
+  uint64_t commands_ = 1;
 };
 
 }  // namespace pyunwind

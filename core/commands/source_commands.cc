@@ -6,7 +6,7 @@
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/selected_thread.h"
-#include "core/commands/session.h"
+#include "core/commands/stop_cache.h"
 #include "core/commands/source_file.h"
 #include "core/objects/values.h"
 #include "core/walk/locals.h"
@@ -30,7 +30,7 @@ CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
     return Failure(fmt::format("{}: {}", command, message));
   };
   if (!context.selected_thread_id) return fail("no thread is selected");
-  auto session = TargetSession::Open(context.target);
+  auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   auto snapshot = (*session)->Walk();
   if (!snapshot.ok()) return Failure(snapshot.error().message);

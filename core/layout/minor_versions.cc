@@ -11,6 +11,10 @@ const MinorVersion* const kMinorVersions[] = {&kCPython311, &kCPython312, &kCPyt
 
 }  // namespace
 
+std::vector<const MinorVersion*> KnownMinorVersions() {
+  return {std::begin(kMinorVersions), std::end(kMinorVersions)};
+}
+
 const MinorVersion* FindMinorVersion(int minor) {
   for (const MinorVersion* known : kMinorVersions) {
     if (known->minor == minor) return known;

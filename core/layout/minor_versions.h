@@ -29,6 +29,15 @@ extern const MinorVersion kCPython313;
 extern const MinorVersion kCPython314;
 extern const MinorVersion kCPython315;
 
+// Every version pyunwind has a file for, oldest first.
+std::vector<const MinorVersion*> KnownMinorVersions();
+// Whether its free-threaded build is read too: where the target states its
+// layout (_Py_DebugOffsets says whether the build is free-threaded); the
+// tables of older versions describe the default build only.
+inline bool ReadsFreeThreaded(const MinorVersion& known) {
+  return !known.debug_offsets_fields.empty();
+}
+
 // The file for 3.`minor`, or null when pyunwind has none.
 const MinorVersion* FindMinorVersion(int minor);
 // The newest one (newer targets are read with it, with a warning).

@@ -149,6 +149,14 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
   return MakeError("no Python runtime found in the target's writable memory");
 }
 
+namespace {
+constexpr std::string_view kNotPython = "not a Python process: ";
+}  // namespace
+
+bool IsNoRuntimeError(const Error& error) {
+  return std::string_view(error.message).substr(0, kNotPython.size()) == kNotPython;
+}
+
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
   Target& target = memory.target();
   const std::optional<uint32_t> symbol_version = HexversionFromSymbol(target, memory);
@@ -198,7 +206,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     auto scanned = ScanForRuntime(memory, regions);
     if (!scanned.ok()) {
       if (scanned.error().message.rfind("no Python runtime found", 0) != 0) return scanned.error();
-      return MakeError("not a Python process: " + scanned.error().message +
+      return MakeError(std::string(kNotPython) + scanned.error().message +
                        " and there is no _PyRuntime symbol");
     }
     location = std::move(scanned).value();

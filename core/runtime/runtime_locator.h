@@ -24,6 +24,10 @@ struct RuntimeLocation {
 
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory);
 
+// Whether LocateRuntime's error says the target has no Python runtime at all
+// ("not a Python process: ..."), as opposed to one it cannot read.
+bool IsNoRuntimeError(const Error& error);
+
 // Recognises a runtime at `address` (debug offsets or a version table) and
 // returns its layout. `hexversion_hint` (0 if unknown) orders the tables.
 Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_t hexversion_hint);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <typeindex>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -65,12 +66,45 @@ class RemoteMemory {
   const MemoryStats& stats() const { return stats_; }
   Target& target() { return target_; }
 
-  // Forgets every cached page (the target has run since).
+  // A new command reads through the pages an earlier one read at the same
+  // stop: its stats, its byte budget and its work budget start from zero, the
+  // pages stay.
+  void StartCommand() {
+    stats_ = {};
+    budget_exhausted_ = false;
+    budget_.Reset();
+  }
+  // Bytes the cached pages hold.
+  uint64_t CachedBytes() const { return pages_.size() * kPageSize; }
+
+  // Forgets every cached page (the target has run since) and what was
+  // remembered about them.
   void Clear() {
+    DropPages();
+    remembered_.clear();
+  }
+  // Forgets the pages only (they grew too many); what was remembered stays true.
+  void DropPages() {
     pages_.clear();
     blocks_not_whole_.clear();
     last_page_address_ = ~0ull;
     last_page_ = nullptr;
+  }
+
+  // A fact found in this memory that is costly to find again (a scan's
+  // result), one per type, kept as long as the memory has not changed (until
+  // Clear). Recalled: the one remembered, or null.
+  template <typename T>
+  const T* Recalled() const {
+    auto it = remembered_.find(std::type_index(typeid(T)));
+    return it == remembered_.end() ? nullptr : static_cast<const T*>(it->second.get());
+  }
+  template <typename T>
+  const T& Remember(T fact) {
+    auto kept = std::make_shared<T>(std::move(fact));
+    const T& ref = *kept;
+    remembered_[std::type_index(typeid(T))] = std::move(kept);
+    return ref;
   }
 
  private:
@@ -91,6 +125,7 @@ class RemoteMemory {
   uint64_t last_page_address_ = ~0ull;
   const Page* last_page_ = nullptr;
   MemoryStats stats_;
+  std::unordered_map<std::type_index, std::shared_ptr<const void>> remembered_;
 };
 
 }  // namespace pyunwind

@@ -57,6 +57,7 @@ def _pyunwind_setup():
             ("debugger_command", COMMAND_TEXT),
             ("thread_ids", TEXT),
             ("native_frames", THREAD_TEXT),
+            ("debugger_version", TEXT),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -83,14 +84,14 @@ def _pyunwind_setup():
                                             ctypes.c_char_p, ctypes.POINTER(Stop), ctypes.c_int,
                                             ctypes.POINTER(ctypes.c_int64),
                                             ctypes.POINTER(ctypes.c_int)]
-    lib.pyunwind_python_frames_by_native_frame.restype = ctypes.c_void_p
-    lib.pyunwind_python_frames_by_native_frame.argtypes = [ctypes.POINTER(Callbacks),
-                                                           ctypes.c_int64]
+    lib.pyunwind_python_frames_by_native_frame_at.restype = ctypes.c_void_p
+    lib.pyunwind_python_frames_by_native_frame_at.argtypes = [
+        ctypes.POINTER(Callbacks), ctypes.POINTER(Stop), ctypes.POINTER(ctypes.c_int)]
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 3:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 3"
+    if lib.pyunwind_abi_version() != 4:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 4"
                            % (lib_path, lib.pyunwind_abi_version()))
 
     def take_text(result):
@@ -261,10 +262,17 @@ def _pyunwind_setup():
             out[0] = address
         return 1 if address else 0
 
+    # `pyunwind version` runs with no process too: no session needed.
+    debugger_version_text = ctypes.create_string_buffer(("GDB " + gdb.VERSION).encode("utf-8"))
+
+    def debugger_version(_ctx):
+        return ctypes.addressof(debugger_version_text)
+
     callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
-                          THREAD_TEXT(guarded(None, text_of("native_frames"))))
+                          THREAD_TEXT(guarded(None, text_of("native_frames"))),
+                          TEXT(debugger_version))
 
     def selected_thread_id():
         try:
@@ -281,9 +289,17 @@ def _pyunwind_setup():
         except Exception:
             return False
 
-    # Bumped on every resume (the library forgets py-up / py-down's selection)
-    # and stop (the frame filter's cache key).
+    # The stop id the library keys what it kept on (py-up / py-down's
+    # selection, the runtime, pages, code objects, the walk): bumped on every
+    # resume and stop, and whenever the memory or the loaded files may have
+    # changed (`set var`, an inferior call, a new objfile, a new core file).
     generation = [0]
+
+    def target_instance(inferior):
+        """The library's id of what `inferior` debugs: its number and its
+        connection's (a new core file or attach makes a new connection)."""
+        connection = getattr(inferior, "connection_num", None) or 0
+        return (connection << 32) | inferior.num
 
     def select_native_frame(index):
         frame = gdb.newest_frame()
@@ -316,7 +332,8 @@ def _pyunwind_setup():
         session = Session(inferior) if state == STOPPED else None
         current[0] = session
         stop = Stop(state, max(inferior.pid, 0) if inferior else 0,
-                    inferior.num if inferior else 0, generation[0], selected_thread_id())
+                    target_instance(inferior) if inferior else 0, generation[0],
+                    selected_thread_id())
         failed = ctypes.c_int(1)
         native_frame = ctypes.c_int64(-1)
         try:
@@ -340,35 +357,100 @@ def _pyunwind_setup():
                 pass
         gdb.write(text)
 
-    def on_cont(_event):
+    # Whether each inferior has Python, decided once (python_in); forgotten
+    # when its files change (a dlopen'd libpython, another core).
+    has_python = {}
+
+    def on_change(_event=None):
         generation[0] += 1
 
-    def on_stop(_event):
+    def on_files_change(_event=None):
         generation[0] += 1
+        has_python.clear()
+
+    def python_in(inferior):
+        """True / False when the files GDB has loaded say whether `inferior`
+        runs Python (a libpython or python executable, or a _PyRuntime symbol);
+        None when GDB has no executable (a core file alone): the library, which
+        can scan memory, decides."""
+        try:
+            if inferior.progspace is None or inferior.progspace.filename is None:
+                return None
+            names = [os.path.basename(o.filename or "") for o in inferior.progspace.objfiles()
+                     if o.is_valid()]
+        except Exception:
+            return None
+        if any(n.startswith("libpython") or re.match(r"python\d", n) for n in names):
+            return True
+        # Not GDB's symbol look-up: on a large program it expands debug info (~100 ms).
+        return any(elf_names_symbol(o.filename, b"_PyRuntime")
+                   for o in inferior.progspace.objfiles() if o.is_valid() and o.filename)
+
+    def elf_names_symbol(path, name):
+        """Whether a string table of the ELF file at `path` (.dynstr, .strtab) holds the
+        symbol name `name`; False when the file cannot be read as a 64-bit ELF file."""
+        needle = b"\0" + name + b"\0"
+        try:
+            with open(path, "rb") as f:
+                header = f.read(64)
+                if len(header) < 64 or header[:5] != b"\x7fELF\x02":
+                    return False
+                shoff = int.from_bytes(header[0x28:0x30], "little")
+                shentsize = int.from_bytes(header[0x3a:0x3c], "little")
+                shnum = int.from_bytes(header[0x3c:0x3e], "little")
+                if shentsize != 64 or not 0 < shnum <= 4096:
+                    return False
+                f.seek(shoff)
+                table = f.read(64 * shnum)
+                for i in range(len(table) // 64):
+                    section = table[64 * i:64 * (i + 1)]
+                    if int.from_bytes(section[4:8], "little") != 3:  # SHT_STRTAB
+                        continue
+                    offset = int.from_bytes(section[24:32], "little")
+                    size = int.from_bytes(section[32:40], "little")
+                    if size > (256 << 20):
+                        continue
+                    f.seek(offset)
+                    if needle in f.read(size):
+                        return True
+        except (OSError, ValueError):
+            return False
+        return False
 
     # -- plain `bt`: the Python frames each eval-loop frame runs, next to it --
     decorator_cache = {}
 
     def python_frames_by_level():
         """{native frame level: "qualname at file:line, ..."} of the selected
-        thread, asked of the library once per stop and thread."""
+        thread, asked of the library once per stop and thread; {} at once in
+        an inferior without Python."""
         inferior = gdb.selected_inferior()
         if current[0] is not None or process_state(inferior) != STOPPED:
             return {}
-        key = (generation[0], inferior.num, inferior.pid, selected_thread_id())
+        instance = target_instance(inferior)
+        if instance not in has_python:
+            has_python[instance] = python_in(inferior)
+        if has_python[instance] is False:
+            return {}
+        key = (generation[0], instance, inferior.pid, selected_thread_id())
         if key not in decorator_cache:
             decorator_cache.clear()
             session = Session(inferior)
             current[0] = session
+            stop = Stop(STOPPED, max(inferior.pid, 0), instance, generation[0],
+                        selected_thread_id())
+            found = ctypes.c_int(-1)
             try:
-                text = take_text(lib.pyunwind_python_frames_by_native_frame(
-                    ctypes.byref(callbacks), selected_thread_id()))
+                text = take_text(lib.pyunwind_python_frames_by_native_frame_at(
+                    ctypes.byref(callbacks), ctypes.byref(stop), ctypes.byref(found)))
                 decorator_cache[key] = {int(k): v for k, v in json.loads(text).items()}
             except Exception:
                 decorator_cache[key] = {}
             finally:
                 current[0] = None
                 session.close()
+            if found.value >= 0 and has_python[instance] is None:
+                has_python[instance] = found.value == 1  # what the library found, once
         return decorator_cache[key]
 
     class PythonFramesDecorator(FrameDecorator):
@@ -389,6 +471,9 @@ def _pyunwind_setup():
             self.name = "pyunwind"
             self.priority = 100
             self.enabled = True
+            # {target: True / False / None (not yet known)}: whether it runs Python, as
+            # decided once (python_in); tests/e2e/frame_filter_test.cc reads it.
+            self.python_by_target = has_python
 
         def filter(self, frame_iter):
             mapping = python_frames_by_level()
@@ -438,14 +523,15 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
     def register_all():
         registered["prefix"] = PyunwindPrefix()
         for c in commands:
-            if not prefix_only:
+            if not prefix_only and not c.get("prefix_only"):
                 registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
             registered["pyunwind " + c["name"]] = make_command(
                 "pyunwind " + c["name"], c["name"], c["summary"], c["help"])
 
     def register_plain_names():
         for c in commands:
-            registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
+            if not c.get("prefix_only"):
+                registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
 
     # CPython's python3.X-gdb.py is auto-loaded when its objfile is loaded
     # (file, attach, a core's executable, libpython), which may be after this
@@ -455,6 +541,7 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
     # come with libpython or a .debug file. (Not gdb.post_event: an event
     # still pending when `gdb -batch` exits crashes GDB 13.)
     def on_new_objfile(_event):
+        on_files_change()
         if prefix_only:
             return
         try:
@@ -464,24 +551,32 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
 
     register_all()
     gdb.events.new_objfile.connect(on_new_objfile)
-    gdb.events.cont.connect(on_cont)
-    gdb.events.stop.connect(on_stop)
+    # What each event handler is connected to, for a second `source` to undo.
+    connected = [(gdb.events.new_objfile, on_new_objfile)]
+    for name, handler in (("cont", on_change), ("stop", on_change), ("exited", on_change),
+                          ("memory_changed", on_change), ("register_changed", on_change),
+                          ("inferior_call", on_change), ("clear_objfiles", on_files_change),
+                          ("new_inferior", on_files_change),
+                          ("inferior_deleted", on_files_change)):
+        registry = getattr(gdb.events, name, None)
+        if registry is not None:
+            registry.connect(handler)
+            connected.append((registry, handler))
     frame_filter = PythonFramesFilter()
     gdb.frame_filters[frame_filter.name] = frame_filter
-    return (lib, callbacks, registered, on_new_objfile, register_plain_names, commands, on_cont,
-            on_stop)
+    return (lib, callbacks, registered, on_new_objfile, register_plain_names, commands,
+            connected)
 
 
 def _pyunwind_install():
     g = globals()
     old = g.get("_pyunwind_state")
-    if old is not None:  # sourced again: drop the old event handler
-        try:
-            gdb.events.new_objfile.disconnect(old[3])
-            gdb.events.cont.disconnect(old[6])
-            gdb.events.stop.disconnect(old[7])
-        except Exception:
-            pass
+    if old is not None:  # sourced again: drop the old event handlers
+        for registry, handler in (old[6] if isinstance(old[6], list) else ()):
+            try:
+                registry.disconnect(handler)
+            except Exception:
+                pass
     g["_pyunwind_state"] = _pyunwind_setup()
 
 

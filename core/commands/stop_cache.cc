@@ -1,0 +1,54 @@
+#include "core/commands/stop_cache.h"
+
+#include "core/base/limits.h"
+
+namespace pyunwind {
+
+Result<TargetSession*> StopCache::SessionAt(Target& target, const ProcessStop& stop) {
+  if (stop_ && Same(*stop_, stop)) {
+    if (failure_) return *failure_;
+    if (session_) {
+      // Pages accumulate over the commands of a stop; past one command's
+      // read budget they are dropped (the runtime, the walk and the code
+      // objects stay).
+      if (session_->memory().CachedBytes() > kMaxBytesReadPerCommand) {
+        session_->memory().DropPages();
+      }
+      session_->StartCommand(&target);
+      return session_.get();
+    }
+  }
+  session_.reset();
+  failure_.reset();
+  stop_ = stop;
+  auto relay = std::make_unique<RelayTarget>();
+  relay->Point(&target);
+  auto opened = TargetSession::OpenRelayed(std::move(relay));
+  if (!opened.ok()) {
+    failure_ = opened.error();
+    return opened.error();
+  }
+  session_ = std::move(opened).value();
+  return session_.get();
+}
+
+void StopCache::EndCommand() {
+  if (session_) session_->EndCommand();
+}
+
+bool StopCache::Holds(const ProcessStop& stop) const {
+  return stop_ && Same(*stop_, stop) && (session_ || failure_);
+}
+
+Result<CommandSession> CommandSession::Open(CommandContext& context) {
+  CommandSession session;
+  if (context.stop_cache != nullptr) {
+    PYU_ASSIGN_OR_RETURN(session.session_, context.stop_cache->SessionAt(context.target, context.stop));
+    return session;
+  }
+  PYU_ASSIGN_OR_RETURN(session.owned_, TargetSession::Open(context.target));
+  session.session_ = session.owned_.get();
+  return session;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,55 @@
+// One read per stop: the session (runtime, layout, pages, code objects, the
+// walk, native frames) a command opened is kept for the next command as long
+// as the process has not run and the same process is selected, so py-up,
+// py-list, py-locals, py-bt again and GDB's bt decoration reuse it. The
+// front-ends say which stop a command runs in (ProcessStop: the process, the
+// debugger's id of it, and a stop id that changes whenever it resumes); any
+// change drops everything kept. A core file never resumes.
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "core/base/result.h"
+#include "core/commands/commands.h"
+#include "core/commands/frame_selections.h"
+#include "core/commands/session.h"
+#include "core/target/target.h"
+
+namespace pyunwind {
+
+class StopCache {
+ public:
+  // The session for a command at `stop` reading through `target` (which must
+  // live until EndCommand): the one kept from an earlier command at the same
+  // stop, or a new one. That no runtime could be found is kept for the stop
+  // too (a core without executable is not scanned again).
+  Result<TargetSession*> SessionAt(Target& target, const ProcessStop& stop);
+  // The command is over: the kept session reads through no target until the next.
+  void EndCommand();
+  // Whether anything is kept for `stop` (tests).
+  bool Holds(const ProcessStop& stop) const;
+
+ private:
+  static bool Same(const ProcessStop& a, const ProcessStop& b) {
+    return a.process == b.process && a.instance == b.instance && a.stop_id == b.stop_id;
+  }
+  std::optional<ProcessStop> stop_;
+  std::unique_ptr<TargetSession> session_;
+  std::optional<Error> failure_;  // LocateRuntime's, for stop_
+};
+
+// A command's session: the context's stop cache's when it has one (the
+// front-ends'), else a new session for this command alone.
+class CommandSession {
+ public:
+  static Result<CommandSession> Open(CommandContext& context);
+  TargetSession& operator*() const { return *session_; }
+  TargetSession* operator->() const { return session_; }
+
+ private:
+  std::unique_ptr<TargetSession> owned_;
+  TargetSession* session_ = nullptr;
+};
+
+}  // namespace pyunwind

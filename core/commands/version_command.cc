@@ -1,0 +1,71 @@
+#include "core/commands/version_command.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/base/printable.h"
+#include "core/layout/minor_versions.h"
+#include "packaging/build_info.h"
+
+namespace pyunwind {
+
+const char kVersionHelp[] =
+    "Usage: pyunwind version [--json]\n"
+    "Print pyunwind's version and the git revision it was built from (\"unknown\" when the\n"
+    "build was not made from a git checkout), the debugger it runs in, and the CPython\n"
+    "versions and builds it reads.\n"
+    "  --json  one JSON document\n";
+
+namespace {
+
+struct KnownBuilds {
+  std::string version;  // "3.13"
+  std::vector<std::string> builds;
+};
+
+std::vector<KnownBuilds> KnownCPythons() {
+  std::vector<KnownBuilds> known;
+  for (const MinorVersion* minor : KnownMinorVersions()) {
+    KnownBuilds entry{fmt::format("3.{}", minor->minor), {"default"}};
+    if (ReadsFreeThreaded(*minor)) entry.builds.push_back("free-threaded");
+    known.push_back(std::move(entry));
+  }
+  return known;
+}
+
+}  // namespace
+
+CommandOutput RunVersion(const std::vector<std::string>& args, const CommandContext& context) {
+  bool json = false;
+  for (const std::string& arg : args) {
+    if (arg != "--json") {
+      return Failure(fmt::format("version: unknown option '{}' (see 'help pyunwind version')", arg));
+    }
+    json = true;
+  }
+  const std::string debugger = context.debugger.empty() ? "unknown" : context.debugger;
+  const std::vector<KnownBuilds> cpythons = KnownCPythons();
+  if (json) {
+    nlohmann::json doc;
+    doc["version"] = kPyunwindVersion;
+    doc["git_revision"] = kGitRevision;
+    doc["debugger"] = debugger;
+    doc["cpython"] = nlohmann::json::array();
+    for (const KnownBuilds& known : cpythons) {
+      doc["cpython"].push_back({{"version", known.version}, {"builds", known.builds}});
+    }
+    return {doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", false};
+  }
+  std::string out = fmt::format("pyunwind {} (git revision {})\n", kPyunwindVersion, kGitRevision);
+  out += fmt::format("running in {}\n", PrintableText(debugger));
+  out += "reads CPython:";
+  for (size_t i = 0; i < cpythons.size(); ++i) {
+    std::string builds;
+    for (const std::string& build : cpythons[i].builds) builds += (builds.empty() ? "" : ", ") + build;
+    out += fmt::format("{} {} ({})", i == 0 ? "" : ";", cpythons[i].version, builds);
+  }
+  return {out + "\n", false};
+}
+
+}  // namespace pyunwind

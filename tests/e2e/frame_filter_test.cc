@@ -1,0 +1,52 @@
+// GDB's `bt` decoration (the script's frame filter) decides once per inferior whether it runs
+// Python, from the files GDB loaded, and does nothing more in one that does not: a C program's
+// `bt` is GDB's own, undecorated, and the filter remembers "no Python" for that inferior. In a
+// Python process it decorates the eval-loop frames and remembers "Python".
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+constexpr char kAskFilter[] =
+    "python print('PYU_KNOWN', sorted(gdb.frame_filters['pyunwind'].python_by_target.values(), "
+    "key=str))";
+
+TEST(FrameFilter, LeavesANonPythonProcessAloneAndRemembersIt) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  auto sleeper = Process::Spawn({{"sleep", "600"}, {}, "", ""}, &error);
+  ASSERT_NE(sleeper, nullptr) << error;
+  const RunResult run =
+      RunDebugger(Debugger::kGdb, *install, {sleeper->pid(), "", ""}, {"bt", "bt", kAskFilter});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  EXPECT_EQ(run.out.find("[Python:"), std::string::npos) << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "#0  ").size(), 2u) << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [False]").size(), 1u) << run.Describe();
+}
+
+TEST(FrameFilter, DecoratesAPythonProcessAndRemembersIt) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  auto scenario =
+      Scenario::StartScript(kDebianPython, ProjectFile("tests/data/moving_stack.py"), &error);
+  ASSERT_NE(scenario, nullptr) << error;
+  const RunResult run =
+      RunDebugger(Debugger::kGdb, *install, {scenario->pid(), "", ""}, {"bt", kAskFilter});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  const json& first = scenario->truth().at("first").at(0);
+  EXPECT_NE(run.out.find("[Python: first_place at moving_stack.py:" +
+                         std::to_string(first.at("line").get<int>())),
+            std::string::npos)
+      << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [True]").size(), 1u) << run.Describe();
+}
+
+}  // namespace
+}  // namespace pyunwind_e2e
