@@ -2,7 +2,7 @@
 # Builds the libFuzzer target with ASan and UBSan:
 #   bash fuzz/build.sh          -> fuzz/out/core_fuzzer
 # Needs clang-14 and libclang-rt-14-dev (apt-get install -y clang-14 libclang-rt-14-dev).
-# Compiles core/*/*.cc as Bazel would (-I. from the workspace root, C++20), fmt header-only.
+# Compiles core/*/*.cc (not *_test.cc) as Bazel would (-I. from the workspace root, C++20), fmt header-only.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 CXX=${CXX:-clang++-14}
@@ -13,6 +13,7 @@ flags=(-std=c++20 -O1 -g -I. -DFMT_HEADER_ONLY -fno-omit-frame-pointer
 objs=()
 pids=()
 for src in core/*/*.cc fuzz/core_fuzzer.cc; do
+  [[ "$src" == *_test.cc ]] && continue  # unit tests kept beside their code
   obj="$out/obj/$(basename "${src%.cc}").o"
   objs+=("$obj")
   if [[ ! -e "$obj" || "$src" -nt "$obj" || -n "$(find core -name '*.h' -newer "$obj" -print -quit)" ]]; then
