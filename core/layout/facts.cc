@@ -125,6 +125,15 @@ void AddDebugOffsetsCompanionFacts(Layout& l) {
   l.dict.values_header = 8;
 }
 
+void AddThreadStateExceptionFacts313(Layout& l) {
+  if (l.tstate.current_frame != kAbsent) {
+    l.tstate.current_exception = l.tstate.current_frame + 40;
+    l.tstate.exc_info = l.tstate.current_frame + 48;
+  }
+  l.err_stackitem.exc_value = 0;
+  l.err_stackitem.previous_item = 8;
+}
+
 void AddTaskFactsAfterAsyncioDebug(Layout& l) {
   l.task.state_after_awaited_by = 8;
   l.task.fut_waiter_before_coro = 8;

@@ -39,6 +39,12 @@ inline constexpr Layout::FrameStates kFrameStates313 = {-3, -1, -1, 1};
 // task_fut_waiter right before task_coro, which _AsyncioDebug gives.
 void AddTaskFactsAfterAsyncioDebug(Layout& l);
 
+// 3.13 and 3.14, whose blocks state no exception field: PyThreadState
+// declares current_frame, then c_profilefunc, c_tracefunc, c_profileobj,
+// c_traceobj, current_exception, exc_info (the innermost item being
+// handled). _PyErr_StackItem is { exc_value; previous_item; }.
+void AddThreadStateExceptionFacts313(Layout& l);
+
 // 3.14+: _PyStackRef tags, and the free-threaded PyASCIIObject.state whose
 // `interned` became a whole byte.
 void AddStackRefFacts(Layout& l);
