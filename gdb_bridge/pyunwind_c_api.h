@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 3
+#define PYUNWIND_ABI_VERSION 4
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -61,6 +61,11 @@ struct pyunwind_callbacks {
    * and MODULE (object file path) empty where unknown. NULL or "" when the
    * host cannot unwind. May be NULL. */
   const char* (*native_frames)(void* ctx, uint64_t thread_id);
+
+  /* (ABI 4) The debugger's name of the thread with OS thread id `thread_id`
+   * (GDB: InferiorThread.name; /proc/PID/task/TID/comm for a live process),
+   * UTF-8. NULL or "" when it has none. May be NULL. */
+  const char* (*thread_name)(void* ctx, uint64_t thread_id);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

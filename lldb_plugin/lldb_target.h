@@ -26,6 +26,7 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<pyunwind::MemoryRegion> MemoryRegions() override;
   std::vector<pyunwind::LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
+  std::optional<std::string> ThreadName(uint64_t thread_id) override;
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
 
  private:

@@ -28,6 +28,8 @@ void AddObjectFacts(Layout& l) {
   // PyModuleObject { PyObject_HEAD; md_dict; ... }; PyCellObject { PyObject_HEAD; ob_ref; }.
   SetIfAbsent(l.module.md_dict, 16 + d);
   SetIfAbsent(l.cell.ob_ref, 16 + d);
+  // PyBaseExceptionObject { PyObject_HEAD; dict; args; notes; ... }.
+  SetIfAbsent(l.exception.args, 24 + d);
   // FutureObj (Modules/_asynciomodule.c): loop, callback0, context0, callbacks.
   SetIfAbsent(l.task.loop, 16 + d);
   SetIfAbsent(l.task.callback0, 24 + d);

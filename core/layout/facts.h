@@ -13,7 +13,7 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 
 // Objects whose declarations have not changed since 3.11: type objects
 // (tp_basicsize, tp_base, tp_dictoffset), sets, weak references, bound
-// methods, functions, modules, cells, and the FutureObj fields that open a
+// methods, functions, modules, cells, exceptions' args, and the FutureObj fields that open a
 // TaskObj. Fields a _Py_DebugOffsets block already gave are kept.
 void AddObjectFacts(Layout& l);
 

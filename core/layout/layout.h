@@ -223,6 +223,10 @@ struct Layout {
     int32_t md_dict = kAbsent;
   } module;
 
+  struct BaseException {  // PyBaseExceptionObject
+    int32_t args = kAbsent;
+  } exception;
+
   struct Cell {  // PyCellObject
     int32_t ob_ref = kAbsent;
   } cell;

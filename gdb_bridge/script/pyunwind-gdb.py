@@ -57,6 +57,7 @@ def _pyunwind_setup():
             ("debugger_command", COMMAND_TEXT),
             ("thread_ids", TEXT),
             ("native_frames", THREAD_TEXT),
+            ("thread_name", THREAD_TEXT),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -89,8 +90,8 @@ def _pyunwind_setup():
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 3:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 3"
+    if lib.pyunwind_abi_version() != 4:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 4"
                            % (lib_path, lib.pyunwind_abi_version()))
 
     def take_text(result):
@@ -232,6 +233,14 @@ def _pyunwind_setup():
         def thread_ids(self):
             return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
 
+        def thread_name(self, thread_id):
+            """InferiorThread.name: the user's name, else the OS's (comm of a live
+            thread); None for a core's threads."""
+            for t in self.inferior.threads():
+                if os_thread_id(t) == thread_id:
+                    return t.name or ""
+            return ""
+
     # The callbacks see the running session through this one slot; commands
     # run one at a time on GDB's main thread.
     current = [None]
@@ -264,7 +273,8 @@ def _pyunwind_setup():
     callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
-                          THREAD_TEXT(guarded(None, text_of("native_frames"))))
+                          THREAD_TEXT(guarded(None, text_of("native_frames"))),
+                          THREAD_TEXT(guarded(None, text_of("thread_name"))))
 
     def selected_thread_id():
         try:
