@@ -14,6 +14,8 @@ Threads (role: what it does, parked):
   exc_value   inside `except` with ValueError("bad value 42"), sleeping
   exc_key     inside `except` with KeyError("missing-key"), sleeping
   exc_custom  inside `except` with AppError("custom: ünï ✓", 7) (two args), sleeping
+  exc_os      inside `except` with FileNotFoundError(2, "No such file"): a type with its own
+              __str__ ("[Errno 2] No such file"), whose message pyunwind leaves out
   exc_nested  inside an `except KeyError` that is inside an `except ValueError`: the innermost
               (KeyError) is the one sys.exc_info() gives
   gc          gc.collect() -> __del__ of a cyclic object -> time.sleep: a collection that
@@ -161,6 +163,7 @@ NAMES = {
     "exc_key": "exc-key",
     "exc_custom": "exc-custom",
     "exc_nested": "exc-nested",
+    "exc_os": "exc-os",
     "gc": "gc-collector",
 }
 TARGETS = {
@@ -174,6 +177,7 @@ TARGETS = {
     "exc_key": (in_except, ("exc_key", KeyError("missing-key"))),
     "exc_custom": (in_except, ("exc_custom", AppError("custom: ünï ✓", 7))),
     "exc_nested": (nested_except, ()),
+    "exc_os": (in_except, ("exc_os", FileNotFoundError(2, "No such file"))),
     "gc": (collector, ()),
 }
 
