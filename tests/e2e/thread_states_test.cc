@@ -106,6 +106,8 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
     EXPECT_EQ(thread.at("name"), want.at("name"));
     EXPECT_EQ(thread.at("os_name"), cell.live ? want.at("os_name") : json(nullptr));
     EXPECT_EQ(thread.at("activity"), want.at("activity"));
+    // The busy loop is the one runnable thread: it holds the GIL.
+    EXPECT_EQ(thread.at("holds_gil"), role == "busy");
     EXPECT_EQ(thread.at("exception"), want.at("exception"));
     if (role == "exc_os") {
       // OSError's own __str__ ("[Errno 2] No such file") is not rebuilt: no message.
