@@ -117,13 +117,16 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   // Before --native: the running task is found through the Python frames' addresses.
   AddRunningTasks(target.objects(), target.codes(), *snapshot);
   // The debugger's native stacks: what each thread is doing, which one runs
-  // the collector, and --native's merge.
+  // the collector, and --native's merge. Whole stacks only for --native and
+  // while a collection runs (gc_collect_main may be deep below a finalizer).
   for (Interpreter& interp : snapshot->interpreters) {
     std::vector<std::vector<NativeFrame>> native_by_thread;
+    const bool whole = options.native || interp.gc_collecting;
     for (Thread& thread : interp.threads) {
       std::vector<NativeFrame> native;
       if (thread.native_id) {
-        native = context.target.NativeFrames(*thread.native_id);
+        native = whole ? context.target.NativeFrames(*thread.native_id)
+                       : context.target.InnermostNativeFrames(*thread.native_id, kActivityNativeFrames);
         thread.os_name = context.target.ThreadName(*thread.native_id);
       }
       ClassifyActivity(thread, native);

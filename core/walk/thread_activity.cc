@@ -6,8 +6,6 @@
 namespace pyunwind {
 namespace {
 
-// Frames looked at from the innermost: a wait is called within these.
-constexpr size_t kMaxFramesToWait = 64;
 
 // The name without glibc's internal prefixes (__GI___clock_nanosleep,
 // __libc_recv, __futex_abstimed_wait_common64) and versions (select@@GLIBC_2.2.5).
@@ -71,7 +69,7 @@ bool IsPythonWait(const Frame& frame) {
 }
 
 Activity FromNative(const std::vector<NativeFrame>& native) {
-  const size_t n = std::min(native.size(), kMaxFramesToWait);
+  const size_t n = std::min(native.size(), kActivityNativeFrames);
   bool waits = false;
   for (size_t i = 0; i < n; ++i) {
     const std::string& function = native[i].function;

@@ -11,6 +11,9 @@
 
 namespace pyunwind {
 
+// Native frames ClassifyActivity looks at, innermost first.
+inline constexpr size_t kActivityNativeFrames = 64;
+
 // Sets thread.activity from `native` (the debugger's frames of the thread,
 // innermost first; empty where the host cannot unwind) and its Python frames.
 void ClassifyActivity(Thread& thread, const std::vector<NativeFrame>& native);

@@ -147,7 +147,9 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
     if (role == "sleep") {
       EXPECT_NE(header.find("\"tab\\there\\x1b[31mred\\nline\""), std::string::npos) << header;
     }
-    if (role == "lock") EXPECT_NE(header.find("\"wörker-名前-😀\""), std::string::npos) << header;
+    if (role == "lock") {
+      EXPECT_NE(header.find("\"wörker-名前-😀\""), std::string::npos) << header;
+    }
     if (role == "raw" && cell.live) {
       EXPECT_NE(header.find("[os \"" + want.at("os_name").get<std::string>() + "\"]"),
                 std::string::npos) << header;
