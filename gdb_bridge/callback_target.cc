@@ -1,5 +1,7 @@
 #include "gdb_bridge/callback_target.h"
 
+#include <cstring>
+
 #include <string>
 
 #include "core/commands/arguments.h"
@@ -130,6 +132,24 @@ std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
 std::vector<uint64_t> CallbackTarget::ThreadIds() {
   if (!thread_ids_) thread_ids_ = ParseThreadIds(CallText(callbacks_.thread_ids, callbacks_.ctx));
   return *thread_ids_;
+}
+
+std::vector<NativeFrame> CallbackTarget::InnermostNativeFrames(uint64_t thread_id,
+                                                               size_t max_frames) {
+  if (callbacks_.innermost_native_frames == nullptr) {
+    return Target::InnermostNativeFrames(thread_id, max_frames);
+  }
+  const char* text = callbacks_.innermost_native_frames(callbacks_.ctx, thread_id, max_frames);
+  std::vector<NativeFrame> frames = text == nullptr ? std::vector<NativeFrame>() : ParseNativeFrames(text);
+  if (frames.size() > max_frames) frames.resize(max_frames);
+  return frames;
+}
+
+std::optional<std::string> CallbackTarget::ThreadName(uint64_t thread_id) {
+  if (callbacks_.thread_name == nullptr) return std::nullopt;
+  const char* name = callbacks_.thread_name(callbacks_.ctx, thread_id);
+  if (name == nullptr || *name == '\0') return std::nullopt;
+  return std::string(name, strnlen(name, 4096));
 }
 
 }  // namespace pyunwind::gdb

@@ -1,5 +1,7 @@
 #include "lldb_plugin/lldb_target.h"
 
+#include <cstring>
+
 #include <string>
 #include <string_view>
 
@@ -125,6 +127,20 @@ std::vector<uint64_t> LldbTarget::ThreadIds() {
     if (thread.IsValid()) ids.push_back(thread.GetThreadID());
   }
   return ids;
+}
+
+// SBThread::GetName: the OS thread name LLDB read (/proc/PID/task/TID/comm
+// for a live Linux process); nullptr where it has none. An ELF core's notes
+// name no thread: LLDB gives its first thread the process's name from
+// NT_PRPSINFO (pr_fname), which is not a thread's name, so none for cores.
+std::optional<std::string> LldbTarget::ThreadName(uint64_t thread_id) {
+  const char* plugin = process_.GetPluginName();
+  if (plugin != nullptr && std::string_view(plugin) == "elf-core") return std::nullopt;
+  lldb::SBThread thread = process_.GetThreadByID(thread_id);
+  if (!thread.IsValid()) return std::nullopt;
+  const char* name = thread.GetName();
+  if (name == nullptr || *name == '\0') return std::nullopt;
+  return std::string(name, strnlen(name, 4096));
 }
 
 }  // namespace pyunwind_lldb

@@ -241,7 +241,8 @@ TEST_P(AsyncioCore, PyBtNamesRunningTask) {
 
   const CommandOutput text = RunCommand("py-bt", {"--all"}, context);
   ASSERT_FALSE(text.failed) << text.text;
-  EXPECT_NE(text.text.find("Thread " + std::to_string(loop_thread) + " (main thread, "),
+  // The header names the thread by its threading name (asyncio imports threading).
+  EXPECT_NE(text.text.find("Thread " + std::to_string(loop_thread) + " \"MainThread\" (main thread, "),
             std::string::npos)
       << text.text;
   EXPECT_NE(text.text.find("running task '" + running_name + "' " + task_id + "):\n"),

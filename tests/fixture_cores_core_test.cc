@@ -3,6 +3,7 @@
 // scenario's truth.json (what the process itself recorded before it dumped):
 //   * every truth thread, by native_id, has exactly the truth's frames
 //     (filename, line, name, qualname), innermost first;
+//   * every truth thread's threading `name` is the truth's (issue 13);
 //   * python.version and free_threaded are the truth's;
 //   * holds_gil is true exactly for the thread whose role is the truth's
 //     gil_holder_role (where the truth names one, on a GIL build), and null
@@ -143,9 +144,14 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
       continue;
     }
     const Json& thread = found->second;
+    if (want.contains("name")) {
+      EXPECT_EQ(thread.at("name"), want.at("name")) << "thread " << native_id << " (" << role << ")";
+    }
     Json want_frames = Json::array(), got_frames = Json::array();
     for (const Json& frame : want.at("frames")) want_frames.push_back(FrameKey(frame));
-    for (const Json& frame : thread.at("frames")) got_frames.push_back(FrameKey(frame));
+    for (const Json& frame : thread.at("frames")) {
+      if (frame.value("kind", "python") == "python") got_frames.push_back(FrameKey(frame));
+    }
     if (want_frames != got_frames) {
       size_t first_difference = 0;
       while (first_difference < want_frames.size() && first_difference < got_frames.size() &&

@@ -106,6 +106,15 @@ TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
   expect("type.ht_cached_keys", l.type.ht_cached_keys,
          f.Offset("PyHeapTypeObject", "ht_cached_keys"));
 
+  // Exceptions: being raised, and the innermost item being handled.
+  expect("tstate.current_exception", l.tstate.current_exception,
+         f.Offset("struct _ts", l.tstate.current_exception_is_type ? "curexc_type" : "current_exception"));
+  expect("tstate.exc_info", l.tstate.exc_info, f.Offset("struct _ts", "exc_info"));
+  expect("err_stackitem.exc_value", l.err_stackitem.exc_value,
+         f.Offset("struct _err_stackitem", "exc_value"));
+  expect("err_stackitem.previous_item", l.err_stackitem.previous_item,
+         f.Offset("struct _err_stackitem", "previous_item"));
+
   // What completes a 3.13+ block.
   expect("runtime.interpreters_main", l.runtime.interpreters_main,
          f.Offset("struct pyruntimestate", "interpreters.main"));

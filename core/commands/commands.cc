@@ -15,6 +15,7 @@
 #include "core/commands/stop_cache.h"
 #include "core/commands/version_command.h"
 #include "core/walk/locals.h"
+#include "core/walk/thread_activity.h"
 #include "core/walk/thread_state.h"
 #include "core/walk/threads.h"
 
@@ -116,19 +117,31 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   }
   // Before --native: the running task is found through the Python frames' addresses.
   AddRunningTasks(target.objects(), target.codes(), *snapshot);
-  if (options.native) {
-    for (Interpreter& interp : snapshot->interpreters) {
-      for (Thread& thread : interp.threads) {
-        if (!thread.native_id) continue;
-        const std::vector<NativeFrame>& native = target.NativeFrames(*thread.native_id);
+  // The debugger's native stacks: --native's merge, what each thread is doing
+  // (idle/running) and which thread runs the collector. Asked of the debugger
+  // only for --native and while a collection runs: GDB unwinds a thread in tens
+  // of milliseconds, so otherwise idle/running comes from the Python frames.
+  for (Interpreter& interp : snapshot->interpreters) {
+    std::vector<std::vector<NativeFrame>> native_by_thread;
+    const bool ask = options.native || interp.gc_collecting;
+    for (Thread& thread : interp.threads) {
+      std::vector<NativeFrame> native;
+      if (thread.native_id) {
+        if (ask) native = target.NativeFrames(*thread.native_id);
+        thread.os_name = context.target.ThreadName(*thread.native_id);
+      }
+      ClassifyActivity(thread, native);
+      if (options.native && thread.native_id) {
         if (native.empty()) {
           snapshot->warnings.push_back(fmt::format(
               "thread {}: the debugger gave no native frames", *thread.native_id));
-          continue;
+        } else {
+          thread.frames = MergeNativeFrames(thread.frames, native).frames;
         }
-        thread.frames = MergeNativeFrames(thread.frames, native).frames;
       }
+      native_by_thread.push_back(std::move(native));
     }
+    MarkCollectingThreads(interp, native_by_thread);
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(target.objects(), *snapshot);

@@ -26,21 +26,52 @@ Palette MakePalette(bool color) {
   return {"\x1b[35m", "\x1b[33m", "\x1b[36m", "\x1b[1m", "\x1b[0m"};
 }
 
+// A target-chosen text in double quotes, cut at 200 characters for a header.
+std::string Quoted(const std::string& text) {
+  constexpr size_t kMaxShown = 200;
+  std::string shown = text.size() > kMaxShown ? text.substr(0, kMaxShown) + "..." : text;
+  return "\"" + shown + "\"";
+}
+
 std::string ThreadFlags(const Thread& thread) {
   std::vector<std::string> flags;
+  if (thread.activity != Activity::kUnknown) flags.push_back(std::string(ActivityName(thread.activity)));
   if (thread.is_main) flags.push_back("main thread");
   if (thread.holds_gil.value_or(false)) flags.push_back("holds the GIL");
   for (const std::string& status : thread.status) {
     if (status == "gc") flags.push_back("collecting garbage");
     if (status == "gil_requested") flags.push_back("waiting for the GIL");
-    if (status == "exception") flags.push_back("exception " + PrintableText(thread.exception.value_or("?")));
+    if (status == "exception") {
+      std::string flag = thread.exception_state == ExceptionState::kRaised ? "raising " : "handling ";
+      flag += PrintableText(thread.exception.value_or("?"));
+      if (thread.exception_message) flag += ": " + PrintableText(Quoted(*thread.exception_message));
+      flags.push_back(std::move(flag));
+    }
   }
+  if (thread.exception_state == ExceptionState::kUnknown) flags.push_back("exception unknown");
   if (thread.running_task) {
     flags.push_back(fmt::format("running task '{}' {:#x}", PrintableText(thread.running_task->name),
                                 thread.running_task->address));
   }
   if (flags.empty()) return "";
   return " (" + fmt::format("{}", fmt::join(flags, ", ")) + ")";
+}
+
+// `Thread 1234 "worker-3"`: the threading name, or else the debugger's name
+// of the OS thread, marked as such.
+std::string ThreadTitle(const Thread& thread) {
+  std::string title = thread.native_id ? std::to_string(*thread.native_id)
+                                       : fmt::format("(tstate {:#x})", thread.tstate_address);
+  if (thread.name) {
+    title += " " + PrintableText(Quoted(*thread.name));
+  } else if (thread.os_name) {
+    title += " [os " + PrintableText(Quoted(*thread.os_name)) + "]";
+  }
+  return title;
+}
+
+Json OptionalText(const std::optional<std::string>& text) {
+  return text ? Json(*text) : Json(nullptr);
 }
 
 // What a native frame's module is called in text: its file name.
@@ -96,8 +127,36 @@ std::string_view FrameKindName(FrameKind kind) {
       return "python";
     case FrameKind::kNative:
       return "native";
+    case FrameKind::kGc:
+      return "gc";
   }
   return "python";
+}
+
+std::string_view ActivityName(Activity activity) {
+  switch (activity) {
+    case Activity::kIdle:
+      return "idle";
+    case Activity::kRunning:
+      return "running";
+    case Activity::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+std::string_view ExceptionStateName(ExceptionState state) {
+  switch (state) {
+    case ExceptionState::kNone:
+      return "none";
+    case ExceptionState::kRaised:
+      return "raised";
+    case ExceptionState::kHandled:
+      return "handled";
+    case ExceptionState::kUnknown:
+      return "unknown";
+  }
+  return "unknown";
 }
 
 std::string FrameHeader(const Frame& frame, size_t index) {
@@ -144,9 +203,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
     for (const Thread& thread : interp.threads) {
       if (!first_thread) out += "\n";
       first_thread = false;
-      const std::string id =
-          thread.native_id ? std::to_string(*thread.native_id) : fmt::format("(tstate {:#x})", thread.tstate_address);
-      out += fmt::format("{}Thread {}{}{}:\n", p.header, id, ThreadFlags(thread), p.reset);
+      out += fmt::format("{}Thread {}{}{}:\n", p.header, ThreadTitle(thread), ThreadFlags(thread), p.reset);
       if (thread.frames.empty() && !thread.truncated) {
         out += "  (no Python frames)\n";
         continue;
@@ -155,6 +212,10 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
+        if (frame.kind == FrameKind::kGc) {
+          out += "  <GC>\n";
+          continue;
+        }
         if (frame.kind == FrameKind::kNative) {
           out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
                              frame.function.empty() ? "??" : PrintableText(frame.function), p.reset,
@@ -203,6 +264,10 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
+        if (frame.kind == FrameKind::kGc) {
+          frames.push_back({{"kind", FrameKindName(frame.kind)}});
+          continue;
+        }
         if (frame.kind == FrameKind::kNative) {
           frames.push_back({{"kind", FrameKindName(frame.kind)},
                             {"index", frame.native_index},
@@ -222,10 +287,15 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       }
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
                     {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},
+                    {"name", OptionalText(thread.name)},
+                    {"os_name", OptionalText(thread.os_name)},
+                    {"activity", ActivityName(thread.activity)},
                     {"is_main", thread.is_main},
                     {"holds_gil", thread.holds_gil ? Json(*thread.holds_gil) : Json(nullptr)},
                     {"status", thread.status},
-                    {"exception", thread.exception ? Json(*thread.exception) : Json(nullptr)},
+                    {"exception", OptionalText(thread.exception)},
+                    {"exception_state", ExceptionStateName(thread.exception_state)},
+                    {"exception_message", OptionalText(thread.exception_message)},
                     {"frames", std::move(frames)}};
       if (thread.running_task) {
         entry["running_task"] = {{"id", fmt::format("{:#x}", thread.running_task->address)},

@@ -19,8 +19,12 @@ struct FormatOptions {
   double elapsed_ms = 0;
 };
 
-// A frame's "kind" in JSON: "python", "native".
+// A frame's "kind" in JSON: "python", "native", "gc".
 std::string_view FrameKindName(FrameKind kind);
+// A thread's "activity" in JSON: "idle", "running", "unknown".
+std::string_view ActivityName(Activity activity);
+// A thread's "exception_state" in JSON: "none", "raised", "handled", "unknown".
+std::string_view ExceptionStateName(ExceptionState state);
 
 // The line that names Python frame `index`, as py-up and py-locals print it:
 // #N File "...", line L, in QUALNAME

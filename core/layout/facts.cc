@@ -28,6 +28,8 @@ void AddObjectFacts(Layout& l) {
   // PyModuleObject { PyObject_HEAD; md_dict; ... }; PyCellObject { PyObject_HEAD; ob_ref; }.
   SetIfAbsent(l.module.md_dict, 16 + d);
   SetIfAbsent(l.cell.ob_ref, 16 + d);
+  // PyBaseExceptionObject { PyObject_HEAD; dict; args; notes; ... }.
+  SetIfAbsent(l.exception.args, 24 + d);
   // FutureObj (Modules/_asynciomodule.c): loop, callback0, context0, callbacks.
   SetIfAbsent(l.task.loop, 16 + d);
   SetIfAbsent(l.task.callback0, 24 + d);
@@ -123,6 +125,15 @@ void AddDebugOffsetsCompanionFacts(Layout& l) {
   l.managed_dict.values_inline = true;
   l.managed_dict.inline_valid = 3;
   l.dict.values_header = 8;
+}
+
+void AddThreadStateExceptionFacts313(Layout& l) {
+  if (l.tstate.current_frame != kAbsent) {
+    l.tstate.current_exception = l.tstate.current_frame + 40;
+    l.tstate.exc_info = l.tstate.current_frame + 48;
+  }
+  l.err_stackitem.exc_value = 0;
+  l.err_stackitem.previous_item = 8;
 }
 
 void AddTaskFactsAfterAsyncioDebug(Layout& l) {

@@ -13,7 +13,7 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 
 // Objects whose declarations have not changed since 3.11: type objects
 // (tp_basicsize, tp_base, tp_dictoffset), sets, weak references, bound
-// methods, functions, modules, cells, and the FutureObj fields that open a
+// methods, functions, modules, cells, exceptions' args, and the FutureObj fields that open a
 // TaskObj. Fields a _Py_DebugOffsets block already gave are kept.
 void AddObjectFacts(Layout& l);
 
@@ -38,6 +38,12 @@ inline constexpr Layout::FrameStates kFrameStates313 = {-3, -1, -1, 1};
 // 3.14+: TaskObj declares `int task_state` right after task_awaited_by and
 // task_fut_waiter right before task_coro, which _AsyncioDebug gives.
 void AddTaskFactsAfterAsyncioDebug(Layout& l);
+
+// 3.13 and 3.14, whose blocks state no exception field: PyThreadState
+// declares current_frame, then c_profilefunc, c_tracefunc, c_profileobj,
+// c_traceobj, current_exception, exc_info (the innermost item being
+// handled). _PyErr_StackItem is { exc_value; previous_item; }.
+void AddThreadStateExceptionFacts313(Layout& l);
 
 // 3.14+: _PyStackRef tags, and the free-threaded PyASCIIObject.state whose
 // `interned` became a whole byte.

@@ -67,8 +67,9 @@ struct Layout {
     int32_t cframe_current_frame = kAbsent;
     // Exceptions: the one being raised (curexc_type in 3.11, current_exception
     // 3.12+), the innermost _PyErr_StackItem being handled (exc_info) and the
-    // thread's own one (exc_state). From the tables (3.11, 3.12) and the 3.15
-    // debug offsets; 3.13 and 3.14 export none of them.
+    // thread's own one (exc_state). From the tables (3.11, 3.12), facts.cc
+    // (3.13, 3.14 export none of them) and the 3.15 debug offsets (which give
+    // no exc_info).
     int32_t current_exception = kAbsent;
     bool current_exception_is_type = false;  // 3.11: curexc_type, the type alone
     int32_t exc_info = kAbsent;
@@ -78,7 +79,7 @@ struct Layout {
 
   struct ErrStackItem {  // _PyErr_StackItem
     int32_t exc_value = kAbsent;
-    int32_t previous_item = kAbsent;  // 3.11-3.14 tables; absent where not exported
+    int32_t previous_item = kAbsent;  // 3.11-3.14 facts; absent where not exported
   } err_stackitem;
 
   struct Frame {
@@ -221,6 +222,10 @@ struct Layout {
   struct Module {  // PyModuleObject
     int32_t md_dict = kAbsent;
   } module;
+
+  struct BaseException {  // PyBaseExceptionObject
+    int32_t args = kAbsent;
+  } exception;
 
   struct Cell {  // PyCellObject
     int32_t ob_ref = kAbsent;

@@ -11,6 +11,7 @@ namespace {
 void AddFacts(Layout& l) {
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
+  AddThreadStateExceptionFacts313(l);
   const int32_t d = HeaderDelta(l);
   l.frame.stacktop = 64;  // int: slots in use above localsplus
   l.type.ht_cached_keys = 880 + d;

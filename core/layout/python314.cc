@@ -11,6 +11,7 @@ namespace {
 void AddFacts(Layout& l) {
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
+  AddThreadStateExceptionFacts313(l);
   AddStackRefFacts(l);
   l.type.ht_cached_keys = 880 + HeaderDelta(l);
   l.frame_state = kFrameStates313;

@@ -52,10 +52,23 @@ class Target {
   // OS thread ids (LWPs) the debugger knows, in its own order.
   virtual std::vector<uint64_t> ThreadIds() { return {}; }
 
+  // The name the debugger gives the thread with OS thread id `thread_id`
+  // (live Linux processes: /proc/PID/task/TID/comm, what both debuggers
+  // show); nullopt where it has none (an ELF core's notes name no thread).
+  virtual std::optional<std::string> ThreadName(uint64_t /*thread_id*/) { return std::nullopt; }
+
   // The debugger's backtrace of the thread with OS thread id `thread_id`,
   // innermost first, index i being the debugger's frame number i (inlined
   // frames included). Empty where the host cannot unwind.
   virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
+
+  // The same, only the innermost `max_frames` frames: what py-bt needs to tell
+  // what a thread is doing, without unwinding deep stacks whole.
+  virtual std::vector<NativeFrame> InnermostNativeFrames(uint64_t thread_id, size_t max_frames) {
+    std::vector<NativeFrame> frames = NativeFrames(thread_id);
+    if (frames.size() > max_frames) frames.resize(max_frames);
+    return frames;
+  }
 };
 
 }  // namespace pyunwind

@@ -20,7 +20,11 @@ struct LocalVariable {
 };
 
 // What a Frame is; its JSON name is FrameKindName (core/commands/format.h).
-enum class FrameKind { kPython, kNative /* py-bt --native: the debugger's own frames */ };
+enum class FrameKind {
+  kPython,
+  kNative,  // py-bt --native: the debugger's own frames
+  kGc,      // "<GC>": the thread is inside a garbage collection (innermost entry)
+};
 
 struct Frame {
   FrameKind kind = FrameKind::kPython;
@@ -41,10 +45,27 @@ struct Frame {
   size_t native_index = 0;  // the debugger's frame number
 };
 
+// Whether a thread is blocked in a known wait (a lock, a condition, sleep,
+// select/poll/epoll, a socket read) or not; its JSON name is ActivityName.
+enum class Activity { kUnknown, kIdle, kRunning };
+
+// What the thread state says of exceptions; its JSON name is ExceptionStateName.
+enum class ExceptionState {
+  kUnknown,  // the version does not tell, or the thread state could not be read
+  kNone,
+  kRaised,   // being raised (propagating), not yet caught
+  kHandled,  // caught: the thread runs an `except` block (or a finally with one pending)
+};
+
 struct Thread {
   uint64_t tstate_address = 0;
   std::optional<uint64_t> native_id;   // OS thread id (LWP)
   std::optional<uint64_t> python_id;   // PyThreadState.thread_id (pthread_t)
+  // threading's name of the thread (Thread.name), where `threading` knows it.
+  std::optional<std::string> name;
+  // The name the debugger gives the thread (Linux: /proc/PID/task/TID/comm), where it has one.
+  std::optional<std::string> os_name;
+  Activity activity = Activity::kUnknown;
   bool is_main = false;
   std::optional<bool> holds_gil;       // null where the build has no GIL or it cannot be told
   std::vector<std::string> status;     // "main", "has_gil", "gc", ...
@@ -52,8 +73,10 @@ struct Thread {
   bool truncated = false;              // a limit or a bad pointer cut the stack short
   std::optional<std::string> error;    // why the stack stops early, if it does
   // The type of the exception being raised or handled (status "exception"),
-  // where the version tells (3.11, 3.12, 3.15).
+  // and its message as str() would give it (null where it cannot be rebuilt).
+  ExceptionState exception_state = ExceptionState::kUnknown;
   std::optional<std::string> exception;
+  std::optional<std::string> exception_message;
   // The asyncio task whose step this thread's event loop is running (status
   // "running_task"), where asyncio is imported and one is running.
   struct RunningTask {
@@ -69,6 +92,8 @@ struct Interpreter {
   std::vector<Thread> threads;
   // The thread state that holds the GIL while it is locked, where the build tells.
   std::optional<uint64_t> gil_holder;
+  // interp->gc.collecting: a garbage collection is under way in this interpreter.
+  bool gc_collecting = false;
 };
 
 struct PythonInfo {

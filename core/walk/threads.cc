@@ -6,6 +6,7 @@
 
 #include "core/base/address.h"
 #include "core/walk/frames.h"
+#include "core/walk/thread_names.h"
 #include "core/walk/thread_state.h"
 
 namespace pyunwind {
@@ -181,14 +182,17 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
         thread.holds_gil = gil.locked && gil.holder == *it;
         if (*thread.holds_gil) {
           thread.status.push_back("has_gil");
-          // The collector runs on the thread that holds the GIL.
+          // Without the native stacks (MarkCollectingThreads), the collector is
+          // taken to be the thread that holds the GIL.
           if (collecting) thread.status.push_back("gc");
         }
       }
       interpreter.threads.push_back(std::move(thread));
     }
     if (gil.known && gil.locked) interpreter.gil_holder = gil.holder;
+    interpreter.gc_collecting = collecting;
     AddThreadStatus(objects, interpreter);
+    AddThreadNames(objects, interpreter, snapshot.warnings);
     snapshot.interpreters.push_back(std::move(interpreter));
 
     auto next = memory.ReadPointer(interp + l.interp.next);

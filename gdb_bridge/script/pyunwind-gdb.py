@@ -48,6 +48,8 @@ def _pyunwind_setup():
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
     COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
+    THREAD_COUNT_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64,
+                                         ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
         _fields_ = [
@@ -58,6 +60,8 @@ def _pyunwind_setup():
             ("thread_ids", TEXT),
             ("native_frames", THREAD_TEXT),
             ("debugger_version", TEXT),
+            ("thread_name", THREAD_TEXT),
+            ("innermost_native_frames", THREAD_COUNT_TEXT),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -183,7 +187,10 @@ def _pyunwind_setup():
         def debugger_command(self, command):
             return gdb.execute(command.decode("utf-8", "replace"), to_string=True)
 
-        def native_frames(self, thread_id):
+        def innermost_native_frames(self, thread_id, max_frames):
+            return self.native_frames(thread_id, min(max_frames, 4096))
+
+        def native_frames(self, thread_id, max_frames=4096):
             """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
             Switches to the thread if it is not the selected one, and back."""
             thread = None
@@ -205,7 +212,7 @@ def _pyunwind_setup():
                 if switched:
                     thread.switch()
                 frame = gdb.newest_frame()
-                while frame is not None and len(lines) < 4096:
+                while frame is not None and len(lines) < max_frames:
                     if self.interrupted:
                         break
                     pc = frame.pc()
@@ -232,6 +239,14 @@ def _pyunwind_setup():
 
         def thread_ids(self):
             return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
+
+        def thread_name(self, thread_id):
+            """InferiorThread.name: the user's name, else the OS's (comm of a live
+            thread); None for a core's threads."""
+            for t in self.inferior.threads():
+                if os_thread_id(t) == thread_id:
+                    return t.name or ""
+            return ""
 
     # The callbacks see the running session through this one slot; commands
     # run one at a time on GDB's main thread.
@@ -272,7 +287,9 @@ def _pyunwind_setup():
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
-                          TEXT(debugger_version))
+                          TEXT(debugger_version),
+                          THREAD_TEXT(guarded(None, text_of("thread_name"))),
+                          THREAD_COUNT_TEXT(guarded(None, text_of("innermost_native_frames"))))
 
     def selected_thread_id():
         try:

@@ -182,7 +182,8 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   for (const json& task : got->at("tasks")) {
     if (task.at("name") == name) id = task.at("id");
   }
-  const auto headers = LinesContaining(text.out, "Thread " + std::to_string(LoopThread(truth)) + " (");
+  const auto headers =
+      LinesContaining(text.out, "Thread " + std::to_string(LoopThread(truth)) + " \"MainThread\" (");
   ASSERT_EQ(headers.size(), 1u) << text.Describe();
   EXPECT_NE(headers[0].find("running task '" + name + "' " + id + "):"), std::string::npos)
       << headers[0];

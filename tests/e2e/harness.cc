@@ -687,6 +687,11 @@ std::string CompareWithTruth(const json& truth, const json& tool) {
         diff << ThreadLabel(t) << ": missing from pyunwind's output\n";
         continue;
       }
+      // The threading name the process recorded (Thread.name), where the truth has one.
+      if (t.contains("name") && it->second.value("name", json()) != t["name"]) {
+        diff << ThreadLabel(t) << ": name: truth " << t["name"].dump() << ", pyunwind "
+             << it->second.value("name", json()).dump() << "\n";
+      }
       json tool_frames = json::array();
       for (const auto& f : it->second.value("frames", json::array())) {
         if (f.value("kind", std::string("python")) == "python") tool_frames.push_back(f);

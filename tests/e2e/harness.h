@@ -223,7 +223,8 @@ RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
 std::optional<json> ExtractJson(const std::string& output, std::string* error);
 
 // Compares pyunwind's `py-bt --all --json` document with a truth file. For every truth
-// thread (matched by native_id) pyunwind's thread must have exactly the same Python frames
+// thread (matched by native_id) pyunwind's thread must have the truth's threading `name`
+// (where the truth records one) and exactly the same Python frames
 // in the same order (filename, line, name, qualname); frames pyunwind marks with a kind other
 // than "python" (native/shim/gc, shown only on request) are not Python frames and are left
 // out; a thread pyunwind shows that the truth does not have is an error. Returns "" when

@@ -1,0 +1,138 @@
+#include "core/walk/thread_activity.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace pyunwind {
+namespace {
+
+
+// The name without glibc's internal prefixes (__GI___clock_nanosleep,
+// __libc_recv, __futex_abstimed_wait_common64) and versions (select@@GLIBC_2.2.5).
+std::string_view BareName(std::string_view name) {
+  if (const size_t at = name.find('@'); at != std::string_view::npos) name = name.substr(0, at);
+  for (bool stripped = true; stripped;) {
+    stripped = false;
+    for (std::string_view prefix : {"__GI_", "__libc_", "__"}) {
+      if (name.substr(0, prefix.size()) == prefix && name.size() > prefix.size()) {
+        name.remove_prefix(prefix.size());
+        stripped = true;
+      }
+    }
+    if (!name.empty() && name.front() == '_') {
+      name.remove_prefix(1);
+      stripped = true;
+    }
+  }
+  return name;
+}
+
+// System calls and libc waits a blocked thread sits in.
+bool IsWait(std::string_view function) {
+  const std::string_view name = BareName(function);
+  static constexpr std::string_view kWaits[] = {
+      "futex", "lll_lock_wait", "pthread_cond_wait", "pthread_cond_timedwait",
+      "pthread_cond_clockwait", "sem_wait", "sem_timedwait", "sem_clockwait", "do_futex_wait",
+      "nanosleep", "clock_nanosleep", "thrd_sleep", "select", "pselect", "poll", "ppoll",
+      "epoll_wait", "epoll_pwait", "recv", "recvfrom", "recvmsg", "accept", "accept4", "read",
+      "pause", "sigwait", "sigtimedwait", "sigwaitinfo", "waitpid", "wait4", "waitid",
+      "syscall"};
+  for (std::string_view wait : kWaits) {
+    // futex_wait, futex_abstimed_wait_common64, nanosleep64, select_nocancel, ...
+    if (name.substr(0, wait.size()) == wait) return true;
+  }
+  return false;
+}
+
+bool IsEvalLoop(std::string_view function) {
+  return function.find("_PyEval_EvalFrameDefault") != std::string_view::npos;
+}
+
+// The GIL's wait: a thread here wants to run.
+bool IsGilWait(std::string_view function) {
+  return function == "take_gil" || function == "PyEval_RestoreThread" ||
+         function == "PyEval_AcquireThread" || function == "_PyEval_AcquireLock" ||
+         function == "PyGILState_Ensure";
+}
+
+// The stdlib's Python-level waits, innermost frame alone (no native stack).
+bool IsPythonWait(const Frame& frame) {
+  static constexpr std::string_view kWaits[] = {
+      "Thread._wait_for_tstate_lock", "Condition.wait", "Event.wait",
+      "EpollSelector.select", "PollSelector.select", "SelectSelector.select",
+      "DevpollSelector.select", "KqueueSelector.select", "_PollLikeSelector.select"};
+  const std::string_view qualname = frame.qualname;
+  for (std::string_view wait : kWaits) {
+    if (qualname == wait) return true;
+  }
+  return false;
+}
+
+Activity FromNative(const std::vector<NativeFrame>& native) {
+  const size_t n = std::min(native.size(), kActivityNativeFrames);
+  bool waits = false;
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& function = native[i].function;
+    if (function.empty()) {
+      if (i == 0) return Activity::kUnknown;  // no symbol for where it is
+      continue;
+    }
+    if (i == 0 || (!waits && i < 4)) waits = waits || IsWait(function);
+    if (IsGilWait(function)) return Activity::kRunning;
+    if (IsEvalLoop(function)) break;
+  }
+  return waits ? Activity::kIdle : Activity::kRunning;
+}
+
+bool IsCollection(std::string_view function) {
+  return function.find("gc_collect") != std::string_view::npos || function == "_PyGC_Collect" ||
+         function == "PyGC_Collect" || function == "_PyGC_CollectNoFail" ||
+         function == "_Py_RunGC" || function == "collect_with_callback" ||
+         function == "gc_collect_region";
+}
+
+}  // namespace
+
+void ClassifyActivity(Thread& thread, const std::vector<NativeFrame>& native) {
+  if (!native.empty()) {
+    thread.activity = FromNative(native);
+    return;
+  }
+  const Frame* innermost = nullptr;
+  for (const Frame& frame : thread.frames) {
+    if (frame.kind == FrameKind::kPython) {
+      innermost = &frame;
+      break;
+    }
+  }
+  thread.activity = innermost && IsPythonWait(*innermost) ? Activity::kIdle : Activity::kUnknown;
+}
+
+bool InsideCollection(const std::vector<NativeFrame>& native) {
+  return std::any_of(native.begin(), native.end(),
+                     [](const NativeFrame& f) { return IsCollection(f.function); });
+}
+
+void MarkCollectingThreads(Interpreter& interp,
+                           const std::vector<std::vector<NativeFrame>>& native_by_thread) {
+  const size_t n = std::min(interp.threads.size(), native_by_thread.size());
+  for (size_t i = 0; interp.gc_collecting && i < n; ++i) {
+    const std::vector<NativeFrame>& native = native_by_thread[i];
+    // Only a stack with symbols can show that it is not inside a collection.
+    const bool symbols = std::any_of(native.begin(), native.end(), [](const NativeFrame& f) {
+      return IsEvalLoop(f.function) || IsCollection(f.function);
+    });
+    if (!symbols) continue;
+    std::vector<std::string>& status = interp.threads[i].status;
+    status.erase(std::remove(status.begin(), status.end(), "gc"), status.end());
+    if (InsideCollection(native)) status.push_back("gc");
+  }
+  for (Thread& thread : interp.threads) {
+    if (std::find(thread.status.begin(), thread.status.end(), "gc") == thread.status.end()) continue;
+    Frame gc;
+    gc.kind = FrameKind::kGc;
+    thread.frames.insert(thread.frames.begin(), std::move(gc));
+  }
+}
+
+}  // namespace pyunwind

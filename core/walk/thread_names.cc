@@ -1,0 +1,76 @@
+#include "core/walk/thread_names.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+
+#include "core/base/address.h"
+#include "core/objects/remote_collections.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr size_t kMaxThreadName = 256;  // characters kept of a name
+
+// The `_name` of a threading.Thread object.
+Result<std::string> NameOf(RemoteCollections& c, uint64_t thread_object) {
+  PYU_ASSIGN_OR_RETURN(uint64_t name, c.InstanceAttribute(thread_object, "_name"));
+  if (name == 0) return MakeError("a Thread without _name");
+  return c.objects().ReadString(name, kMaxThreadName);
+}
+
+// ident -> Thread object of threading._active, and of _main_thread (its `_ident`).
+Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& c,
+                                                             uint64_t threading_dict) {
+  std::unordered_map<uint64_t, uint64_t> objects;
+  PYU_ASSIGN_OR_RETURN(uint64_t active, c.DictGetString(threading_dict, "_active"));
+  if (active != 0) {
+    PYU_ASSIGN_OR_RETURN(auto items, c.DictItems(active, kMaxThreadsPerInterpreter));
+    for (const auto& [key, thread_object] : items) {
+      auto ident = c.objects().ReadInt(key);
+      if (ident.ok()) objects.emplace(static_cast<uint64_t>(*ident), thread_object);
+    }
+  }
+  auto main = c.DictGetString(threading_dict, "_main_thread");
+  if (main.ok() && *main != 0) {
+    auto ident_object = c.InstanceAttribute(*main, "_ident");
+    if (ident_object.ok() && *ident_object != 0) {
+      auto ident = c.objects().ReadInt(*ident_object);
+      if (ident.ok()) objects.emplace(static_cast<uint64_t>(*ident), *main);
+    }
+  }
+  return objects;
+}
+
+}  // namespace
+
+void AddThreadNames(ObjectReader& objects, Interpreter& interp, std::vector<std::string>& warnings) {
+  const Layout& l = objects.layout();
+  if (l.interp.modules == kAbsent || l.module.md_dict == kAbsent) return;
+  RemoteMemory& memory = objects.memory();
+  auto modules = memory.ReadPointer(interp.address + l.interp.modules);
+  if (!modules || !Aligned(*modules) || *modules == 0) return;
+  RemoteCollections c(objects);
+  auto threading = c.DictGetString(*modules, "threading");
+  if (!threading.ok() || *threading == 0) return;  // not imported: no names to give
+  auto dict = memory.ReadPointer(*threading + l.module.md_dict);
+  if (!dict || !Aligned(*dict) || *dict == 0) {
+    warnings.push_back(fmt::format("interpreter {}: cannot read the threading module's dict", interp.id));
+    return;
+  }
+  auto thread_objects = ThreadObjects(c, *dict);
+  if (!thread_objects.ok()) {
+    warnings.push_back(fmt::format("interpreter {}: cannot read threading._active: {}", interp.id,
+                                   thread_objects.error().message));
+    return;
+  }
+  for (Thread& thread : interp.threads) {
+    if (!thread.python_id) continue;
+    auto it = thread_objects->find(*thread.python_id);
+    if (it == thread_objects->end()) continue;
+    auto name = NameOf(c, it->second);
+    if (name.ok()) thread.name = *name;
+  }
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,114 @@
+// What a thread is doing, from its stacks (core/walk/thread_activity.h): idle in a known
+// wait, running, or unknown; and which thread gets the collector's status "gc" and <GC> frame.
+// The e2e test (tests/e2e/thread_states_test.cc) checks the same on real processes; these
+// cases pin the rules on stacks built by hand, as the two debuggers name them.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/walk/thread_activity.h"
+
+namespace pyunwind {
+namespace {
+
+std::vector<NativeFrame> Stack(std::vector<std::string> functions) {
+  std::vector<NativeFrame> frames;
+  for (std::string& f : functions) frames.push_back({0x1000, std::move(f), ""});
+  return frames;
+}
+
+Frame PythonFrame(const std::string& qualname) {
+  Frame f;
+  f.qualname = qualname;
+  f.name = qualname;
+  return f;
+}
+
+Activity Classify(const std::vector<NativeFrame>& native, const std::string& innermost = "f") {
+  Thread t;
+  t.frames.push_back(PythonFrame(innermost));
+  ClassifyActivity(t, native);
+  return t.activity;
+}
+
+TEST(ThreadActivity, KnownWaitsAreIdle) {
+  // GDB's and LLDB's names of the same glibc frames.
+  EXPECT_EQ(Classify(Stack({"__GI___clock_nanosleep", "__GI___nanosleep", "pysleep", "time_sleep",
+                            "_PyEval_EvalFrameDefault"})), Activity::kIdle);
+  EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common64", "__futex_abstimed_wait_common",
+                            "__new_sem_wait_slow64", "PyThread_acquire_lock_timed",
+                            "_PyEval_EvalFrameDefault"})), Activity::kIdle);
+  EXPECT_EQ(Classify(Stack({"__select", "select_select", "_PyEval_EvalFrameDefault"})), Activity::kIdle);
+  EXPECT_EQ(Classify(Stack({"__libc_recv", "sock_recv_impl", "_PyEval_EvalFrameDefault"})), Activity::kIdle);
+  EXPECT_EQ(Classify(Stack({"epoll_wait", "select_epoll_poll_impl"})), Activity::kIdle);
+}
+
+TEST(ThreadActivity, EvalLoopAndCWorkAreRunning) {
+  EXPECT_EQ(Classify(Stack({"_PyEval_EvalFrameDefault", "PyEval_EvalCode"})), Activity::kRunning);
+  EXPECT_EQ(Classify(Stack({"list_sort_impl", "_PyEval_EvalFrameDefault"})), Activity::kRunning);
+}
+
+TEST(ThreadActivity, WaitingForTheGilIsRunning) {
+  EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common", "pthread_cond_timedwait", "take_gil",
+                            "PyEval_RestoreThread", "time_sleep", "_PyEval_EvalFrameDefault"})),
+            Activity::kRunning);
+}
+
+TEST(ThreadActivity, NoSymbolOrNoNativeStack) {
+  // No symbol for where the thread is: unknown, whatever is below.
+  EXPECT_EQ(Classify(Stack({"", "_PyEval_EvalFrameDefault"})), Activity::kUnknown);
+  // No native stack: only the stdlib's own Python waits tell.
+  EXPECT_EQ(Classify({}, "Condition.wait"), Activity::kIdle);
+  EXPECT_EQ(Classify({}, "Thread._wait_for_tstate_lock"), Activity::kIdle);
+  EXPECT_EQ(Classify({}, "EpollSelector.select"), Activity::kIdle);
+  EXPECT_EQ(Classify({}, "worker"), Activity::kUnknown);
+}
+
+bool HasGc(const Thread& t) {
+  return std::find(t.status.begin(), t.status.end(), "gc") != t.status.end();
+}
+
+TEST(ThreadActivity, CollectorIsTheThreadInsideTheCollection) {
+  Interpreter interp;
+  interp.gc_collecting = true;
+  interp.threads.resize(3);
+  interp.threads[1].status = {"has_gil", "gc"};  // the walk's guess: the GIL holder
+  for (Thread& t : interp.threads) t.frames.push_back(PythonFrame("f"));
+  const std::vector<std::vector<NativeFrame>> native = {
+      Stack({"__GI___clock_nanosleep", "time_sleep", "_PyEval_EvalFrameDefault", "slot_tp_finalize",
+             "finalize_garbage", "gc_collect_main", "gc_collect_with_callback", "gc_collect_impl",
+             "_PyEval_EvalFrameDefault"}),
+      Stack({"_PyEval_EvalFrameDefault"}),  // the GIL holder, not collecting
+      {}};                                 // no stack: nothing to say
+  MarkCollectingThreads(interp, native);
+  EXPECT_TRUE(HasGc(interp.threads[0]));
+  EXPECT_FALSE(HasGc(interp.threads[1]));
+  EXPECT_FALSE(HasGc(interp.threads[2]));
+  ASSERT_EQ(interp.threads[0].frames.size(), 2u);
+  EXPECT_EQ(interp.threads[0].frames[0].kind, FrameKind::kGc);
+  EXPECT_EQ(interp.threads[1].frames.size(), 1u);
+}
+
+TEST(ThreadActivity, WithoutSymbolsTheGuessStays) {
+  Interpreter interp;
+  interp.gc_collecting = true;
+  interp.threads.resize(1);
+  interp.threads[0].status = {"has_gil", "gc"};
+  MarkCollectingThreads(interp, {Stack({"", ""})});
+  EXPECT_TRUE(HasGc(interp.threads[0]));
+  ASSERT_EQ(interp.threads[0].frames.size(), 1u);
+  EXPECT_EQ(interp.threads[0].frames[0].kind, FrameKind::kGc);
+}
+
+TEST(ThreadActivity, NoCollectionNoMarker) {
+  Interpreter interp;
+  interp.threads.resize(1);
+  MarkCollectingThreads(interp, {Stack({"gc_collect_main"})});
+  EXPECT_FALSE(HasGc(interp.threads[0]));
+  EXPECT_TRUE(interp.threads[0].frames.empty());
+}
+
+}  // namespace
+}  // namespace pyunwind
