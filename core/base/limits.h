@@ -41,5 +41,8 @@ inline constexpr size_t kMaxLocalsPerFrame = 1024;
 inline constexpr size_t kMaxSourceLines = 1 << 20;
 inline constexpr size_t kMaxSourceLineLength = 4096;
 inline constexpr uint64_t kMaxSourceFileBytes = 64ull << 20;  // bytes read of one source file
+// py-bt: distinct source files it reads for the lines under its frames; the
+// frames of further files show no source line.
+inline constexpr size_t kMaxSourceFilesPerCommand = 256;
 
 }  // namespace pyunwind

@@ -13,6 +13,7 @@
 #include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
 #include "core/commands/source_commands.h"
+#include "core/commands/source_lines.h"
 #include "core/walk/locals.h"
 #include "core/walk/thread_state.h"
 #include "core/walk/threads.h"
@@ -22,7 +23,9 @@ namespace {
 
 constexpr char kPyBtHelp[] =
     "Usage: py-bt [--all|-a] [--native] [--locals] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
-    "Print the Python stack of the selected thread, innermost frame first.\n"
+    "             [--no-source] [--source] [--source-dir DIR]\n"
+    "Print the Python stack of the selected thread, innermost frame first, each frame\n"
+    "with its source line and the expression it runs underlined, as Python's tracebacks.\n"
     "  -a, --all      every thread of every interpreter\n"
     "  --native       the debugger's native backtrace, each eval-loop frame followed by\n"
     "                 the Python frames it runs\n"
@@ -32,7 +35,11 @@ constexpr char kPyBtHelp[] =
     "  --limit N      at most N frames per thread\n"
     "  -v, --verbose  also say how the runtime was found and which layout was used\n"
     "  --stats        memory reads, bytes, cache hits and time spent\n"
-    "  --no-color     no colour even on a terminal\n";
+    "  --no-color     no colour even on a terminal\n"
+    "  --no-source    no source lines (text)\n"
+    "  --source       with --json: each frame's source line (\"source\")\n"
+    "  --source-dir DIR  look for each source file by its base name in DIR first\n"
+    "                 (the sources of a core made elsewhere); may be repeated\n";
 
 struct PyBtOptions {
   bool all = false;
@@ -42,6 +49,9 @@ struct PyBtOptions {
   bool no_color = false;
   bool locals = false;
   bool native = false;
+  bool no_source = false;
+  bool json_source = false;
+  SourceLookup sources;
   size_t limit = 0;
 };
 
@@ -63,6 +73,17 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.stats = true;
     } else if (arg == "--no-color" || arg == "--no-colour") {
       options.no_color = true;
+    } else if (arg == "--no-source") {
+      options.no_source = true;
+    } else if (arg == "--source") {
+      options.json_source = true;
+    } else if (arg == "--source-dir" || arg.rfind("--source-dir=", 0) == 0) {
+      if (arg == "--source-dir") {
+        if (i + 1 >= args.size()) return MakeError("py-bt: --source-dir needs a directory");
+        options.sources.directories.push_back(args[++i]);
+      } else {
+        options.sources.directories.push_back(arg.substr(13));
+      }
     } else if (arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
       std::string value;
       if (arg == "--limit") {
@@ -131,10 +152,13 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(target.objects(), *snapshot);
+  // Text shows source lines unless --no-source; JSON only with --source.
+  if (options.json ? options.json_source : !options.no_source) AddSourceLines(*snapshot, options.sources);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
+  format.json_source = options.json_source;
   format.stats = options.stats ? &target.stats() : nullptr;
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();

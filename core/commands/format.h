@@ -16,6 +16,7 @@ struct FormatOptions {
   size_t frame_limit = 0;        // frames per thread; 0 = all
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
   double elapsed_ms = 0;
+  bool json_source = false;  // --json --source: each frame's stripped source line
 };
 
 // A frame's "kind" in JSON: "python", "native".
