@@ -9,6 +9,7 @@
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/native.h"
+#include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
 #include "core/commands/selected_thread.h"
 #include "core/commands/session.h"
@@ -201,6 +202,8 @@ const std::vector<CommandInfo>& AllCommands() {
       {"py-bt-full", "py-bt --locals: the Python stack with each frame's arguments and locals.",
        kPyBtHelp},
       {"py-locals", "Print the arguments and locals of the selected Python frame.", kPyLocalsHelp},
+      {"py-print", "Print the full repr of a local, global or builtin seen from the selected Python frame.",
+       kPyPrintHelp},
       {"py-list", "List the source lines around the current line of the selected Python frame.",
        kPyListHelp},
       {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
@@ -221,6 +224,7 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
   }
   if (name == "py-locals") return RunPyLocals(args, context);
   if (name == "py-list") return RunPyList(args, context);
+  if (name == "py-print") return RunPyPrint(args, context);
   if (name == "py-up" || name == "py-down" || name == "py-frame") {
     return RunPyFrameSelection(name, args, context);
   }

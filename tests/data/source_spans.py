@@ -8,6 +8,9 @@ usage: python source_spans.py TRUTH_JSON
   binop      a binary operation whose __add__ parks: return (left) + right
   hostile    a line of a real file holding ESC, BEL and a bidi override in a string
   sleeper    time.sleep(3600) in its innermost frame
+  main       main_outer(OUTER_ARG) -> main_park(): locals longer and deeper than py-locals
+             shows, a cell, and GLOBAL_TABLE (for py-print); their repr() is recorded as
+             "print_truth"
 
 Every parked thread's stack is recorded from inside the process: for each frame
 (innermost first) its file, line, name, qualname and what this interpreter's
@@ -151,8 +154,30 @@ for role in ROLES:
     native_id = registered[role]
     threads.append({"role": role, "native_id": native_id,
                      "frames": frames_of(by_id[native_to_ident[native_id]])})
-with open(TRUTH + ".tmp", "w") as f:
-    json.dump({"pid": os.getpid(), "python": {"hexversion": sys.hexversion},
-               "hostile_file": hostile_file, "threads": threads}, f)
-os.rename(TRUTH + ".tmp", TRUTH)
-time.sleep(3600)
+GLOBAL_TABLE = {"key-%d" % i: list(range(i)) for i in range(30)}
+
+
+def main_park(print_truth):
+    long_text = "x" * 500 + "END"
+    deep = [[[[[[1, "two"]]]]], {"k": (3.5, None, True)}]
+    counted = 7
+
+    def uses_cell():
+        return counted
+
+    print_truth.update({"long_text": repr(long_text), "deep": repr(deep), "counted": repr(counted),
+                        "GLOBAL_TABLE": repr(GLOBAL_TABLE)})
+    with open(TRUTH + ".tmp", "w") as f:
+        json.dump({"pid": os.getpid(), "python": {"hexversion": sys.hexversion},
+                   "hostile_file": hostile_file, "threads": threads,
+                   "print_truth": print_truth}, f)
+    os.rename(TRUTH + ".tmp", TRUTH)
+    time.sleep(3600)
+    return uses_cell
+
+
+def main_outer(outer_arg):
+    main_park({"outer_arg": repr(outer_arg)})
+
+
+main_outer(("outer", 1))
