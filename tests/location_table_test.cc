@@ -43,12 +43,26 @@ TEST_P(PythonTables, EveryInstructionHasPythonsLine) {
   ASSERT_GT(code_objects.size(), 20u);
   size_t checked = 0;
   bool saw_no_location = false, saw_backwards = false, saw_big_jump = false, saw_late = false;
+  bool saw_columns = false, saw_multi_line = false, saw_wide_column = false;
   for (const auto& code : code_objects) {
     const std::string qualname = code.at("qualname");
     const int first_line = code.at("firstlineno");
     const std::string table = FromHex(code.at("linetable"));
     const std::vector<int> lines = code.at("lines");
+    const std::vector<std::vector<int>> positions = code.at("positions");
     const std::vector<LineRange> ranges = DecodeLocationTable(table, first_line);
+    ASSERT_EQ(positions.size(), lines.size()) << qualname;
+    for (size_t i = 0; i < positions.size(); ++i) {
+      // co_positions() of every code unit: line, end line, column, end column.
+      const SourcePosition got = PositionForInstruction(ranges, first_line, i);
+      auto value = [](std::optional<int> v) { return v.value_or(-1); };
+      const std::vector<int> have = {value(got.line), value(got.end_line), value(got.column),
+                                     value(got.end_column)};
+      EXPECT_EQ(have, positions[i]) << qualname << " code unit " << i;
+      if (positions[i][2] >= 0) saw_columns = true;
+      if (positions[i][1] > positions[i][0]) saw_multi_line = true;
+      if (positions[i][3] > 127) saw_wide_column = true;
+    }
     int previous = -1;
     for (size_t i = 0; i < lines.size(); ++i) {
       const std::optional<int> got = LineForInstruction(ranges, first_line, i);
@@ -76,6 +90,9 @@ TEST_P(PythonTables, EveryInstructionHasPythonsLine) {
   EXPECT_TRUE(saw_backwards);
   EXPECT_TRUE(saw_big_jump);
   EXPECT_TRUE(saw_late);
+  EXPECT_TRUE(saw_columns);
+  EXPECT_TRUE(saw_multi_line);
+  EXPECT_TRUE(saw_wide_column);
   if (GetParam() == "311") { EXPECT_TRUE(saw_no_location); }
 }
 

@@ -47,9 +47,19 @@ inline constexpr size_t kMaxReprItems = 50;
 inline constexpr int kMaxReprDepth = 3;
 inline constexpr size_t kMaxReprIntDigits = 1000;
 inline constexpr size_t kMaxLocalsPerFrame = 1024;
+// py-print NAME: the repr of one value, cut after kDefaultPrintReprLength
+// characters and nested kDefaultPrintReprDepth deep unless --max-chars /
+// --depth say more, and never more than the hard bounds below.
+inline constexpr size_t kDefaultPrintReprLength = 10000;
+inline constexpr int kDefaultPrintReprDepth = 10;
+inline constexpr size_t kMaxPrintReprLength = 1 << 20;
+inline constexpr int kMaxPrintReprDepth = 64;
 // py-list: lines read from a source file at most, and its longest line kept.
 inline constexpr size_t kMaxSourceLines = 1 << 20;
 inline constexpr size_t kMaxSourceLineLength = 4096;
 inline constexpr uint64_t kMaxSourceFileBytes = 64ull << 20;  // bytes read of one source file
+// py-bt: distinct source files it reads for the lines under its frames; the
+// frames of further files show no source line.
+inline constexpr size_t kMaxSourceFilesPerCommand = 256;
 
 }  // namespace pyunwind

@@ -9,11 +9,13 @@
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/native.h"
+#include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
 #include "core/commands/selected_thread.h"
 #include "core/commands/source_commands.h"
 #include "core/commands/stop_cache.h"
 #include "core/commands/version_command.h"
+#include "core/commands/source_lines.h"
 #include "core/walk/locals.h"
 #include "core/walk/thread_activity.h"
 #include "core/walk/thread_state.h"
@@ -24,7 +26,9 @@ namespace {
 
 constexpr char kPyBtHelp[] =
     "Usage: py-bt [--all|-a] [--native] [--locals] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
-    "Print the Python stack of the selected thread, innermost frame first.\n"
+    "             [--no-source] [--source] [--source-dir DIR]\n"
+    "Print the Python stack of the selected thread, innermost frame first, each frame\n"
+    "with its source line and the expression it runs underlined, as Python's tracebacks.\n"
     "  -a, --all      every thread of every interpreter\n"
     "  --native       the debugger's native backtrace, each eval-loop frame followed by\n"
     "                 the Python frames it runs\n"
@@ -34,7 +38,11 @@ constexpr char kPyBtHelp[] =
     "  --limit N      at most N frames per thread\n"
     "  -v, --verbose  also say how the runtime was found and which layout was used\n"
     "  --stats        memory reads, bytes, cache hits and time spent\n"
-    "  --no-color     no colour even on a terminal\n";
+    "  --no-color     no colour even on a terminal\n"
+    "  --no-source    no source lines (text)\n"
+    "  --source       with --json: each frame's source line (\"source\")\n"
+    "  --source-dir DIR  look for each source file by its base name in DIR first\n"
+    "                 (the sources of a core made elsewhere); may be repeated\n";
 
 struct PyBtOptions {
   bool all = false;
@@ -44,6 +52,9 @@ struct PyBtOptions {
   bool no_color = false;
   bool locals = false;
   bool native = false;
+  bool no_source = false;
+  bool json_source = false;
+  SourceLookup sources;
   size_t limit = 0;
 };
 
@@ -65,6 +76,17 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.stats = true;
     } else if (arg == "--no-color" || arg == "--no-colour") {
       options.no_color = true;
+    } else if (arg == "--no-source") {
+      options.no_source = true;
+    } else if (arg == "--source") {
+      options.json_source = true;
+    } else if (arg == "--source-dir" || arg.rfind("--source-dir=", 0) == 0) {
+      if (arg == "--source-dir") {
+        if (i + 1 >= args.size()) return MakeError("py-bt: --source-dir needs a directory");
+        options.sources.directories.push_back(args[++i]);
+      } else {
+        options.sources.directories.push_back(arg.substr(13));
+      }
     } else if (arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
       std::string value;
       if (arg == "--limit") {
@@ -145,10 +167,13 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(target.objects(), *snapshot);
+  // Text shows source lines unless --no-source; JSON only with --source.
+  if (options.json ? options.json_source : !options.no_source) AddSourceLines(*snapshot, options.sources);
   FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
+  format.json_source = options.json_source;
   format.stats = options.stats ? &target.stats() : nullptr;
   format.session_kept = target.kept();
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
@@ -192,6 +217,8 @@ const std::vector<CommandInfo>& AllCommands() {
       {"py-bt-full", "py-bt --locals: the Python stack with each frame's arguments and locals.",
        kPyBtHelp},
       {"py-locals", "Print the arguments and locals of the selected Python frame.", kPyLocalsHelp},
+      {"py-print", "Print the full repr of a local, global or builtin seen from the selected Python frame.",
+       kPyPrintHelp},
       {"py-list", "List the source lines around the current line of the selected Python frame.",
        kPyListHelp},
       {"py-up", "Select an older Python frame (and the native frame running it).", kPyUpHelp},
@@ -223,6 +250,7 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
   if (name == "py-locals") return RunPyLocals(args, context);
   if (name == "version") return RunVersion(args, context);
   if (name == "py-list") return RunPyList(args, context);
+  if (name == "py-print") return RunPyPrint(args, context);
   if (name == "py-up" || name == "py-down" || name == "py-frame") {
     return RunPyFrameSelection(name, args, context);
   }

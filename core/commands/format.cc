@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/printable.h"
+#include "core/commands/source_carets.h"
 
 namespace pyunwind {
 namespace {
@@ -226,6 +227,13 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
                            PrintableText(frame.filename), p.reset, p.line,
                            frame.line ? std::to_string(*frame.line) : "?", p.reset, p.name,
                            PrintableText(frame.qualname), p.reset);
+        if (frame.source_line) {
+          SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
+          for (const std::string& text :
+               TracebackSourceLines(*frame.source_line, position, snapshot.python.caret_rules)) {
+            out += "    " + PrintableText(text) + "\n";
+          }
+        }
         out += LocalsText(frame, "    ");
       }
       if (shown < thread.frames.size()) {
@@ -276,12 +284,21 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                             {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
           continue;
         }
-        Json line = frame.line ? Json(*frame.line) : Json(nullptr);
+        auto number = [](const std::optional<int>& value) {
+          return value ? Json(*value) : Json(nullptr);
+        };
         frames.push_back({{"filename", frame.filename},
-                          {"line", line},
+                          {"line", number(frame.line)},
                           {"name", frame.name},
                           {"qualname", frame.qualname},
-                          {"kind", FrameKindName(frame.kind)}});
+                          {"kind", FrameKindName(frame.kind)},
+                          {"end_line", number(frame.end_line)},
+                          {"column", number(frame.column)},
+                          {"end_column", number(frame.end_column)}});
+        if (options.json_source) {
+          frames.back()["source"] =
+              frame.source_line ? Json(StripPythonWhitespace(*frame.source_line)) : Json(nullptr);
+        }
         if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
         if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
       }

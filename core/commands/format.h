@@ -17,6 +17,7 @@ struct FormatOptions {
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
   bool session_kept = false;  // the stats say the command reused an earlier one's reads
   double elapsed_ms = 0;
+  bool json_source = false;  // --json --source: each frame's stripped source line
 };
 
 // A frame's "kind" in JSON: "python", "native", "gc".

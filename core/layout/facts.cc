@@ -98,7 +98,14 @@ void AddFactsOf311And312(Layout& l) {
   l.managed_dict.dict_before = 24;
 }
 
+void AddFrameNamespaceFactsOf312On(Layout& l) {
+  l.frame.globals = 24;
+  l.frame.builtins = 32;
+  l.frame.locals_dict = 40;
+}
+
 void AddDebugOffsetsCompanionFacts(Layout& l) {
+  AddFrameNamespaceFactsOf312On(l);
   // struct pyinterpreters { PyMutex mutex; head; main; next_id; }.
   if (l.runtime.interpreters_head != kAbsent) {
     l.runtime.interpreters_main = l.runtime.interpreters_head + 8;

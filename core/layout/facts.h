@@ -27,6 +27,10 @@ void AddFactsOf311And312(Layout& l);
 // with inline values.
 void AddDebugOffsetsCompanionFacts(Layout& l);
 
+// 3.12+: _PyInterpreterFrame opens with f_executable (f_code), previous,
+// f_funcobj, then f_globals, f_builtins and f_locals.
+void AddFrameNamespaceFactsOf312On(Layout& l);
+
 // enum _framestate (Include/internal/pycore_frame.h) as 3.11 and 3.12
 // number it: CREATED -2, SUSPENDED -1 (also while awaiting), EXECUTING 0,
 // COMPLETED 1, CLEARED 4.

@@ -16,11 +16,20 @@ namespace pyunwind {
 
 inline constexpr int32_t kAbsent = -1;  // the build has no such field
 
+// How the version's traceback module draws carets under a source line
+// (Lib/traceback.py, StackSummary.format_frame_summary): 3.11's, or 3.12's,
+// which skips ')' and spaces before a binary operator and '[' / ']' around a
+// subscript, and ends a multi-line span at the end of its first line's text.
+// 3.13+ prints carets under every line of a multi-line span, anchors calls
+// and hides them for `x = f(...)`; pyunwind draws 3.12's there.
+enum class TracebackCaretRules { kPython311, kPython312 };
+
 struct Layout {
   PythonVersion version;
   bool free_threaded = false;
   std::string source;  // "table 3.11", "_Py_DebugOffsets 3.14", ...
   std::string warning;  // e.g. a version newer than the newest known table
+  TracebackCaretRules caret_rules = TracebackCaretRules::kPython312;
 
   struct Runtime {
     int32_t size = 0;  // 0: not stated (3.11, 3.12)
@@ -90,6 +99,9 @@ struct Layout {
     bool instr_is_previous = false;  // prev_instr points at the instruction running
     int32_t owner = kAbsent;
     int32_t localsplus = kAbsent;
+    int32_t globals = kAbsent;   // f_globals: the dict py-print looks names up in after the locals
+    int32_t builtins = kAbsent;  // f_builtins
+    int32_t locals_dict = kAbsent;  // f_locals: a module's or class body's namespace (else NULL)
     int32_t stacktop = kAbsent;      // 3.11-3.13: int, slots in use above localsplus
     int32_t stackpointer = kAbsent;  // 3.14+: pointer past the top of the value stack
     int32_t tlbc_index = kAbsent;  // free-threaded 3.14+

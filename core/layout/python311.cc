@@ -41,6 +41,10 @@ void AddFacts(Layout& l) {
   l.frame.previous = 48;
   l.frame.is_entry = 68;
   l.frame.owner = 69;
+  l.frame.globals = 8;  // f_func, f_globals, f_builtins, f_locals, then f_code
+  l.frame.builtins = 16;
+  l.frame.locals_dict = 24;
+  l.caret_rules = TracebackCaretRules::kPython311;
   // 3.11 marks C-stack entry frames with is_entry, not an owner: every frame is Python code.
   l.frame.owner_first_internal = 3;
 

@@ -10,6 +10,7 @@ namespace {
 void AddFacts(Layout& l) {
   AddFactsOf311And312(l);
   l.source = "table 3.12";
+  AddFrameNamespaceFactsOf312On(l);
   l.runtime.main_thread = 64;
   l.runtime.main_interpreter_embedded = 76440;
 

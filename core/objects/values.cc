@@ -12,7 +12,8 @@ std::string ShortTypeName(const std::string& tp_name) {
   return dot == std::string::npos ? tp_name : tp_name.substr(dot + 1);
 }
 
-ValueFormatter::ValueFormatter(ObjectReader& objects) : objects_(objects), collections_(objects) {}
+ValueFormatter::ValueFormatter(ObjectReader& objects, ReprLimits limits)
+    : objects_(objects), limits_(limits), collections_(objects) {}
 
 Result<uint64_t> ValueFormatter::CellContents(uint64_t cell) {
   auto ref = objects_.memory().ReadPointer(cell + objects_.layout().cell.ob_ref);
@@ -34,7 +35,7 @@ Status ValueFormatter::AppendInt(uint64_t address, std::string& out) {
 
 Status ValueFormatter::AppendStr(uint64_t address, std::string& out) {
   // One character past what a repr can show tells that it is cut.
-  PYU_ASSIGN_OR_RETURN(StrText str, objects_.ReadStrText(address, kMaxReprLength + 1));
+  PYU_ASSIGN_OR_RETURN(StrText str, objects_.ReadStrText(address, limits_.max_length + 1));
   out += StrRepr(str.text, str.truncated());
   return Ok{};
 }
@@ -71,7 +72,7 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
     case Kind::kBytes: {
       auto size = memory.ReadValue<int64_t>(address + l.bytes.ob_size);
       if (!size || *size < 0) return MakeError(fmt::format("cannot read the bytes at {:#x}", address));
-      const size_t count = std::min<uint64_t>(*size, kMaxReprLength + 1);
+      const size_t count = std::min<uint64_t>(*size, limits_.max_length + 1);
       std::string data(count, '\0');
       if (!memory.Read(address + l.bytes.ob_sval, data.data(), count)) {
         return MakeError(fmt::format("cannot read the contents of the bytes at {:#x}", address));
@@ -89,11 +90,11 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       if (!size || *size < 0 || *size > (int64_t{1} << 40)) {
         return MakeError(fmt::format("cannot read the {} at {:#x}", type.name, address));
       }
-      if (depth >= kMaxReprDepth || active_.count(address)) {
+      if (depth >= limits_.max_depth || active_.count(address)) {
         out += fmt::format("{}...{}", open, close);
         return Ok{};
       }
-      const size_t shown = std::min<uint64_t>(*size, kMaxReprItems);
+      const size_t shown = std::min<uint64_t>(*size, limits_.max_items);
       std::vector<uint64_t> items(shown);
       uint64_t base = address + l.tuple.ob_item;
       if (!tuple) {
@@ -117,20 +118,20 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       return Ok{};
     }
     case Kind::kDict: {
-      if (depth >= kMaxReprDepth || active_.count(address)) {
+      if (depth >= limits_.max_depth || active_.count(address)) {
         out += "{...}";
         return Ok{};
       }
       PYU_ASSIGN_OR_RETURN(auto items, collections_.DictItems(address));
       active_.insert(address);
       out += "{";
-      for (size_t i = 0; i < items.size() && i < kMaxReprItems && !Full(out); ++i) {
+      for (size_t i = 0; i < items.size() && i < limits_.max_items && !Full(out); ++i) {
         if (i > 0) out += ", ";
         nested(items[i].first);
         out += ": ";
         nested(items[i].second);
       }
-      if (items.size() > kMaxReprItems) out += ", ...";
+      if (items.size() > limits_.max_items) out += ", ...";
       out += "}";
       active_.erase(address);
       return Ok{};
@@ -144,16 +145,16 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
         return Ok{};
       }
       if (frozen) out += "frozenset(";
-      if (depth >= kMaxReprDepth || active_.count(address)) {
+      if (depth >= limits_.max_depth || active_.count(address)) {
         out += "{...}";
       } else {
         active_.insert(address);
         out += "{";
-        for (size_t i = 0; i < items.size() && i < kMaxReprItems && !Full(out); ++i) {
+        for (size_t i = 0; i < items.size() && i < limits_.max_items && !Full(out); ++i) {
           if (i > 0) out += ", ";
           nested(items[i]);
         }
-        if (items.size() > kMaxReprItems) out += ", ...";
+        if (items.size() > limits_.max_items) out += ", ...";
         out += "}";
         active_.erase(address);
       }
@@ -172,8 +173,8 @@ Result<std::string> ValueFormatter::Repr(uint64_t address) {
   active_.clear();
   std::string out;
   PYU_RETURN_IF_ERROR(Append(address, 0, out));
-  if (out.size() > kMaxReprLength) {
-    CutUtf8(out, kMaxReprLength);
+  if (out.size() > limits_.max_length) {
+    CutUtf8(out, limits_.max_length);
     out += "...";
   }
   return out;

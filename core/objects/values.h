@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "core/base/limits.h"
 #include "core/objects/objects.h"
 #include "core/objects/remote_collections.h"
 
@@ -26,9 +27,17 @@ struct ValueDescription {
   std::optional<std::string> error;  // why repr is null
 };
 
+// How much of a value a repr shows: --locals and py-locals use the defaults
+// of core/base/limits.h; py-print raises them (still bounded).
+struct ReprLimits {
+  size_t max_length = kMaxReprLength;  // bytes of repr text, then "..."
+  size_t max_items = kMaxReprItems;    // items of one container, then ", ..."
+  int max_depth = kMaxReprDepth;       // nesting, then "[...]"
+};
+
 class ValueFormatter {
  public:
-  explicit ValueFormatter(ObjectReader& objects);
+  explicit ValueFormatter(ObjectReader& objects, ReprLimits limits = {});
 
   // Names the builtin types from the builtins dict of the interpreter at
   // `interp` ("int", "str", ..., and NoneType / bool / ellipsis from None,
@@ -80,9 +89,10 @@ class ValueFormatter {
   Status Append(uint64_t address, int depth, std::string& out);
   Status AppendInt(uint64_t address, std::string& out);
   Status AppendStr(uint64_t address, std::string& out);
-  bool Full(const std::string& out) const { return out.size() > kMaxReprLength; }
+  bool Full(const std::string& out) const { return out.size() > limits_.max_length; }
 
   ObjectReader& objects_;
+  ReprLimits limits_;
   RemoteCollections collections_;
   std::unordered_map<uint64_t, TypeInfo> types_;
   uint64_t none_ = 0;

@@ -90,7 +90,12 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       out.filename = info.filename;
       out.name = info.name;
       out.qualname = info.qualname;
-      out.line = LineForInstruction(info.lines, info.first_line, instruction_index);
+      const SourcePosition position =
+          PositionForInstruction(info.lines, info.first_line, instruction_index);
+      out.line = position.line;
+      out.end_line = position.end_line;
+      out.column = position.column;
+      out.end_column = position.end_column;
       out.frame_address = frame_address;
       out.code_address = code_address;
       out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0;

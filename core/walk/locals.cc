@@ -14,8 +14,8 @@ constexpr uint8_t kFastFree = 0x80;
 
 }  // namespace
 
-Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
-                                                   uint64_t frame_address, uint64_t code_address) {
+Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
+                                              uint64_t frame_address, uint64_t code_address) {
   const Layout& l = objects.layout();
   RemoteMemory& memory = objects.memory();
   if (l.code.localsplusnames == kAbsent || l.code.localspluskinds == kAbsent ||
@@ -36,30 +36,30 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
     return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", kinds.size(),
                                  names->size()));
   }
-  std::vector<uint64_t> slots(names->size());
-  if (!slots.empty() &&
-      !memory.Read(frame_address + l.frame.localsplus, slots.data(), slots.size() * 8)) {
+  std::vector<uint64_t> raw(names->size());
+  if (!raw.empty() &&
+      !memory.Read(frame_address + l.frame.localsplus, raw.data(), raw.size() * 8)) {
     return MakeError(fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
   }
   // 3.14+ keeps _PyStackRef: the low bits are tags, and both low bits set
   // mark an int stored in the reference itself (value << 2 | 0b11).
   const bool tagged = l.frame.stackref_ints;
-  std::vector<LocalVariable> out;
-  for (size_t i = 0; i < slots.size(); ++i) {
+  std::vector<LocalSlot> out(raw.size());
+  for (size_t i = 0; i < raw.size(); ++i) {
     const auto kind = static_cast<uint8_t>(kinds[i]);
-    uint64_t value = slots[i];
+    LocalSlot& slot = out[i];
+    auto name = objects.ReadString((*names)[i]);
+    slot.name = name.ok() ? *name : fmt::format("<local {}>", i);
+    slot.cell_or_free = (kind & (kFastCell | kFastFree)) != 0;
+    uint64_t value = raw[i];
     if (tagged && (value & 3) == 3) {
-      auto name = objects.ReadString((*names)[i]);
-      ValueDescription d = ValueFormatter::TaggedInt(static_cast<int64_t>(value) >> 2);
-      out.push_back({name.ok() ? *name : fmt::format("<local {}>", i), d.type, d.repr, d.error});
+      slot.bound = true;
+      slot.tagged_int = static_cast<int64_t>(value) >> 2;
       continue;
     }
     value &= ~l.frame.stackref_tag_mask;
     if (value == 0) continue;  // unbound
-    LocalVariable variable;
-    auto name = objects.ReadString((*names)[i]);
-    variable.name = name.ok() ? *name : fmt::format("<local {}>", i);
-    if (kind & (kFastCell | kFastFree)) {
+    if (slot.cell_or_free) {
       // A cell once MAKE_CELL / COPY_FREE_VARS ran (every frame the walk shows).
       // Free variables always hold one; a cell variable may still hold its
       // argument before MAKE_CELL ran, so there the type decides (a type
@@ -69,8 +69,8 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
       if (type.ok() && (type->kind == ValueFormatter::Kind::kCell || !type->named)) {
         auto contents = values.CellContents(value);
         if (!contents.ok()) {
-          variable.error = contents.error().message;
-          out.push_back(std::move(variable));
+          slot.bound = true;
+          slot.error = contents.error().message;
           continue;
         }
         if (*contents == 0) continue;  // an empty cell: unbound
@@ -78,10 +78,30 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
       }
     }
     if ((kind & kFastHidden) && value == 0) continue;
-    ValueDescription d = values.Describe(value);
-    variable.type = std::move(d.type);
-    variable.repr = std::move(d.repr);
-    variable.error = std::move(d.error);
+    slot.bound = true;
+    slot.object = value;
+  }
+  return out;
+}
+
+Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                                                   uint64_t frame_address, uint64_t code_address) {
+  PYU_ASSIGN_OR_RETURN(std::vector<LocalSlot> slots,
+                       ReadLocalSlots(objects, values, frame_address, code_address));
+  std::vector<LocalVariable> out;
+  for (LocalSlot& slot : slots) {
+    if (!slot.bound) continue;
+    LocalVariable variable;
+    variable.name = std::move(slot.name);
+    if (slot.error) {
+      variable.error = std::move(slot.error);
+    } else {
+      ValueDescription d = slot.tagged_int ? ValueFormatter::TaggedInt(*slot.tagged_int)
+                                           : values.Describe(slot.object);
+      variable.type = std::move(d.type);
+      variable.repr = std::move(d.repr);
+      variable.error = std::move(d.error);
+    }
     out.push_back(std::move(variable));
   }
   return out;

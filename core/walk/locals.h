@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "core/walk/model.h"
@@ -13,6 +15,22 @@
 #include "core/objects/values.h"
 
 namespace pyunwind {
+
+// One slot of a frame's fast locals (co_localsplusnames order), cells and
+// free variables already looked through.
+struct LocalSlot {
+  std::string name;
+  bool cell_or_free = false;
+  bool bound = false;          // false: unbound (not yet assigned, or deleted)
+  uint64_t object = 0;         // the value, when bound and not a tagged int
+  std::optional<int64_t> tagged_int;  // 3.14+: an int held in the reference itself
+  std::optional<std::string> error;   // why the value cannot be read
+};
+
+// Every slot, bound or not; fails only when the code object's names cannot
+// be read.
+Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
+                                              uint64_t frame_address, uint64_t code_address);
 
 // Locals that are bound, in co_localsplusnames order (unbound ones are left
 // out, as frame.f_locals leaves them out). A value that cannot be read gets

@@ -47,11 +47,6 @@ class Reader {
     out = (raw & 1) ? -static_cast<int32_t>(raw >> 1) : static_cast<int32_t>(raw >> 1);
     return true;
   }
-  bool Skip(size_t n) {
-    if (pos_ + n > bytes_.size()) return false;
-    pos_ += n;
-    return true;
-  }
 
  private:
   std::string_view bytes_;
@@ -73,6 +68,8 @@ std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_lin
     const int code = (first >> 3) & 15;
     const int32_t length = (first & 7) + 1;
     int64_t entry_line = line;
+    int64_t end_line = -1;
+    int32_t column = -1, end_column = -1;
     bool ok = true;
     if (code == kNoLocation) {
       entry_line = -1;
@@ -81,22 +78,39 @@ std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_lin
       ok = reader.SignedVarint(delta);
       line += delta;
       entry_line = line;
-      uint32_t ignored;
+      end_line = line;
       if (ok && code == kLongForm) {
-        ok = reader.Varint(ignored) && reader.Varint(ignored) && reader.Varint(ignored);
+        // End line delta, then column + 1 and end column + 1 (0: none).
+        uint32_t end_delta = 0, col = 0, end_col = 0;
+        ok = reader.Varint(end_delta) && reader.Varint(col) && reader.Varint(end_col);
+        end_line = line + end_delta;
+        column = static_cast<int32_t>(col) - 1;
+        end_column = static_cast<int32_t>(end_col) - 1;
       }
     } else if (code >= kOneLineFirst && code <= kOneLineLast) {
       line += code - kOneLineFirst;
       entry_line = line;
-      ok = reader.Skip(2);
-    } else {  // short form: one byte of columns
-      ok = reader.Skip(1);
+      end_line = line;
+      uint8_t col = 0, end_col = 0;
+      ok = reader.Next(col) && reader.Next(end_col);
+      column = col;
+      end_column = end_col;
+    } else {  // short form: the column's high bits in the code, low 3 bits and length in one byte
+      uint8_t byte = 0;
+      ok = reader.Next(byte);
+      column = code * 8 + ((byte >> 4) & 7);
+      end_column = column + (byte & 15);
+      end_line = line;
     }
     if (!ok) break;
     if (entry_line < std::numeric_limits<int>::min() || entry_line > std::numeric_limits<int>::max()) {
       entry_line = -1;
     }
-    ranges.push_back({address, address + length, static_cast<int>(entry_line)});
+    if (entry_line < 0 || end_line < entry_line || end_line > std::numeric_limits<int>::max()) {
+      end_line = -1;
+    }
+    ranges.push_back({address, address + length, static_cast<int>(entry_line),
+                      static_cast<int>(end_line), column, end_column});
     address += length;
   }
   return ranges;
@@ -114,6 +128,21 @@ std::optional<int> LineForInstruction(const std::vector<LineRange>& ranges, int 
     return std::nullopt;
   }
   return found->line;
+}
+
+SourcePosition PositionForInstruction(const std::vector<LineRange>& ranges, int first_line,
+                                      int64_t instruction_index) {
+  SourcePosition position;
+  position.line = LineForInstruction(ranges, first_line, instruction_index);
+  if (instruction_index < 0 || !position.line) return position;
+  auto found = std::upper_bound(
+      ranges.begin(), ranges.end(), instruction_index,
+      [](int64_t index, const LineRange& range) { return index < range.end; });
+  auto known = [](int32_t value) { return value < 0 ? std::nullopt : std::optional<int>(value); };
+  position.end_line = known(found->end_line);
+  position.column = known(found->column);
+  position.end_column = known(found->end_column);
+  return position;
 }
 
 }  // namespace pyunwind

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/layout/layout.h"
 #include "core/layout/version.h"
 
 namespace pyunwind {
@@ -32,6 +33,14 @@ struct Frame {
   std::string name;      // co_name
   std::string qualname;  // co_qualname
   std::optional<int> line;  // null only where the location table has none
+  // The rest of co_positions() for the instruction running (PEP 657): the
+  // expression's last line and its columns (0-based UTF-8 byte offsets).
+  std::optional<int> end_line;
+  std::optional<int> column;
+  std::optional<int> end_column;
+  // Line `line` of the file (without its line end) where py-bt read it;
+  // null when off (--no-source) or the file cannot be read.
+  std::optional<std::string> source_line;
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
@@ -99,6 +108,7 @@ struct Interpreter {
 struct PythonInfo {
   PythonVersion version;
   bool free_threaded = false;
+  TracebackCaretRules caret_rules = TracebackCaretRules::kPython312;  // how its traceback draws carets
 };
 
 struct Snapshot {

@@ -134,6 +134,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
   Snapshot snapshot;
   snapshot.python.version = l.version;
   snapshot.python.free_threaded = l.free_threaded;
+  snapshot.python.caret_rules = l.caret_rules;
 
   auto head = memory.ReadPointer(runtime + l.runtime.interpreters_head);
   if (!head) return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", runtime));

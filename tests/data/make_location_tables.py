@@ -9,9 +9,17 @@ The source below is compiled (never run); for every code object in it,
 recursively, the output holds co_firstlineno, co_linetable in hex, and for
 each code unit i of co_code the line Python itself reports for byte offset
 2*i (from co_positions(); None becomes -1). co_lines() is checked to agree.
+"positions" holds co_positions() itself ([line, end line, column, end
+column], -1 for None). "source" is the compiled text, and "carets" what this
+interpreter's traceback module prints under a frame at each distinct
+position (StackSummary.format_frame_summary, the source line and the caret
+line, without their 4-space indent).
 """
 import json
+import os
 import sys
+import tempfile
+import traceback
 
 # Varied shapes of location table: multi-line expressions, loops, try/except,
 # comprehensions, lambdas, decorators, line jumps of more than 64 and more
@@ -102,7 +110,20 @@ async def coroutine(x):
     async for z in x:
         pass
 
-def wide_columns():
+def caret_shapes(a, b, table, key):
+    x = (a) + b * 2 - (b)
+    y = a ** -b ** (a)
+    z = table[key] + table[(key)][a:b][1, 2]
+    w = a.attr[key + 1]  	
+    v = f(a)(b) // (a, b)[0] | -a % b @ c
+    u = "s[1]" + 'q"' + f"{a}" + b"x\\\\" + r"\\d"
+    t = [1, 2][0] if a < b else {1: 2}[1]
+    s = (g(a) +
+         h(b))
+    r = ünïcode_名前(a) + λx[a]
+    return a+b, a  +b, a>>b<<1, -a, ~b, not a, (yield a)
+
+
     return some_function_with_a_rather_long_name(argument_number_one, argument_number_two, argument_number_three, argument_four)
 '''
 
@@ -155,20 +176,50 @@ def lines_per_code_unit(code):
     return lines
 
 
+def positions(code):
+    return [[-1 if v is None else v for v in pos] for pos in code.co_positions()]
+
+
+def caret_lines(path, pos):
+    line, end_line, col, end_col = pos
+    summary = traceback.FrameSummary(path, line, "f", end_lineno=end_line, colno=col,
+                                     end_colno=end_col)
+    text = traceback.StackSummary().format_frame_summary(summary)
+    rows = text.split("\n")[1:-1]  # after the File line; the text ends with "\n"
+    assert all(r.startswith("    ") for r in rows), rows
+    return [r[4:] for r in rows]
+
+
 def main():
     out_path = sys.argv[1]
     module = compile(SOURCE, "<location-table-test>", "exec")
     entries = []
-    for code in code_objects(module):
-        entries.append({
-            "qualname": code.co_qualname,
-            "firstlineno": code.co_firstlineno,
-            "linetable": code.co_linetable.hex(),
-            "lines": lines_per_code_unit(code),
-        })
+    seen = set()
+    carets = []
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as source_file:
+        source_file.write(SOURCE)
+    try:
+        for code in code_objects(module):
+            entries.append({
+                "qualname": code.co_qualname,
+                "firstlineno": code.co_firstlineno,
+                "linetable": code.co_linetable.hex(),
+                "lines": lines_per_code_unit(code),
+                "positions": positions(code),
+            })
+            for pos in code.co_positions():
+                if pos[0] is None or pos in seen:
+                    continue
+                seen.add(pos)
+                carets.append({"position": [-1 if v is None else v for v in pos],
+                               "printed": caret_lines(source_file.name, pos)})
+    finally:
+        os.unlink(source_file.name)
     document = {
         "python": "%d.%d.%d" % sys.version_info[:3],
         "code_objects": entries,
+        "source": SOURCE,
+        "carets": carets,
     }
     with open(out_path, "w") as out:
         json.dump(document, out, separators=(",", ":"))

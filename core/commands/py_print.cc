@@ -1,0 +1,146 @@
+#include "core/commands/py_print.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "core/base/limits.h"
+#include "core/base/printable.h"
+#include "core/commands/arguments.h"
+#include "core/commands/format.h"
+#include "core/commands/selected_frame.h"
+#include "core/objects/values.h"
+#include "core/walk/locals.h"
+
+namespace pyunwind {
+
+const char kPyPrintHelp[] =
+    "Usage: py-print NAME [--depth N] [--max-chars N] [--frame N]\n"
+    "Print the repr of NAME as the selected Python frame sees it (frame 0 of the selected\n"
+    "thread unless py-up / py-down / py-frame selected another): a local, argument, cell or\n"
+    "free variable, else a global, else a builtin, as Python looks names up. Nothing runs in\n"
+    "the target; reprs are rebuilt from memory as py-locals does, with wider limits.\n"
+    "  --depth N      nesting shown (default 10, at most 64)\n"
+    "  --max-chars N  characters shown (default 10000, at most 1048576)\n"
+    "  --frame N      Python frame N of the selected thread (0 = innermost, as py-bt)\n";
+
+namespace {
+
+struct PrintOptions {
+  std::string name;
+  ReprLimits limits;
+  std::optional<size_t> frame;
+};
+
+Result<PrintOptions> Parse(const std::vector<std::string>& args) {
+  PrintOptions options;
+  options.limits.max_length = kDefaultPrintReprLength;
+  options.limits.max_depth = kDefaultPrintReprDepth;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--depth" || arg == "--max-chars" || arg == "--frame") {
+      if (i + 1 >= args.size()) return MakeError(fmt::format("py-print: {} needs a number", arg));
+      const uint64_t max = arg == "--depth"       ? kMaxPrintReprDepth
+                           : arg == "--max-chars" ? kMaxPrintReprLength
+                                                  : kMaxFramesPerThread;
+      const auto n = ParseUnsigned(args[++i], max);
+      if (!n || (*n == 0 && arg != "--frame")) {
+        return MakeError(fmt::format("py-print: {} wants a number from {} to {}, not '{}'", arg,
+                                     arg == "--frame" ? 0 : 1, max, args[i]));
+      }
+      if (arg == "--depth") options.limits.max_depth = static_cast<int>(*n);
+      if (arg == "--max-chars") options.limits.max_length = *n;
+      if (arg == "--frame") options.frame = *n;
+    } else if (options.name.empty() && !arg.empty() && arg[0] != '-') {
+      options.name = arg;
+    } else {
+      return MakeError(fmt::format("py-print: unexpected argument '{}' (see 'help py-print')", arg));
+    }
+  }
+  if (options.name.empty()) return MakeError("py-print: which name? (see 'help py-print')");
+  // Every item shows at least one character: more items than characters are never shown.
+  options.limits.max_items = std::min(options.limits.max_length, kMaxContainerEntries);
+  return options;
+}
+
+// Where a name was found, as GDB's py-print says it.
+struct Found {
+  const char* scope;
+  std::string repr;
+};
+
+}  // namespace
+
+CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& context) {
+  auto parsed = Parse(args);
+  if (!parsed.ok()) return Failure(parsed.error().message);
+  const PrintOptions& options = *parsed;
+  return WithSelectedFrame("py-print", context, options.frame, [&](Selection selected) {
+    const Frame& frame = *selected.frame;
+    ObjectReader& objects = *selected.objects;
+    const Layout& l = objects.layout();
+    ValueFormatter values(objects, options.limits);
+    values.LoadBuiltins(selected.interp);
+    const std::string where = fmt::format("frame #{} ({})", selected.index, frame.qualname);
+    auto show = [&](const char* scope, uint64_t object) {
+      auto repr = values.Repr(object);
+      if (!repr.ok()) {
+        return Failure(fmt::format("py-print: {} '{}' of {} cannot be read: {}", scope,
+                                   options.name, where, repr.error().message));
+      }
+      return CommandOutput{fmt::format("{} '{}' = {}\n", scope, PrintableText(options.name),
+                                       PrintableText(*repr)),
+                           false};
+    };
+    // 1. The fast locals: a name the code object keeps there is never looked
+    //    up further (unbound, it is an UnboundLocalError / NameError).
+    auto slots = ReadLocalSlots(objects, values, frame.frame_address, frame.code_address);
+    if (!slots.ok()) return Failure("py-print: " + slots.error().message);
+    for (const LocalSlot& slot : *slots) {
+      if (slot.name != options.name) continue;
+      const char* scope = slot.cell_or_free ? "cell" : "local";
+      if (!slot.bound) {
+        return Failure(fmt::format("py-print: '{}' is a local of {} that is not bound (yet)",
+                                   options.name, where));
+      }
+      if (slot.error) {
+        return Failure(fmt::format("py-print: {} '{}' of {} cannot be read: {}", scope,
+                                   options.name, where, *slot.error));
+      }
+      if (slot.tagged_int) {
+        return CommandOutput{fmt::format("{} '{}' = {}\n", scope, PrintableText(options.name),
+                                         *slot.tagged_int),
+                             false};
+      }
+      return show(scope, slot.object);
+    }
+    // 2. The namespaces the frame points to: f_locals (a module's or class
+    //    body's), f_globals, f_builtins; each a dict looked up by str key.
+    struct Namespace {
+      int32_t offset;
+      const char* scope;
+    };
+    std::optional<uint64_t> globals;
+    if (l.frame.globals != kAbsent) globals = objects.memory().ReadPointer(frame.frame_address + l.frame.globals);
+    for (const Namespace& ns : {Namespace{l.frame.locals_dict, "local"},
+                                Namespace{l.frame.globals, "global"},
+                                Namespace{l.frame.builtins, "builtin"}}) {
+      if (ns.offset == kAbsent) continue;
+      auto dict = objects.memory().ReadPointer(frame.frame_address + ns.offset);
+      if (!dict || *dict == 0) continue;
+      // A module's frame has its globals as its locals: they are globals.
+      if (ns.offset == l.frame.locals_dict && globals && *dict == *globals) continue;
+      auto value = objects.LookupStringKey(*dict, options.name);
+      if (!value.ok()) {
+        return Failure(fmt::format("py-print: the {}s of {} cannot be read: {}", ns.scope, where,
+                                   value.error().message));
+      }
+      if (*value != 0) return show(ns.scope, *value);
+    }
+    return Failure(fmt::format("py-print: '{}' is not defined in {}: no local, global or builtin has that name",
+                               options.name, where));
+  });
+}
+
+}  // namespace pyunwind

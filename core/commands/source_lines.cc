@@ -1,0 +1,59 @@
+#include "core/commands/source_lines.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "core/base/limits.h"
+#include "core/commands/source_file.h"
+
+namespace pyunwind {
+
+std::string SourcePathFor(const std::string& filename, const SourceLookup& lookup) {
+  const size_t slash = filename.rfind('/');
+  const std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
+  if (!base.empty() && base != "." && base != "..") {
+    for (const std::string& directory : lookup.directories) {
+      const std::string candidate = directory + "/" + base;
+      struct stat st;
+      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
+    }
+  }
+  return filename;
+}
+
+void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
+  // First the last line each file is needed to, then one read per file.
+  std::map<std::string, int> last_line;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    for (const Thread& thread : interp.threads) {
+      for (const Frame& frame : thread.frames) {
+        if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
+        int& last = last_line[frame.filename];
+        last = std::max(last, *frame.line);
+      }
+    }
+  }
+  std::map<std::string, std::optional<SourceLines>> files;
+  for (const auto& [filename, last] : last_line) {
+    if (files.size() >= kMaxSourceFilesPerCommand) break;
+    auto lines = ReadSourceLines(SourcePathFor(filename, lookup), 1, last);
+    files[filename] = lines.ok() ? std::optional<SourceLines>(std::move(*lines)) : std::nullopt;
+  }
+  for (Interpreter& interp : snapshot.interpreters) {
+    for (Thread& thread : interp.threads) {
+      for (Frame& frame : thread.frames) {
+        if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
+        auto found = files.find(frame.filename);
+        if (found == files.end() || !found->second) continue;
+        const SourceLines& source = *found->second;
+        const size_t index = static_cast<size_t>(*frame.line - source.first);
+        if (index < source.lines.size()) frame.source_line = source.lines[index];
+      }
+    }
+  }
+}
+
+}  // namespace pyunwind
