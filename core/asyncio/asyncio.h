@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/walk/code_objects.h"
@@ -18,27 +19,55 @@ namespace pyunwind {
 
 struct TaskEdge {
   uint64_t awaiter = 0;  // the task that waits
-  std::string kind;      // "await", "gather", "taskgroup", "awaited_by" (3.14+, kind unknown)
+  const char* kind = "";  // "await", "gather", "taskgroup", "awaited_by" (3.14+, kind unknown)
 };
+
+// One coroutine of a task's await chain. Its names are read once per code
+// object, into AsyncSnapshot::codes: a million tasks share a few hundred.
+struct CoroutineFrame {
+  uint64_t code_address = 0;
+  uint64_t frame_address = 0;
+  std::optional<int> line;
+};
+
+enum class TaskState : uint8_t { kPending, kCancelled, kFinished, kUnknown };
+// "pending", "cancelled", "finished", "unknown" (the JSON's words).
+const char* TaskStateName(TaskState state);
 
 struct AsyncTask {
   uint64_t address = 0;
   std::string name;
-  std::string state;  // "pending", "cancelled", "finished"
-  std::optional<uint64_t> thread_native_id;
+  TaskState state = TaskState::kUnknown;
   bool running = false;  // its coroutine is executing on a thread right now
-  std::vector<Frame> coroutine_stack;  // innermost first
+  std::optional<uint64_t> thread_native_id;
+  // Innermost first. A chain deeper than kMaxCoroutineDepth keeps both ends:
+  // `coroutines_cut` coroutines were left out after the innermost half.
+  std::vector<CoroutineFrame> coroutine_stack;
+  size_t coroutines_cut = 0;
+  size_t cut_at = 0;  // index in coroutine_stack before which the gap lies
   std::vector<TaskEdge> awaited_by;
   uint64_t loop = 0;
   uint64_t coroutine = 0;
   uint64_t fut_waiter = 0;
+
+  bool done() const { return state == TaskState::kCancelled || state == TaskState::kFinished; }
+};
+
+struct CodeNames {
+  std::string filename;
+  std::string name;      // co_name
+  std::string qualname;  // co_qualname
 };
 
 struct AsyncSnapshot {
   PythonInfo python;
   bool asyncio_imported = false;
   std::vector<AsyncTask> tasks;  // ordered by address
+  std::unordered_map<uint64_t, CodeNames> codes;  // every code object of a coroutine_stack
   std::vector<std::string> warnings;
+
+  // The task at `address`, or null.
+  const AsyncTask* Find(uint64_t address) const;
 };
 
 // Reads every task. `threads` is the thread walk of the same target (for the

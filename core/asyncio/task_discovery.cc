@@ -43,11 +43,17 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
                               data.ok() ? "" : ": " + data.error().message));
       continue;
     }
-    auto refs = c.SetItems(*data, kMaxTasks);
+    size_t cut = 0;
+    auto refs = c.SetItems(*data, kMaxTasks, &cut);
     if (!refs.ok()) {
       reader.Warn(fmt::format("asyncio.tasks.{}: {}", name, refs.error().message));
       continue;
     }
+    if (cut) {
+      reader.Warn(fmt::format("asyncio.tasks.{}: {} more tasks than the {} read were not "
+                              "shown...truncated", name, cut, kMaxTasks));
+    }
+    out.reserve(out.size() + refs->size());
     for (uint64_t ref : *refs) {
       auto target = c.WeakrefTarget(ref);
       if (target.ok() && *target) out.push_back(*target);
@@ -55,8 +61,13 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
     break;
   }
   if (auto eager = c.DictGetString(dict, "_eager_tasks"); eager.ok() && *eager) {
-    auto items = c.SetItems(*eager, kMaxTasks);
+    size_t cut = 0;
+    auto items = c.SetItems(*eager, kMaxTasks, &cut);
     if (items.ok()) out.insert(out.end(), items->begin(), items->end());
+    if (cut) {
+      reader.Warn(fmt::format("asyncio.tasks._eager_tasks: {} more tasks than the {} read were "
+                              "not shown...truncated", cut, kMaxTasks));
+    }
   }
   if (auto current = c.DictGetString(dict, "_current_tasks"); current.ok() && *current) {
     auto items = c.DictItems(*current, kMaxTasks);
