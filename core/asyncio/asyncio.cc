@@ -27,13 +27,13 @@ const AsyncTask* AsyncSnapshot::Find(uint64_t address) const {
 }
 
 Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
-                                        const Snapshot& threads) {
+                                        const Snapshot& threads, bool running_only) {
   RemoteMemory& memory = objects.memory();
   PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(objects.layout(), memory));
   AsyncSnapshot out;
   out.python = threads.python;
   TaskReader reader(objects, codes, a, out);
-  TaskCandidates candidates = FindTaskCandidates(reader, a, threads);
+  TaskCandidates candidates = FindTaskCandidates(reader, a, threads, running_only);
   out.asyncio_imported = candidates.asyncio_imported;
   std::vector<uint64_t>& found = candidates.objects;
   if (!out.asyncio_imported && found.empty()) {
@@ -56,7 +56,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
     }
   }
   AssignTaskThreads(reader, threads, out.tasks);
-  AddTaskEdges(reader, out);
+  if (!running_only) AddTaskEdges(reader, out);
   reader.FinishWarnings();
   if (memory.BudgetExhausted()) {
     out.warnings.push_back("the read budget for one command ran out: output is incomplete...truncated");

@@ -72,13 +72,16 @@ struct AsyncSnapshot {
 
 // Reads every task. `threads` is the thread walk of the same target (for the
 // running task and which thread runs which loop).
+// `running_only`: only the tasks event loops are running now, without
+// awaiters (what py-bt names), at the cost of a few reads however many tasks
+// there are.
 Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
-                                        const Snapshot& threads);
+                                        const Snapshot& threads, bool running_only = false);
 
 // py-bt: names on each thread the task its event loop is running
 // (Thread::running_task, status "running_task"). Costs one lookup of
 // sys.modules['asyncio'] per interpreter when asyncio is not imported; reads
-// the tasks (CollectAsyncTasks) only when it is. Never fails: what cannot be
+// only the running tasks (CollectAsyncTasks, running_only) when it is. Never fails: what cannot be
 // read leaves the threads as they are.
 void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads);
 

@@ -79,7 +79,7 @@ void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads)
     }
   }
   if (!imported) return;
-  auto tasks = CollectAsyncTasks(objects, codes, threads);
+  auto tasks = CollectAsyncTasks(objects, codes, threads, /*running_only=*/true);
   if (!tasks.ok()) return;
   for (const AsyncTask& task : tasks->tasks) {
     if (!task.running || !task.thread_native_id) continue;

@@ -32,9 +32,11 @@ void WalkTaskList(RemoteMemory& memory, uint64_t head, int32_t node_offset,
 }
 
 // The registry of asyncio.tasks (3.11-3.13), whose module dict is `dict`.
-void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out) {
+void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out,
+                  bool current_only) {
   RemoteCollections& c = reader.collections();
   for (const char* name : {"_scheduled_tasks", "_all_tasks"}) {
+    if (current_only) break;
     auto weakset = c.DictGetString(dict, name);
     if (!weakset.ok() || *weakset == 0) continue;
     auto data = c.InstanceAttribute(*weakset, "data");
@@ -60,7 +62,7 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
     }
     break;
   }
-  if (auto eager = c.DictGetString(dict, "_eager_tasks"); eager.ok() && *eager) {
+  if (auto eager = c.DictGetString(dict, "_eager_tasks"); !current_only && eager.ok() && *eager) {
     size_t cut = 0;
     auto items = c.SetItems(*eager, kMaxTasks, &cut);
     if (items.ok()) out.insert(out.end(), items->begin(), items->end());
@@ -80,7 +82,7 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
 }  // namespace
 
 TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
-                                  const Snapshot& threads) {
+                                  const Snapshot& threads, bool current_only) {
   RemoteMemory& memory = reader.objects().memory();
   const Layout& layout = reader.objects().layout();
   RemoteCollections& c = reader.collections();
@@ -117,6 +119,13 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
       }
     }
     if (tasks_module != 0) out.asyncio_imported = true;
+    if (a.task_node != kAbsent && current_only && a.tstate_running_task != kAbsent) {
+      for (const Thread& thread : interp.threads) {
+        auto task = memory.ReadPointer(thread.tstate_address + a.tstate_running_task);
+        if (task && *task && Aligned(*task)) out.objects.push_back(*task);
+      }
+      continue;
+    }
     if (a.task_node != kAbsent) {  // the _asyncio module's own lists
       for (const Thread& thread : interp.threads) {
         std::vector<uint64_t> found;
@@ -136,7 +145,7 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
       reader.Warn("cannot read the dict of asyncio.tasks");
       continue;
     }
-    ReadRegistry(reader, dict, out.objects);
+    ReadRegistry(reader, dict, out.objects, current_only);
   }
   return out;
 }

@@ -15,6 +15,7 @@ inline constexpr size_t kMaxStringLength = 4096;         // characters kept of a
 inline constexpr size_t kMaxLocationTableBytes = 1 << 20;
 inline constexpr size_t kMaxCodeObjectsCached = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
+inline constexpr uint64_t kMaxBytesReadForTasks = 4ull << 30;  // py-tasks: a million tasks
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
 // asyncio (py-tasks): tasks read and listed (more: the first are shown and a

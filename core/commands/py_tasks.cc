@@ -52,6 +52,7 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   auto session = TargetSession::Open(context.target);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
+  target.objects().memory().AllowMoreBytes(kMaxBytesReadForTasks);
   auto threads =
       WalkRuntime(target.objects(), target.codes(), target.location().address, WalkOptions{});
   if (!threads.ok()) return Failure(threads.error().message);

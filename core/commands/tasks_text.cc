@@ -274,9 +274,9 @@ class TreePrinter {
       const AsyncTask* deepest = nullptr;
       const size_t below = HideBelow(i, &deepest);
       if (below == 0) return;
-      out_ += inner + fmt::format("└── ... {} more task{} awaited below this one, {} levels deep "
-                                  "at most; the deepest: {} [{:#x}] (see py-tasks --name)\n",
-                                  below, below == 1 ? "" : "s", kMaxTreeDepth, 
+      out_ += inner + fmt::format("└── ... {} more task{} awaited below this one (the tree draws {} "
+                                  "levels); the deepest: {} [{:#x}]\n",
+                                  below, below == 1 ? "" : "s", kMaxTreeDepth,
                                   PrintableText(deepest->name), deepest->address);
       return;
     }

@@ -92,11 +92,11 @@ TaskSelection SelectTasks(const AsyncSnapshot& snapshot, const PyTasksOptions& o
   TaskSelection out;
   out.read = snapshot.tasks.size();
   for (const AsyncTask& task : snapshot.tasks) {
-    if (!Keeps(options.states, task)) {
-      if (options.states == StateFilter::kLive) ++out.done_hidden;
+    if (options.name_glob && fnmatch(options.name_glob->c_str(), task.name.c_str(), 0) != 0) {
       continue;
     }
-    if (options.name_glob && fnmatch(options.name_glob->c_str(), task.name.c_str(), 0) != 0) {
+    if (!Keeps(options.states, task)) {
+      if (options.states == StateFilter::kLive) ++out.done_hidden;
       continue;
     }
     ++out.matched;

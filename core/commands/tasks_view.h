@@ -39,7 +39,7 @@ struct TaskSelection {
   std::vector<const AsyncTask*> tasks;  // kept, in address order, at most `limit`
   size_t read = 0;           // tasks read
   size_t matched = 0;        // kept by --name and --state, before --limit
-  size_t done_hidden = 0;    // finished or cancelled, left out by the default
+  size_t done_hidden = 0;    // finished or cancelled (matching --name), left out by the default
   size_t cut_by_limit = 0;   // matched but past --limit
 };
 

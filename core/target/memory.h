@@ -3,6 +3,7 @@
 // target only through this cache, in whole pages, and counts what it costs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -35,6 +36,10 @@ class RemoteMemory {
   // and still few calls through GDB (which pays per call); bench/README.md.
   static constexpr uint64_t kPagesPerFetch = 4;
 
+  // Pages kept at most; past it the cache starts over (py-tasks over a
+  // million tasks reads a gigabyte once: the debugger must not keep it).
+  static constexpr size_t kMaxCachedPages = 16384;  // 64 MiB
+
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand)
       : target_(target), byte_budget_(byte_budget) {}
 
@@ -54,6 +59,10 @@ class RemoteMemory {
   bool ReadUncached(uint64_t address, void* out, size_t size);
 
   bool BudgetExhausted() const { return budget_exhausted_; }
+  // Lets `bytes` more be read from now on (a command that reads more than most).
+  void AllowMoreBytes(uint64_t bytes) {
+    byte_budget_ = std::max(byte_budget_, stats_.target_bytes + bytes);
+  }
   const MemoryStats& stats() const { return stats_; }
   Target& target() { return target_; }
 
