@@ -14,14 +14,13 @@ then writes a core of the process with gdb's `gcore` into a temporary directory 
 end: the 1M core is about 2.5 GB), and does the same on the core opened without executable
 (`lldb --core`, `gdb -c`). Reported per debugger and target: the median wall time with the
 command and without (added = the difference), the debugger's peak RSS with and without (from
-wait4), and pyunwind's own figures from --stats (target reads, bytes, ms inside pyunwind). The
+/usr/bin/time), and pyunwind's own figures from --stats (target reads, bytes, ms inside pyunwind). The
 command's output (the JSON, ~440 bytes a task) goes to a temporary file, as a user's
 `| tee` would; the tasks in it are counted against N + 1.
 """
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -46,14 +45,19 @@ def find(path_in_runfiles, built):
 
 
 def run(argv, out_path):
-    """Runs argv with stdout to out_path; returns (seconds, peak RSS in MB, exit status)."""
+    """Runs argv with stdout to out_path; returns (seconds, peak RSS in MB, exit status). The
+    RSS is /usr/bin/time's (%M): wait4's own ru_maxrss would count this script's memory, which
+    a forked child holds until it execs."""
+    rss_path = out_path + ".rss"
     with open(out_path, "wb") as out:
         start = time.monotonic()
-        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT, env=ENV,
-                                stdin=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
+        status = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", rss_path] + argv, stdout=out,
+                                stderr=subprocess.STDOUT, env=ENV,
+                                stdin=subprocess.DEVNULL).returncode
         elapsed = time.monotonic() - start
-    return elapsed, usage.ru_maxrss / 1024.0, status
+    with open(rss_path) as f:
+        rss_kb = int(f.read().split()[-1])
+    return elapsed, rss_kb / 1024.0, status
 
 
 def lldb_argv(plugin, target, command):
