@@ -38,7 +38,7 @@ class RemoteMemory {
 
   // Pages kept at most; past it the cache starts over (py-tasks over a
   // million tasks reads a gigabyte once: the debugger must not keep it).
-  static constexpr size_t kMaxCachedPages = 16384;  // 64 MiB
+  static constexpr size_t kMaxCachedPages = 8192;  // 32 MiB
 
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand)
       : target_(target), byte_budget_(byte_budget) {}
