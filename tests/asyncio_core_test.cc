@@ -32,7 +32,9 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -259,9 +261,120 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
                            return name;
                          });
 
+// The views of issue 17 on every asyncio_tree core, against the truth:
+// --summary groups every task by coroutine stack (qualnames, outermost first)
+// and state with exact counts, largest first; --name, --state and --limit
+// keep the same tasks in the JSON, the table and the tree; finished tasks
+// (none here) would be left out by default.
+TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
+  OpenedCore core(dir, "asyncio_" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  ASSERT_FALSE(truth.is_null()) << "no truth.json in " << dir;
+  const std::string running = truth.at("running_task");
+  auto names_of = [](const Json& doc) {
+    std::set<std::string> names;
+    for (const Json& task : doc.at("tasks")) names.insert(task.at("name").get<std::string>());
+    return names;
+  };
+  // The truth's groups: (state word, qualnames outermost first) -> count.
+  std::map<std::pair<std::string, std::vector<std::string>>, size_t> want_groups;
+  std::set<std::string> all_names, fetchers;
+  for (const Json& task : truth.at("tasks")) {
+    const std::string name = task.at("name");
+    std::vector<std::string> stack;
+    for (const Json& frame : task.at("coroutine_stack")) stack.insert(stack.begin(), frame.at("qualname"));
+    ++want_groups[{name == running ? "running" : "pending", stack}];
+    all_names.insert(name);
+    if (name.rfind("fetcher-", 0) == 0) fetchers.insert(name);
+  }
+  ASSERT_EQ(fetchers.size(), 2u);
+
+  const CommandOutput summary = PyTasks(core.target(), {"--summary", "--json"});
+  ASSERT_FALSE(summary.failed) << summary.text;
+  const Json doc = Json::parse(summary.text);
+  std::map<std::pair<std::string, std::vector<std::string>>, size_t> got_groups;
+  size_t previous = SIZE_MAX, total = 0;
+  for (const Json& group : doc.at("summary")) {
+    const size_t count = group.at("count");
+    EXPECT_LE(count, previous) << "largest group first: " << doc.at("summary").dump();
+    previous = count;
+    total += count;
+    EXPECT_EQ(group.at("names").size(), std::min<size_t>(count, 3)) << group.dump();
+    got_groups[{group.at("state"), group.at("stack").get<std::vector<std::string>>()}] = count;
+  }
+  EXPECT_EQ(got_groups, want_groups) << doc.at("summary").dump();
+  EXPECT_EQ(total, truth.at("tasks").size());
+  EXPECT_EQ(doc.at("summary").at(0).at("count"), 2) << "the two fetchers";
+  EXPECT_EQ(doc.at("tasks_read"), truth.at("tasks").size());
+  // The text says the same: "2 tasks, pending: fetch -> middle -> leaf_sleep -> sleep".
+  const CommandOutput summary_text = PyTasks(core.target(), {"--summary"});
+  EXPECT_NE(summary_text.text.find("2 tasks, pending: fetch -> middle -> leaf_sleep -> sleep  (fetcher-"),
+            std::string::npos) << summary_text.text;
+  const std::string one_group = PyTasks(core.target(), {"--summary", "--limit", "1"}).text;
+  EXPECT_EQ(one_group.find("2 tasks, pending: "), 0u) << one_group;
+  EXPECT_NE(one_group.find(std::to_string(want_groups.size() - 1) + " more groups not shown (--limit 1)"),
+            std::string::npos) << one_group;
+
+  const Json fetch = Json::parse(PyTasks(core.target(), {"--json", "--name", "fetcher-*"}).text);
+  EXPECT_EQ(names_of(fetch), fetchers);
+  EXPECT_EQ(fetch.at("not_shown").at("filtered"), all_names.size() - 2);
+  const Json run = Json::parse(PyTasks(core.target(), {"--json", "--state", "running"}).text);
+  EXPECT_EQ(names_of(run), std::set<std::string>{running});
+  std::set<std::string> pending = all_names;
+  pending.erase(running);
+  EXPECT_EQ(names_of(Json::parse(PyTasks(core.target(), {"--json", "--state=pending"}).text)), pending);
+  EXPECT_TRUE(Json::parse(PyTasks(core.target(), {"--json", "--state", "done"}).text).at("tasks").empty());
+  EXPECT_EQ(names_of(Json::parse(PyTasks(core.target(), {"--json", "--all"}).text)), all_names);
+  const Json limited = Json::parse(PyTasks(core.target(), {"--json", "--limit", "3"}).text);
+  EXPECT_EQ(limited.at("tasks").size(), 3u);
+  EXPECT_EQ(limited.at("not_shown").at("limit"), all_names.size() - 3);
+
+  // The table and the tree show the same tasks as the JSON.
+  const std::string table = PyTasks(core.target(), {"--name", "fetcher-*"}).text;
+  std::set<std::string> table_names;  // the name column of each task's first row
+  std::istringstream rows(table);
+  for (std::string row; std::getline(rows, row);) {
+    if (row.rfind("0x", 0) != 0) continue;
+    std::istringstream words(row);
+    std::string id, name;
+    words >> id >> name;
+    table_names.insert(name);
+  }
+  EXPECT_EQ(table_names, fetchers) << table;
+  // In the tree the children of gatherer, shown without it, are roots that say so.
+  const std::string tree = PyTasks(core.target(), {"--tree", "--name", "child-*"}).text;
+  // (Which of the two comes first is their address order.)
+  EXPECT_TRUE(std::regex_search(
+      tree, std::regex(R"(^\(T\) child-([ab]) \[0x[0-9a-f]+\] \(awaited by 1 task not shown\), )"
+                       R"(and 1 identical sibling: child-(?!\1)[ab]\n)")))
+      << tree;
+  EXPECT_EQ(tree.find("via"), std::string::npos) << tree;
+  EXPECT_EQ(PyTasks(core.target(), {"--state", "done"}).text, "no task matches\n");
+  // --stats: a line after the output (text), a "stats" object (JSON).
+  const std::string stats = PyTasks(core.target(), {"--summary", "--stats"}).text;
+  EXPECT_TRUE(std::regex_search(
+      stats, std::regex(R"(\nstats: [1-9][0-9]* target reads \([0-9]+ bytes, [0-9]+ failed\), [0-9]+ )"
+                        R"(cache hits, [0-9]+ misses, )" + std::to_string(all_names.size()) +
+                        R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n$)")))
+      << stats;
+  const Json stats_json = Json::parse(PyTasks(core.target(), {"--json", "--stats"}).text).at("stats");
+  EXPECT_EQ(stats_json.at("tasks"), all_names.size());
+  EXPECT_GT(stats_json.at("target_reads").get<uint64_t>(), 0u);
+  EXPECT_GT(stats_json.at("code_objects").get<uint64_t>(), 0u);
+  const CommandOutput bad = PyTasks(core.target(), {"--state", "sleeping"});
+  EXPECT_TRUE(bad.failed);
+  EXPECT_EQ(bad.text, "pyunwind: py-tasks: --state wants pending, running, done or all, not 'sleeping'\n");
+}
+
 // The await graph as a tree, on one case (3.11.2): roots are the tasks nobody
 // awaits; a task reached twice (gatherer: Task-1's TaskGroup and
-// awaits-gatherer's await) is printed in full once, then "(shown above)".
+// awaits-gatherer's await) is printed in full once, then "(shown above)";
+// identical siblings (fetcher-1 and -2, child-a and -b: same stacks and lines)
+// are drawn once with a count and the others' names.
 TEST(AsyncioCoreTree, Python311) {
   const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "asyncio_tree";
   if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 core";
@@ -286,22 +399,14 @@ TEST(AsyncioCoreTree, Python311) {
       "(T) Task-1",
       "│   main /opt/fixtures/scenarios/asyncio_tree.py:115",
       "│   TaskGroup.__aexit__ /usr/lib/python3.11/asyncio/taskgroups.py:98",
-      "├── (T) fetcher-1 via taskgroup",
-      "│       fetch /opt/fixtures/scenarios/asyncio_tree.py:37",
-      "│       middle /opt/fixtures/scenarios/asyncio_tree.py:33",
-      "│       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29",
-      "│       sleep /usr/lib/python3.11/asyncio/tasks.py:639",
-      "├── (T) fetcher-2 via taskgroup",
+      "├── (T) fetcher-1 via taskgroup, and 1 identical sibling: fetcher-2",
       "│       fetch /opt/fixtures/scenarios/asyncio_tree.py:37",
       "│       middle /opt/fixtures/scenarios/asyncio_tree.py:33",
       "│       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29",
       "│       sleep /usr/lib/python3.11/asyncio/tasks.py:639",
       "├── (T) gatherer via taskgroup",
       "│   │   gather_children /opt/fixtures/scenarios/asyncio_tree.py:47",
-      "│   ├── (T) child-a via gather",
-      "│   │       child /opt/fixtures/scenarios/asyncio_tree.py:41",
-      "│   │       Event.wait /usr/lib/python3.11/asyncio/locks.py:213",
-      "│   └── (T) child-b via gather",
+      "│   └── (T) child-a via gather, and 1 identical sibling: child-b",
       "│           child /opt/fixtures/scenarios/asyncio_tree.py:41",
       "│           Event.wait /usr/lib/python3.11/asyncio/locks.py:213",
       "├── (T) awaits-gatherer via taskgroup",

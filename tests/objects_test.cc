@@ -3,10 +3,13 @@
 // with an error, never a crash.
 #include "core/objects/objects.h"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "core/objects/remote_collections.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"
 
@@ -292,6 +295,32 @@ TEST_F(ObjectsTest, RefusesDamagedDicts) {
                }).ok());
   EXPECT_FALSE(lookup([&] { target_.PutU64(dict + layout_.dict.ma_keys, 0x50000); }).ok());
   EXPECT_FALSE(lookup([&] { target_.PutU64(dict + layout_.dict.ma_keys, keys + 3); }).ok());
+}
+
+// A set with more members than asked for: an error, or with `cut` (py-tasks'
+// registry of a million tasks) the first members and the count of the rest.
+TEST_F(ObjectsTest, SetItemsCutsOnlyWhenAskedAndCounts) {
+  const uint64_t set = heap_.Alloc(256);
+  const uint64_t table = heap_.Alloc(16 * 16);
+  for (uint64_t i = 0; i < 16; ++i) {
+    const bool used = i % 3 == 0;  // slots 0, 3, 6, 9, 12, 15: six members
+    target_.PutU64(table + 16 * i, used ? 0x1000 + 16 * i : (i == 4 ? 0x2000 : 0));
+    target_.Put<int64_t>(table + 16 * i + 8, used ? static_cast<int64_t>(i) : -1);  // slot 4: a dummy
+  }
+  target_.Put<int64_t>(set + layout_.set.mask, 15);
+  target_.PutU64(set + layout_.set.table, table);
+  RemoteCollections c(Fresh());
+  auto all = c.SetItems(set);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(all->size(), 6u);
+  auto refused = c.SetItems(set, 4);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().message, fmt::format("the set at {:#x} has more than 4 members", set));
+  size_t cut = 99;
+  auto first = c.SetItems(set, 4, &cut);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(*first, (std::vector<uint64_t>{0x1000, 0x1030, 0x1060, 0x1090}));
+  EXPECT_EQ(cut, 2u);
 }
 
 TEST_F(ObjectsTest, ReadsTypeNames) {

@@ -1,7 +1,6 @@
 #include "core/asyncio/asyncio.h"
 
 #include <algorithm>
-#include <map>
 
 #include "core/asyncio/asyncio_layout.h"
 #include "core/asyncio/running_tasks.h"
@@ -11,14 +10,30 @@
 
 namespace pyunwind {
 
+const char* TaskStateName(TaskState state) {
+  switch (state) {
+    case TaskState::kPending: return "pending";
+    case TaskState::kCancelled: return "cancelled";
+    case TaskState::kFinished: return "finished";
+    case TaskState::kUnknown: break;
+  }
+  return "unknown";
+}
+
+const AsyncTask* AsyncSnapshot::Find(uint64_t address) const {
+  auto it = std::lower_bound(tasks.begin(), tasks.end(), address,
+                             [](const AsyncTask& t, uint64_t a) { return t.address < a; });
+  return it != tasks.end() && it->address == address ? &*it : nullptr;
+}
+
 Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
-                                        const Snapshot& threads) {
+                                        const Snapshot& threads, bool running_only) {
   RemoteMemory& memory = objects.memory();
   PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(objects.layout(), memory));
   AsyncSnapshot out;
   out.python = threads.python;
-  TaskReader reader(objects, codes, a, out.warnings);
-  TaskCandidates candidates = FindTaskCandidates(reader, a, threads);
+  TaskReader reader(objects, codes, a, out);
+  TaskCandidates candidates = FindTaskCandidates(reader, a, threads, running_only);
   out.asyncio_imported = candidates.asyncio_imported;
   std::vector<uint64_t>& found = candidates.objects;
   if (!out.asyncio_imported && found.empty()) {
@@ -29,19 +44,19 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   // The tasks among the candidates, ordered by address.
   std::sort(found.begin(), found.end());
   found.erase(std::unique(found.begin(), found.end()), found.end());
-  std::map<uint64_t, size_t> index;  // task address -> position in out.tasks
-  for (uint64_t candidate : found) {
-    if (reader.IsTask(candidate)) index[candidate] = 0;
-  }
-  for (auto& [address, position] : index) {
-    position = out.tasks.size();
-    out.tasks.push_back(reader.ReadTask(address));
-    if (auto it = candidates.list_thread.find(address); it != candidates.list_thread.end()) {
-      out.tasks.back().thread_native_id = it->second;
+  found.erase(std::remove_if(found.begin(), found.end(),
+                             [&](uint64_t candidate) { return !reader.IsTask(candidate); }),
+              found.end());
+  out.tasks.resize(found.size());
+  for (size_t i = 0; i < found.size(); ++i) {
+    AsyncTask& task = out.tasks[i];
+    reader.ReadTask(found[i], task);
+    if (auto it = candidates.list_thread.find(found[i]); it != candidates.list_thread.end()) {
+      task.thread_native_id = it->second;
     }
   }
-  AssignTaskThreads(memory, objects.layout(), threads, out.tasks);
-  AddTaskEdges(reader, out.tasks, index);
+  AssignTaskThreads(reader, threads, out.tasks);
+  if (!running_only) AddTaskEdges(reader, out);
   reader.FinishWarnings();
   if (auto warning = memory.BudgetWarning()) out.warnings.push_back(*warning);
   return out;

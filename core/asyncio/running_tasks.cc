@@ -7,17 +7,24 @@
 
 namespace pyunwind {
 
-void AssignTaskThreads(RemoteMemory& memory, const Layout& layout, const Snapshot& threads,
-                       std::vector<AsyncTask>& tasks) {
+void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks) {
+  RemoteMemory& memory = reader.objects().memory();
+  const Layout& layout = reader.objects().layout();
   // Frames on each thread's stack; loops: the `self` of a run_forever frame.
-  std::unordered_map<uint64_t, uint64_t> frame_thread;  // frame address -> native id
+  struct Place {
+    const Thread* thread;
+    size_t index;  // in thread->frames
+  };
+  std::unordered_map<uint64_t, Place> frame_place;  // frame address -> where
   std::unordered_map<uint64_t, uint64_t> loop_thread;
   const Layout::Frame& f = layout.frame;
   for (const Interpreter& interp : threads.interpreters) {
     for (const Thread& thread : interp.threads) {
       if (!thread.native_id) continue;
-      for (const Frame& frame : thread.frames) {
-        frame_thread[frame.frame_address] = *thread.native_id;
+      for (size_t i = 0; i < thread.frames.size(); ++i) {
+        const Frame& frame = thread.frames[i];
+        if (frame.kind != FrameKind::kPython) continue;
+        frame_place[frame.frame_address] = {&thread, i};
         if (frame.name == "run_forever" || frame.name == "_run_once") {
           auto self = memory.ReadPointer(frame.frame_address + f.localsplus);
           if (self && *self) loop_thread[*self & ~f.stackref_tag_mask] = *thread.native_id;
@@ -27,11 +34,26 @@ void AssignTaskThreads(RemoteMemory& memory, const Layout& layout, const Snapsho
   }
   for (AsyncTask& task : tasks) {
     if (!task.coroutine) continue;
-    auto it = frame_thread.find(task.coroutine + layout.gen.iframe);
-    if (it == frame_thread.end()) continue;
+    auto it = frame_place.find(task.coroutine + layout.gen.iframe);
+    if (it == frame_place.end()) continue;
+    const Thread& thread = *it->second.thread;
     task.running = true;
-    task.thread_native_id = it->second;
-    if (task.loop) loop_thread.emplace(task.loop, it->second);
+    task.thread_native_id = *thread.native_id;
+    if (task.loop) loop_thread.emplace(task.loop, *thread.native_id);
+    // The coroutines it entered: frames innermost of its own that belong to
+    // a coroutine object, up to the first that does not.
+    std::vector<CoroutineFrame> entered;  // outermost first
+    for (size_t i = it->second.index; i-- > 0;) {
+      const Frame& inner = thread.frames[i];
+      if (inner.kind != FrameKind::kPython) continue;
+      if (!reader.IsA(inner.frame_address - layout.gen.iframe, reader.known.coroutine, "coroutine")) break;
+      auto code = reader.codes().Get(inner.code_address);
+      if (!code.ok()) break;
+      reader.KeepNames(inner.code_address, **code);
+      entered.push_back({inner.code_address, inner.frame_address, inner.line});
+    }
+    task.coroutine_stack.insert(task.coroutine_stack.begin(), entered.rbegin(), entered.rend());
+    if (task.coroutines_cut) task.cut_at += entered.size();
   }
   for (AsyncTask& task : tasks) {
     if (task.thread_native_id) continue;
@@ -57,7 +79,7 @@ void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads)
     }
   }
   if (!imported) return;
-  auto tasks = CollectAsyncTasks(objects, codes, threads);
+  auto tasks = CollectAsyncTasks(objects, codes, threads, /*running_only=*/true);
   if (!tasks.ok()) return;
   for (const AsyncTask& task : tasks->tasks) {
     if (!task.running || !task.thread_native_id) continue;

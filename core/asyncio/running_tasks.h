@@ -6,13 +6,16 @@
 #include <vector>
 
 #include "core/asyncio/asyncio.h"
+#include "core/asyncio/task_reader.h"
 #include "core/layout/layout.h"
 #include "core/target/memory.h"
 
 namespace pyunwind {
 
-// Sets AsyncTask::running and thread_native_id from the thread walk.
-void AssignTaskThreads(RemoteMemory& memory, const Layout& layout, const Snapshot& threads,
-                       std::vector<AsyncTask>& tasks);
+// Sets AsyncTask::running and thread_native_id from the thread walk. A
+// running task's coroutine stack gets the coroutines it has entered: the
+// coroutine frames inside its own on the thread's stack, down to the
+// innermost one (they are executing, not suspended, so no await links them).
+void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks);
 
 }  // namespace pyunwind

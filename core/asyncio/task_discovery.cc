@@ -32,9 +32,11 @@ void WalkTaskList(RemoteMemory& memory, uint64_t head, int32_t node_offset,
 }
 
 // The registry of asyncio.tasks (3.11-3.13), whose module dict is `dict`.
-void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out) {
+void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out,
+                  bool current_only) {
   RemoteCollections& c = reader.collections();
   for (const char* name : {"_scheduled_tasks", "_all_tasks"}) {
+    if (current_only) break;
     auto weakset = c.DictGetString(dict, name);
     if (!weakset.ok() || *weakset == 0) continue;
     auto data = c.InstanceAttribute(*weakset, "data");
@@ -43,20 +45,31 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
                               data.ok() ? "" : ": " + data.error().message));
       continue;
     }
-    auto refs = c.SetItems(*data, kMaxTasks);
+    size_t cut = 0;
+    auto refs = c.SetItems(*data, kMaxTasks, &cut);
     if (!refs.ok()) {
       reader.Warn(fmt::format("asyncio.tasks.{}: {}", name, refs.error().message));
       continue;
     }
+    if (cut) {
+      reader.Warn(fmt::format("asyncio.tasks.{}: {} more tasks than the {} read were not "
+                              "shown...truncated", name, cut, kMaxTasks));
+    }
+    out.reserve(out.size() + refs->size());
     for (uint64_t ref : *refs) {
       auto target = c.WeakrefTarget(ref);
       if (target.ok() && *target) out.push_back(*target);
     }
     break;
   }
-  if (auto eager = c.DictGetString(dict, "_eager_tasks"); eager.ok() && *eager) {
-    auto items = c.SetItems(*eager, kMaxTasks);
+  if (auto eager = c.DictGetString(dict, "_eager_tasks"); !current_only && eager.ok() && *eager) {
+    size_t cut = 0;
+    auto items = c.SetItems(*eager, kMaxTasks, &cut);
     if (items.ok()) out.insert(out.end(), items->begin(), items->end());
+    if (cut) {
+      reader.Warn(fmt::format("asyncio.tasks._eager_tasks: {} more tasks than the {} read were "
+                              "not shown...truncated", cut, kMaxTasks));
+    }
   }
   if (auto current = c.DictGetString(dict, "_current_tasks"); current.ok() && *current) {
     auto items = c.DictItems(*current, kMaxTasks);
@@ -69,7 +82,7 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out)
 }  // namespace
 
 TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
-                                  const Snapshot& threads) {
+                                  const Snapshot& threads, bool current_only) {
   RemoteMemory& memory = reader.objects().memory();
   const Layout& layout = reader.objects().layout();
   RemoteCollections& c = reader.collections();
@@ -106,6 +119,13 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
       }
     }
     if (tasks_module != 0) out.asyncio_imported = true;
+    if (a.task_node != kAbsent && current_only && a.tstate_running_task != kAbsent) {
+      for (const Thread& thread : interp.threads) {
+        auto task = memory.ReadPointer(thread.tstate_address + a.tstate_running_task);
+        if (task && *task && Aligned(*task)) out.objects.push_back(*task);
+      }
+      continue;
+    }
     if (a.task_node != kAbsent) {  // the _asyncio module's own lists
       for (const Thread& thread : interp.threads) {
         std::vector<uint64_t> found;
@@ -125,7 +145,7 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
       reader.Warn("cannot read the dict of asyncio.tasks");
       continue;
     }
-    ReadRegistry(reader, dict, out.objects);
+    ReadRegistry(reader, dict, out.objects, current_only);
   }
   return out;
 }

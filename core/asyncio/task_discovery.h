@@ -18,8 +18,10 @@ struct TaskCandidates {
   std::unordered_map<uint64_t, uint64_t> list_thread;  // task -> native id of the list's thread
 };
 
-// Also fills `reader.known` from sys.modules.
+// Also fills `reader.known` from sys.modules. `current_only`: only the task
+// each event loop is running (asyncio.tasks._current_tasks; on 3.14+ each
+// thread's running task), not the whole registry: py-bt's cheap question.
 TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
-                                  const Snapshot& threads);
+                                  const Snapshot& threads, bool current_only = false);
 
 }  // namespace pyunwind

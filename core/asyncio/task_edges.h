@@ -6,16 +6,15 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <vector>
 
 #include "core/asyncio/task_reader.h"
 
 namespace pyunwind {
 
-// Fills AsyncTask::awaited_by; `index` maps each task's address to its
-// position in `tasks`.
-void AddTaskEdges(TaskReader& reader, std::vector<AsyncTask>& tasks,
-                  const std::map<uint64_t, size_t>& index);
+// Fills AsyncTask::awaited_by of `snapshot.tasks` (ordered by address). A
+// gather of gathers gives each task of the inner gathers a "gather" edge to
+// the task that awaits the outer one.
+void AddTaskEdges(TaskReader& reader, AsyncSnapshot& snapshot);
 
 }  // namespace pyunwind

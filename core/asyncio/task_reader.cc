@@ -7,6 +7,8 @@
 #include "core/base/address.h"
 #include "core/walk/frames.h"
 
+#include <algorithm>
+
 namespace pyunwind {
 namespace {
 
@@ -27,11 +29,13 @@ bool TaskReader::IsA(uint64_t object, uint64_t type, std::string_view name) {
 }
 
 bool TaskReader::IsTask(uint64_t object) {
-  auto found = is_task_cache_.find(object);
+  auto type = objects_.TypeOf(object);
+  if (!type.ok() || *type == 0) return false;
+  // By type: a million tasks have a handful of types.
+  auto found = is_task_cache_.find(*type);
   if (found != is_task_cache_.end()) return found->second;
   bool result = false;
-  auto type = objects_.TypeOf(object);
-  uint64_t t = type.ok() ? *type : 0;
+  uint64_t t = *type;
   for (int depth = 0; t != 0 && depth < 16; ++depth) {  // up the tp_base chain
     if (known.task != 0) {
       if (t == known.task) {
@@ -50,23 +54,26 @@ bool TaskReader::IsTask(uint64_t object) {
     if (!base || !Aligned(*base) || *base == t) break;
     t = *base;
   }
-  is_task_cache_[object] = result;
+  is_task_cache_[*type] = result;
   return result;
 }
 
-AsyncTask TaskReader::ReadTask(uint64_t address) {
+void TaskReader::ReadTask(uint64_t address, AsyncTask& task) {
   RemoteMemory& memory = objects_.memory();
-  AsyncTask task;
   task.address = address;
   task.loop = memory.ReadPointer(address + a_.task.loop).value_or(0);
   task.fut_waiter = memory.ReadPointer(address + a_.task.fut_waiter).value_or(0);
   task.coroutine = memory.ReadPointer(address + a_.task.coro).value_or(0);
   const auto state = memory.ReadValue<int32_t>(address + a_.task.state);
-  static const char* kStates[] = {"pending", "cancelled", "finished"};
-  task.state = state && *state >= 0 && *state <= 2 ? kStates[*state] : "unknown";
+  task.state = state && *state >= 0 && *state <= 2 ? static_cast<TaskState>(*state)
+                                                   : TaskState::kUnknown;
   task.name = ReadName(address);
   ReadCoroutineStack(task);
-  return task;
+}
+
+void TaskReader::KeepNames(uint64_t code_address, const CodeInfo& code) {
+  if (out_.codes.count(code_address)) return;
+  out_.codes.emplace(code_address, CodeNames{code.filename, code.name, code.qualname});
 }
 
 std::string TaskReader::ReadName(uint64_t task) {
@@ -85,22 +92,42 @@ std::string TaskReader::ReadName(uint64_t task) {
   return fmt::format("<task {:#x}>", task);
 }
 
-// The task's coroutine and what it awaits, through suspended frames.
+bool TaskReader::SeenBefore(uint64_t coroutine) {
+  constexpr size_t kScan = 32;  // short chains (nearly all) are scanned, longer ones hashed
+  if (chain_.size() < kScan) {
+    for (uint64_t c : chain_) {
+      if (c == coroutine) return true;
+    }
+    chain_.push_back(coroutine);
+    if (chain_.size() == kScan) chain_set_.insert(chain_.begin(), chain_.end());
+    return false;
+  }
+  chain_.push_back(coroutine);
+  return !chain_set_.insert(coroutine).second;
+}
+
+// The task's coroutine and what it awaits, through suspended frames. A chain
+// deeper than kMaxCoroutineDepth keeps its outermost and innermost halves and
+// counts the coroutines between them (the task is parked at the innermost).
 void TaskReader::ReadCoroutineStack(AsyncTask& task) {
   RemoteMemory& memory = objects_.memory();
   const Layout& l = objects_.layout();
   const Layout::FrameStates& states = l.frame_state;
-  std::vector<Frame> outermost_first;
-  std::unordered_set<uint64_t> seen;
+  const size_t half = kMaxCoroutineDepth / 2;
+  chain_.clear();
+  chain_set_.clear();
+  outer_.clear();
+  inner_ring_.clear();
+  size_t walked = 0;
   uint64_t coro = task.coroutine;
   while (coro != 0) {
-    if (!seen.insert(coro).second) {
+    if (SeenBefore(coro)) {
       Warn(fmt::format("task {}: the coroutine chain loops", task.name));
       break;
     }
-    if (seen.size() > kMaxCoroutineDepth) {
-      Warn(fmt::format("task {}: more than {} coroutines deep: the rest are not shown...truncated",
-                       task.name, kMaxCoroutineDepth));
+    if (chain_.size() > kMaxCoroutineChain) {
+      Warn(fmt::format("task {}: more than {} coroutines deep: the innermost are not "
+                       "shown...truncated", task.name, kMaxCoroutineChain));
       break;
     }
     if (!IsA(coro, known.coroutine, "coroutine")) break;  // a future, a generator...
@@ -111,24 +138,37 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
     }
     if (*state >= states.completed) break;  // finished: no frame
     const uint64_t frame = coro + l.gen.iframe;
-    Thread one;
-    WalkFrames(objects_, codes_, frame, 1, one);
-    if (one.frames.empty()) {
-      Warn(fmt::format("task {}: coroutine {:#x}: {}", task.name, coro,
-                       one.error.value_or("no frame")));
+    auto position = ReadFramePosition(objects_, codes_, frame);
+    if (!position.ok()) {
+      Warn(fmt::format("task {}: coroutine {:#x}: {}", task.name, coro, position.error().message));
       break;
     }
-    Frame f = std::move(one.frames.front());
-    if (*state == states.created) {  // not started: at its first line
-      if (auto code = codes_.Get(f.code_address); code.ok()) f.line = (*code)->first_line;
+    KeepNames(position->code_address, *position->code);
+    CoroutineFrame f{position->code_address, frame, position->line};
+    if (*state == states.created) f.line = position->code->first_line;  // not started
+    if (outer_.size() < half) {
+      outer_.push_back(f);
+    } else if (inner_ring_.size() < half) {
+      inner_ring_.push_back(f);
+    } else {
+      inner_ring_[(walked - half) % half] = f;
     }
-    outermost_first.push_back(std::move(f));
+    ++walked;
     const bool awaiting =
         *state == states.suspended_yield_from || *state == states.suspended_yield_from_locked;
     if (!awaiting) break;
     coro = AwaitedObject(frame).value_or(0);
   }
-  task.coroutine_stack.assign(outermost_first.rbegin(), outermost_first.rend());
+  // Innermost first: the ring from its newest entry back, then the outer half reversed.
+  task.coroutine_stack.clear();
+  const size_t ring = inner_ring_.size();
+  const size_t newest = walked > half ? (walked - half - 1) % std::max<size_t>(ring, 1) : 0;
+  for (size_t i = 0; i < ring; ++i) {
+    task.coroutine_stack.push_back(inner_ring_[(newest + ring - i) % ring]);
+  }
+  task.coroutines_cut = walked - outer_.size() - ring;
+  task.cut_at = task.coroutines_cut ? ring : 0;
+  task.coroutine_stack.insert(task.coroutine_stack.end(), outer_.rbegin(), outer_.rend());
 }
 
 // What a frame suspended in `await` or `yield from` waits for: a slot near

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/asyncio/asyncio.h"
@@ -19,12 +20,13 @@ namespace pyunwind {
 class TaskReader {
  public:
   TaskReader(ObjectReader& objects, CodeCache& codes, const AsyncioLayout& a,
-             std::vector<std::string>& warnings)
-      : objects_(objects), codes_(codes), c_(objects), a_(a),
-        warnings_(warnings, kMaxTaskWarnings) {}
+             AsyncSnapshot& out)
+      : objects_(objects), codes_(codes), c_(objects), a_(a), out_(out),
+        warnings_(out.warnings, kMaxTaskWarnings) {}
 
   RemoteCollections& collections() { return c_; }
   ObjectReader& objects() { return objects_; }
+  CodeCache& codes() { return codes_; }
 
   // Type objects found through sys.modules: a core without the binaries
   // often lacks the read-only pages that hold a static type's tp_name, so
@@ -43,7 +45,10 @@ class TaskReader {
   // True for an instance of _asyncio.Task or of a class derived from it.
   bool IsTask(uint64_t object);
 
-  AsyncTask ReadTask(uint64_t address);
+  // Reads the task at `address` into `task` (reusing its buffers).
+  void ReadTask(uint64_t address, AsyncTask& task);
+  // Notes the names of code object `code` in the snapshot (once per code object).
+  void KeepNames(uint64_t code_address, const CodeInfo& code);
   // The done-callbacks of a future: callback0, then the callbacks list.
   std::vector<uint64_t> Callbacks(uint64_t future);
   // 3.14+: the tasks recorded in task_awaited_by (one object, or a set).
@@ -56,14 +61,20 @@ class TaskReader {
  private:
   std::string ReadName(uint64_t task);
   void ReadCoroutineStack(AsyncTask& task);
+  bool SeenBefore(uint64_t coroutine);
   std::optional<uint64_t> AwaitedObject(uint64_t frame);
 
   ObjectReader& objects_;
   CodeCache& codes_;
   RemoteCollections c_;
   const AsyncioLayout& a_;
+  AsyncSnapshot& out_;
   BoundedWarnings warnings_;
   std::unordered_map<uint64_t, bool> is_task_cache_;
+  // One task's chain at a time, reused: no allocation per task.
+  std::vector<uint64_t> chain_;
+  std::unordered_set<uint64_t> chain_set_;  // for chains too long to scan
+  std::vector<CoroutineFrame> outer_, inner_ring_;
 };
 
 }  // namespace pyunwind

@@ -15,27 +15,31 @@ inline constexpr size_t kMaxStringLength = 4096;         // characters kept of a
 inline constexpr size_t kMaxLocationTableBytes = 1 << 20;
 inline constexpr size_t kMaxCodeObjectsCached = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
+inline constexpr uint64_t kMaxBytesReadForTasks = 4ull << 30;  // py-tasks: a million tasks
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
 // The work budget of one command (core/base/work_budget.h): what it may spend in
 // all, cache hits and repeated decoding included. Far above what the `scale`
 // workload and 1,000,000 asyncio tasks need (bench/README.md); each bounds the
 // amplification cases of tests/walk_test.cc (WorkAmplification) to seconds.
-inline constexpr uint64_t kMaxWorkBytesRead = 4ull << 30;
+inline constexpr uint64_t kMaxWorkBytesRead = 16ull << 30;
 inline constexpr uint64_t kMaxWorkFrames = 1ull << 17;
 inline constexpr uint64_t kMaxWorkCodeObjects = 1ull << 20;
 inline constexpr uint64_t kMaxWorkLineTableEntries = 1ull << 22;
 inline constexpr uint64_t kMaxWorkContainerEntries = 1ull << 26;
 
-// asyncio (py-tasks): tasks listed, and coroutines followed down one task's
-// await chain; more is cut with a warning ending "...truncated".
-inline constexpr size_t kMaxTasks = 1 << 16;
+// asyncio (py-tasks): tasks read and listed (more: the first are shown and a
+// warning ending "...truncated" says how many were cut); coroutines kept of
+// one task's await chain (a deeper chain keeps its outermost and innermost
+// halves and marks the gap), and followed at most down one chain.
+inline constexpr size_t kMaxTasks = 1000000;
 inline constexpr size_t kMaxCoroutineDepth = 1024;
+inline constexpr size_t kMaxCoroutineChain = 1 << 20;
 inline constexpr size_t kMaxTaskWarnings = 64;  // then one line counts the rest
 // Entries read from one dict, list, tuple or set (module dicts, task sets,
 // gather children); more is refused with an error for that container.
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
-inline constexpr uint64_t kMaxSetSlots = 1ull << 20;  // a set's hash table
+inline constexpr uint64_t kMaxSetSlots = 1ull << 23;  // a set's hash table (a million tasks)
 
 // Values shown by --locals, py-locals (core/values.h): a repr is cut after
 // kMaxReprLength characters (marked "..."), containers after kMaxReprItems

@@ -1,5 +1,6 @@
 // py-tasks: the asyncio tasks CollectAsyncTasks reads, shown as a table, as the
-// await tree, as each running task's async call chain, or as JSON.
+// await tree, as each running task's async call chain, as groups (--summary)
+// or as JSON; every view shows the tasks SelectTasks keeps (tasks_view.h).
 #pragma once
 
 #include <string>
@@ -7,13 +8,19 @@
 
 #include "core/asyncio/asyncio.h"
 #include "core/commands/commands.h"
+#include "core/commands/tasks_view.h"
 
 namespace pyunwind {
 
-std::string FormatTasksTable(const AsyncSnapshot& snapshot);
-std::string FormatTasksTree(const AsyncSnapshot& snapshot);
-std::string FormatRunningTasks(const AsyncSnapshot& snapshot);
-std::string FormatTasksJson(const AsyncSnapshot& snapshot);
+std::string FormatTasksTable(const AsyncSnapshot& snapshot, const TaskSelection& selection);
+std::string FormatTasksTree(const AsyncSnapshot& snapshot, const TaskSelection& selection);
+std::string FormatRunningTasks(const AsyncSnapshot& snapshot, const TaskSelection& selection);
+std::string FormatTasksSummary(const AsyncSnapshot& snapshot, const TaskSelection& selection,
+                               const std::vector<TaskGroupSummary>& groups, size_t limit);
+// `groups`: null unless --summary; `stats`: the "stats" object (--stats) or empty.
+std::string FormatTasksJson(const AsyncSnapshot& snapshot, const TaskSelection& selection,
+                            const std::vector<TaskGroupSummary>* groups,
+                            const std::string& stats = "");
 
 // The py-tasks command (see AllCommands()).
 extern const char kPyTasksHelp[];

@@ -8,12 +8,7 @@ Result<TargetSession*> StopCache::SessionAt(Target& target, const ProcessStop& s
   if (stop_ && Same(*stop_, stop)) {
     if (failure_) return *failure_;
     if (session_) {
-      // Pages accumulate over the commands of a stop; past one command's
-      // read budget they are dropped (the runtime, the walk and the code
-      // objects stay).
-      if (session_->memory().CachedBytes() > kMaxBytesReadPerCommand) {
-        session_->memory().DropPages();
-      }
+      // The pages kept are bounded by the cache itself (RemoteMemory::kMaxCachedPages).
       session_->StartCommand(&target);
       return session_.get();
     }

@@ -110,7 +110,9 @@ Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_vie
   return uint64_t{0};
 }
 
-Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t max_entries) {
+Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t max_entries,
+                                                          size_t* cut) {
+  if (cut) *cut = 0;
   if (!Aligned(set)) return MakeError(fmt::format("bad set pointer {:#x}", set));
   auto mask = memory_.ReadValue<int64_t>(set + layout_.set.mask);
   auto table = memory_.ReadPointer(set + layout_.set.table);
@@ -121,7 +123,10 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
   const uint64_t slots = static_cast<uint64_t>(*mask) + 1;
   PYU_RETURN_IF_ERROR(SpendEntries(slots));
   std::vector<uint64_t> raw(slots * 2);
-  if (!memory_.Read(*table, raw.data(), raw.size() * 8)) {
+  // A large table is read past the page cache: read once, kept by no one.
+  const bool large = raw.size() * 8 > (1u << 20);
+  if (!(large ? memory_.ReadUncached(*table, raw.data(), raw.size() * 8)
+              : memory_.Read(*table, raw.data(), raw.size() * 8))) {
     return MakeError(fmt::format("cannot read the table of the set at {:#x}", set));
   }
   std::vector<uint64_t> items;
@@ -130,7 +135,11 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
     const int64_t hash = static_cast<int64_t>(raw[2 * i + 1]);
     if (key == 0 || hash == -1) continue;  // empty, or the dummy of a deleted key
     if (items.size() >= max_entries) {
-      return MakeError(fmt::format("the set at {:#x} has more than {} members", set, max_entries));
+      if (!cut) {
+        return MakeError(fmt::format("the set at {:#x} has more than {} members", set, max_entries));
+      }
+      ++*cut;
+      continue;
     }
     items.push_back(key);
   }

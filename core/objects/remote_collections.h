@@ -28,8 +28,11 @@ class RemoteCollections {
   // The value under a str key of any dict (0 when absent).
   Result<uint64_t> DictGetString(uint64_t dict, std::string_view key);
 
-  // The members of a set or frozenset.
-  Result<std::vector<uint64_t>> SetItems(uint64_t set, size_t max_entries = kMaxContainerEntries);
+  // The members of a set or frozenset. More than `max_entries` is an error,
+  // unless `cut` is given: then the first `max_entries` are returned and
+  // *cut counts the members left out.
+  Result<std::vector<uint64_t>> SetItems(uint64_t set, size_t max_entries = kMaxContainerEntries,
+                                         size_t* cut = nullptr);
   Result<std::vector<uint64_t>> ListItems(uint64_t list, size_t max_entries = kMaxContainerEntries);
   Result<std::vector<uint64_t>> TupleItems(uint64_t tuple,
                                            size_t max_entries = kMaxContainerEntries);

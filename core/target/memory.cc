@@ -33,6 +33,7 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
     return found->second;
   }
   ++stats_.cache_misses;
+  if (pages_.size() + kPagesPerFetch > kMaxCachedPages) DropPages();
 
   // Try a block of pages first: neighbouring structures (frames on a data
   // stack, objects in an arena) tend to be read next.

@@ -3,6 +3,7 @@
 // target only through this cache, in whole pages, and counts what it costs.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -37,6 +38,10 @@ class RemoteMemory {
   // and still few calls through GDB (which pays per call); bench/README.md.
   static constexpr uint64_t kPagesPerFetch = 4;
 
+  // Pages kept at most; past it the cache starts over (py-tasks over a
+  // million tasks reads a gigabyte once: the debugger must not keep it).
+  static constexpr size_t kMaxCachedPages = 8192;  // 32 MiB
+
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand,
                         const WorkBudget::Amounts& work_limits = WorkBudget::kDefaultLimits)
       : target_(target), byte_budget_(byte_budget), budget_(work_limits) {}
@@ -63,6 +68,10 @@ class RemoteMemory {
   WorkBudget& budget() { return budget_; }
   // Why the command's output is incomplete, if a budget ran out ("...truncated").
   std::optional<std::string> BudgetWarning() const;
+  // Lets `bytes` more be read from now on (a command that reads more than most).
+  void AllowMoreBytes(uint64_t bytes) {
+    byte_budget_ = std::max(byte_budget_, stats_.target_bytes + bytes);
+  }
   const MemoryStats& stats() const { return stats_; }
   Target& target() { return target_; }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_set>
 #include <vector>
@@ -21,7 +22,36 @@ void StopWalk(Thread& thread, std::string reason) {
   thread.error = std::move(reason);
 }
 
+// The code object and line of a frame at `instruction` in it.
+Result<FramePosition> PositionOf(CodeCache& codes, uint64_t code_address, uint64_t instruction,
+                                 int32_t tlbc_index) {
+  PYU_ASSIGN_OR_RETURN(const CodeInfo* code, codes.Get(code_address));
+  PYU_ASSIGN_OR_RETURN(uint64_t bytecode, codes.BytecodeFor(*code, tlbc_index));
+  FramePosition out;
+  out.code_address = code_address;
+  out.code = code;
+  out.instruction_index =
+      (static_cast<int64_t>(instruction) - static_cast<int64_t>(bytecode)) / 2;
+  out.line = LineForInstruction(code->lines, code->first_line, out.instruction_index);
+  return out;
+}
+
 }  // namespace
+
+Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
+                                        uint64_t frame_address) {
+  const Layout::Frame& f = objects.layout().frame;
+  uint8_t raw[256];
+  const size_t frame_size = std::min(sizeof(raw), static_cast<size_t>(f.size));
+  if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw, frame_size)) {
+    return MakeError(fmt::format("cannot read the frame at {:#x}", frame_address));
+  }
+  const uint64_t code_address = FieldAt<uint64_t>(raw, frame_size, f.executable) & ~f.stackref_tag_mask;
+  const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);
+  const int32_t tlbc_index =
+      f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, frame_size, f.tlbc_index);
+  return PositionOf(codes, code_address, instruction, tlbc_index);
+}
 
 void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
                 size_t max_frames, Thread& thread) {
@@ -61,21 +91,15 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       frame_address = previous;
       continue;
     }
-    auto code = codes.Get(code_address);
-    if (!code.ok()) {
-      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, code.error().message));
-      return;
-    }
-    const CodeInfo& info = **code;
     const int32_t tlbc_index =
         f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(bytes, frame_size, f.tlbc_index);
-    auto bytecode = codes.BytecodeFor(info, tlbc_index);
-    if (!bytecode.ok()) {
-      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, bytecode.error().message));
+    auto position = PositionOf(codes, code_address, instruction, tlbc_index);
+    if (!position.ok()) {
+      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, position.error().message));
       return;
     }
-    const int64_t instruction_index =
-        (static_cast<int64_t>(instruction) - static_cast<int64_t>(*bytecode)) / 2;
+    const CodeInfo& info = *position->code;
+    const int64_t instruction_index = position->instruction_index;
     // A frame whose first instructions (copying free variables, making the
     // generator) have not run yet is incomplete: sys._current_frames() and
     // tracebacks leave it out (_PyFrame_IsIncomplete). So is 3.13+'s
@@ -90,12 +114,12 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       out.filename = info.filename;
       out.name = info.name;
       out.qualname = info.qualname;
-      const SourcePosition position =
+      const SourcePosition source =
           PositionForInstruction(info.lines, info.first_line, instruction_index);
-      out.line = position.line;
-      out.end_line = position.end_line;
-      out.column = position.column;
-      out.end_column = position.end_column;
+      out.line = source.line;
+      out.end_line = source.end_line;
+      out.column = source.column;
+      out.end_column = source.end_column;
       out.frame_address = frame_address;
       out.code_address = code_address;
       out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0;

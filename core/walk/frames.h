@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/walk/code_objects.h"
 #include "core/walk/model.h"
@@ -18,5 +19,17 @@ namespace pyunwind {
 // truncated with the reason.
 void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t innermost_frame,
                 size_t max_frames, Thread& thread);
+
+// Where one frame is: its code object and the line of its current
+// instruction. For frames read one at a time (a suspended coroutine's), with
+// no Frame and no copy of the names: a million tasks share the code objects.
+struct FramePosition {
+  uint64_t code_address = 0;
+  const CodeInfo* code = nullptr;  // owned by the CodeCache
+  std::optional<int> line;
+  int64_t instruction_index = 0;
+};
+Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
+                                        uint64_t frame_address);
 
 }  // namespace pyunwind

@@ -1,4 +1,4 @@
-"""asyncio edge cases for py-tasks (issue 4), run by tests/e2e/asyncio_edges_test.cc.
+"""asyncio edge cases for py-tasks (issues 4 and 17), run by tests/e2e/asyncio_edges_test.cc.
 
 usage: python asyncio_edges.py TRUTH_JSON
 
@@ -6,15 +6,27 @@ Two threads, each running its own event loop:
   loop-a  tasks a-sleeper (in asyncio.sleep), a-waiter (in Event.wait), a-done (finished,
           kept referenced in DONE so it stays in the task registry's weak set), and its
           main task a-main, which blocks the loop synchronously (the running task).
+          Issue 17: a-outer awaits gather(gather(a-g1, a-g2), gather(a-g3, a-g4)) (nested
+          gathers: a-g1..a-g4 are awaited by a-outer), and a-deep is parked at the bottom
+          of a chain of 1,501 `down` coroutines (deeper than py-tasks keeps: both ends
+          kept, the gap marked); a-chain-0 awaits a-chain-1 ... awaits a-chain-39 (40
+          tasks: deeper than py-tasks --tree draws).
   loop-b  the same shape (b-sleeper, b-waiter, b-done, b-main), and on 3.12+ the loop's
           task factory is asyncio.eager_task_factory: b-eager starts eagerly, then
-          suspends in Event.wait after its eager start (a pending eager task).
+          suspends in Event.wait after its eager start (a pending eager task). b-main
+          blocks its loop inside c2 -> c3 -> c4 -> c5 -> a synchronous wait: the running
+          task has entered coroutines that await nothing yet (issue 17).
 The main thread writes the truth (atomically) and parks. Truth: {"pid", "python",
-"tasks": [{"name", "thread_native_id", "state", "innermost", "eager", "running"}]}; state
-is "pending" or "finished" (pyunwind's words), innermost the qualname of the innermost
-coroutine of the task's await chain (null for a finished task: it has no frame).
+"tasks": [{"name", "thread_native_id", "state", "innermost", "stack", "awaited_by",
+"eager", "running"}]}; state is "pending" or "finished" (pyunwind's words), stack the
+qualnames of the task's coroutine chain innermost first (for a running
+task the coroutine frames on its thread's stack, from sys._getframe(); else following
+cr_await from task.get_coro()), innermost its
+first entry (null for a finished task: it has no frame), awaited_by the names of the
+tasks that await it (by construction).
 """
 import asyncio
+import inspect
 import json
 import os
 import queue
@@ -41,6 +53,58 @@ async def finisher():
     return 42
 
 
+DEEP = 1500  # down(DEEP) .. down(0): 1,501 coroutines, then Event.wait
+
+
+async def down(n, event):
+    if n == 0:
+        await event.wait()
+    else:
+        await down(n - 1, event)
+
+
+CHAIN = 40  # a-chain-0 awaits a-chain-1 ... awaits a-chain-39: deeper than py-tasks --tree draws
+
+
+async def link(i, event):
+    if i + 1 == CHAIN:
+        await event.wait()
+    else:
+        loop = asyncio.get_running_loop()
+        await loop.create_task(link(i + 1, event), name="a-chain-%d" % (i + 1))
+
+
+async def gathering(*aws):
+    await asyncio.gather(*aws)
+
+
+def running_stack():
+    """The coroutine frames of the running task on this thread, innermost first: from the
+    caller outwards while a frame runs a coroutine's code."""
+    out = []
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_flags & inspect.CO_COROUTINE:
+        out.append(frame.f_code.co_qualname)
+        frame = frame.f_back
+    return out
+
+
+async def c5(park):
+    park(running_stack())
+
+
+async def c4(park):
+    await c5(park)
+
+
+async def c3(park):
+    await c4(park)
+
+
+async def c2(park):
+    await c3(park)
+
+
 def innermost(task):
     if task.done():
         return None
@@ -50,6 +114,20 @@ def innermost(task):
         if not asyncio.iscoroutine(nxt) or not hasattr(nxt, "cr_code"):
             return coro.cr_code.co_qualname
         coro = nxt
+
+
+def stack(task):
+    """The task's coroutine chain, innermost first: its coroutine, then each cr_await that is
+    a coroutine (task.get_stack() gives the outermost frame only)."""
+    if task.done():
+        return []
+    out = []
+    coro = task.get_coro()
+    while asyncio.iscoroutine(coro) and hasattr(coro, "cr_code"):
+        out.append(coro.cr_code.co_qualname)
+        coro = coro.cr_await
+    out.reverse()
+    return out
 
 
 def state(task):
@@ -67,6 +145,18 @@ async def loop_main(prefix, eager):
         loop.create_task(sleeper(), name=prefix + "-sleeper"),
         loop.create_task(waiter(event), name=prefix + "-waiter"),
     ]
+    awaited_by = {}
+    if prefix == "a":
+        gathered = [loop.create_task(waiter(event), name="a-g%d" % i) for i in range(1, 5)]
+        outer = loop.create_task(
+            gathering(asyncio.gather(*gathered[:2]), asyncio.gather(*gathered[2:])),
+            name="a-outer")
+        tasks += gathered + [outer, loop.create_task(down(DEEP, event), name="a-deep")]
+        for t in gathered:
+            awaited_by[t.get_name()] = ["a-outer"]
+        tasks.append(loop.create_task(link(0, event), name="a-chain-0"))
+        for i in range(1, CHAIN):
+            awaited_by["a-chain-%d" % i] = ["a-chain-%d" % (i - 1)]
     done = loop.create_task(finisher(), name=prefix + "-done")
     eager_names = set()
     if eager:
@@ -76,23 +166,41 @@ async def loop_main(prefix, eager):
         tasks.append(t)
         eager_names.add(t.get_name())
         loop.set_task_factory(None)
-    for _ in range(5):
+    for _ in range(CHAIN + 5):
         await asyncio.sleep(0)
     assert done.done() and done.result() == 42
+    if prefix == "a":  # the chain's tasks, created by each other
+        tasks += sorted((t for t in asyncio.all_tasks() if t.get_name().startswith("a-chain-")
+                         and t.get_name() != "a-chain-0"), key=lambda t: t.get_name())
     DONE.append(done)
     tid = threading.get_native_id()
-    rows = []
-    for t in [me] + tasks + [done]:
-        rows.append({
-            "name": t.get_name(),
-            "thread_native_id": tid,
-            "state": state(t),
-            "innermost": "loop_main" if t is me else innermost(t),
-            "eager": t.get_name() in eager_names,
-            "running": t is me,
-        })
-    REPORTS.put(rows)
-    PARK.wait()  # blocks this loop inside the a-main / b-main task step
+
+    def park(my_stack):
+        rows = []
+        for t in [me] + tasks + [done]:
+            s = my_stack if t is me else stack(t)
+            rows.append({
+                "name": t.get_name(),
+                "thread_native_id": tid,
+                "state": state(t),
+                "innermost": s[0] if s else None,
+                "stack": s,
+                "awaited_by": awaited_by.get(t.get_name(), []),
+                "eager": t.get_name() in eager_names,
+                "running": t is me,
+            })
+            assert t is me or (s[0] if s else None) == innermost(t)
+        REPORTS.put(rows)
+        PARK.wait()  # blocks this loop inside the a-main / b-main task step
+
+    if prefix == "b":
+        await c2(park)  # the running task inside c2 -> c3 -> c4 -> c5
+    else:
+        park(running_stack_here())
+
+
+def running_stack_here():
+    return [sys._getframe(1).f_code.co_qualname]
 
 
 def run_loop(prefix, eager):
@@ -100,6 +208,7 @@ def run_loop(prefix, eager):
 
 
 def main():
+    sys.setrecursionlimit(10000)  # a-deep's chain starts 1,501 coroutines deep
     threads = [
         threading.Thread(target=run_loop, args=("a", False), name="loop-a", daemon=True),
         threading.Thread(target=run_loop, args=("b", EAGER), name="loop-b", daemon=True),

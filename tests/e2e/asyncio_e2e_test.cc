@@ -236,22 +236,14 @@ TEST_P(AsyncioTree311, ExactText) {
 (T) Task-1 [0x7f9334c12bc0]
 │   main /opt/fixtures/scenarios/asyncio_tree.py:115
 │   TaskGroup.__aexit__ /usr/lib/python3.11/asyncio/taskgroups.py:98
-├── (T) fetcher-1 [0x7f9334c12e00] via taskgroup
-│       fetch /opt/fixtures/scenarios/asyncio_tree.py:37
-│       middle /opt/fixtures/scenarios/asyncio_tree.py:33
-│       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29
-│       sleep /usr/lib/python3.11/asyncio/tasks.py:639
-├── (T) fetcher-2 [0x7f9334c12f80] via taskgroup
+├── (T) fetcher-1 [0x7f9334c12e00] via taskgroup, and 1 identical sibling: fetcher-2
 │       fetch /opt/fixtures/scenarios/asyncio_tree.py:37
 │       middle /opt/fixtures/scenarios/asyncio_tree.py:33
 │       leaf_sleep /opt/fixtures/scenarios/asyncio_tree.py:29
 │       sleep /usr/lib/python3.11/asyncio/tasks.py:639
 ├── (T) gatherer [0x7f9334c13040] via taskgroup
 │   │   gather_children /opt/fixtures/scenarios/asyncio_tree.py:47
-│   ├── (T) child-a [0x7f9334c13a00] via gather
-│   │       child /opt/fixtures/scenarios/asyncio_tree.py:41
-│   │       Event.wait /usr/lib/python3.11/asyncio/locks.py:213
-│   └── (T) child-b [0x7f9334c13b80] via gather
+│   └── (T) child-a [0x7f9334c13a00] via gather, and 1 identical sibling: child-b
 │           child /opt/fixtures/scenarios/asyncio_tree.py:41
 │           Event.wait /usr/lib/python3.11/asyncio/locks.py:213
 ├── (T) awaits-gatherer [0x7f9334c131c0] via taskgroup

@@ -8,12 +8,22 @@
 //     (thread_native_id), its state ("pending"/"finished") and its innermost coroutine (the
 //     first frame of coroutine_stack; a finished task has none), and `running` on the task
 //     that blocks each loop; no task that the truth does not have.
+//   * Issue 17 (same scenario): py-tasks --json --all also gives each task its whole
+//     coroutine chain (qualnames innermost first, as the process reports from inside):
+//     b-main, running inside c2 -> c3 -> c4 -> c5, shows all five down to c5; a-deep, parked
+//     under 1,501 `down` coroutines, keeps the innermost and outermost 512 and marks the gap
+//     (coroutines_not_shown); a-g1..a-g4, under gather(gather(a-g1, a-g2), gather(a-g3,
+//     a-g4)), are awaited by a-outer ("gather") on every version. Without --all the
+//     finished a-done/b-done are left out (as asyncio.all_tasks() leaves them out), counted
+//     in one line, and listed by --state done, marked finished; --running prints b-main's
+//     chain from c5.
 //   * A Python process that never imported asyncio: `py-tasks` prints "no asyncio tasks" and
 //     `py-tasks --json` says asyncio_imported false, with no tasks.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -161,7 +171,31 @@ std::string CompareEdges(const json& truth, const json& got) {
     const json innermost = stack.empty() ? json(nullptr) : stack.at(0).at("qualname");
     if (innermost != want.at("innermost")) {
       note("task " + name + ": innermost coroutine " + innermost.dump() + ", truth " +
-           want.at("innermost").dump() + " (stack " + stack.dump() + ")");
+           want.at("innermost").dump());
+    }
+    // The whole chain; deeper than 1024: the innermost and outermost 512, and the gap.
+    std::vector<std::string> got_stack, want_stack = want.at("stack");
+    for (const json& frame : stack) got_stack.push_back(frame.at("qualname"));
+    constexpr size_t kKept = 1024, kHalf = kKept / 2;
+    if (want_stack.size() > kKept) {
+      const json cut = task.value("coroutines_not_shown", json(nullptr));
+      if (got_stack.size() != kKept ||
+          !std::equal(got_stack.begin(), got_stack.begin() + kHalf, want_stack.begin()) ||
+          !std::equal(got_stack.end() - kHalf, got_stack.end(), want_stack.end() - kHalf) ||
+          cut != json({{"count", want_stack.size() - kKept}, {"before_index", kHalf}})) {
+        note("task " + name + ": a chain of " + std::to_string(want_stack.size()) +
+             " shown as " + std::to_string(got_stack.size()) + " coroutines, cut " + cut.dump());
+      }
+    } else if (got_stack != want_stack) {
+      note("task " + name + ": coroutine stack " + json(got_stack).dump() + ", truth " +
+           json(want_stack).dump());
+    }
+    std::set<std::string> awaiters, want_awaiters;
+    for (const json& edge : task.at("awaited_by")) awaiters.insert(edge.at("name").get<std::string>());
+    for (const json& n : want.at("awaited_by")) want_awaiters.insert(n.get<std::string>());
+    if (awaiters != want_awaiters) {
+      note("task " + name + ": awaited by " + task.at("awaited_by").dump() + ", truth " +
+           want.at("awaited_by").dump());
     }
   }
   return report;
@@ -194,7 +228,7 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
 
   Target target;
   target.pid = scenario.process->pid();
-  RunResult r = RunDebugger(c.debugger, *install, target, {"py-tasks --json"});
+  RunResult r = RunDebugger(c.debugger, *install, target, {"py-tasks --json --all"});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   auto got = ExtractJson(r.out, &error);
   ASSERT_TRUE(got) << error << "\n" << r.Describe();
@@ -207,12 +241,127 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   for (const json& name : got->at("running_tasks")) running.insert(name.get<std::string>());
   EXPECT_EQ(running, (std::set<std::string>{"a-main", "b-main"}))
       << got->at("running_tasks").dump() << "\n" << r.Describe();
+
+  // By default the finished tasks are left out, and said so; --state done lists them.
+  RunResult d = RunDebugger(c.debugger, *install, target,
+                            {"py-tasks --json", "py-tasks", "py-tasks --state done",
+                             "py-tasks --running", "py-tasks --tree --name a-chain-*",
+                             "py-tasks --name a-deep"});
+  ASSERT_TRUE(d.exited && d.exit_code == 0) << d.Describe();
+  auto live = ExtractJson(d.out, &error);
+  ASSERT_TRUE(live) << error << "\n" << d.Describe();
+  std::set<std::string> live_names, want_live;
+  for (const json& task : live->at("tasks")) live_names.insert(task.at("name").get<std::string>());
+  for (const json& t : truth.at("tasks")) {
+    if (t.at("state") != "finished") want_live.insert(t.at("name").get<std::string>());
+  }
+  EXPECT_EQ(live_names, want_live);
+  EXPECT_EQ(live->at("not_shown").at("done"), 2);
+  EXPECT_EQ(LinesContaining(d.out, "2 finished or cancelled tasks not shown (--state done or --all shows them)").size(), 1u)
+      << d.Describe();
+  for (const char* done : {"a-done", "b-done"}) {
+    const auto rows = LinesContaining(d.out, std::string(" ") + done + " ");
+    ASSERT_EQ(rows.size(), 1u) << done << "\n" << d.Describe();
+    EXPECT_NE(rows[0].find(" finished "), std::string::npos) << rows[0];
+  }
+  EXPECT_NE(d.out.find("is running task b-main [0x"), std::string::npos) << d.Describe();
+  const size_t chain = d.out.find("is running task b-main [0x");
+  const size_t first = d.out.find('\n', chain) + 1;
+  EXPECT_EQ(d.out.compare(first, 5, "  c5 "), 0) << d.out.substr(chain, 400);
+  // a-deep's table rows, in `py-tasks` and `py-tasks --name a-deep`: the gap after the
+  // innermost 512 coroutines.
+  EXPECT_EQ(LinesContaining(d.out, "... 478 coroutines not shown ...").size(), 2u) << d.Describe();
+  // The chain of 40 awaiting tasks: one root, 32 levels drawn, the last 8 in one line.
+  std::vector<std::string> roots;
+  for (const std::string& line : LinesContaining(d.out, "(T) a-chain-")) {
+    if (line.rfind("(T) ", 0) == 0) roots.push_back(line);
+  }
+  ASSERT_EQ(roots.size(), 1u) << d.Describe();
+  EXPECT_EQ(roots[0].rfind("(T) a-chain-0 [0x", 0), 0u) << roots[0];
+  EXPECT_EQ(LinesContaining(d.out, "└── ... 8 more tasks awaited below this one (the tree draws 32 "
+                                   "levels); the deepest: a-chain-39 [0x").size(), 1u)
+      << d.Describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Edges, AsyncioEdges, ::testing::ValuesIn(AllCases()),
                          [](const ::testing::TestParamInfo<Case>& info) {
                            return SanitizeName(info.param.python.label + "_" +
                                                DebuggerName(info.param.debugger));
+                         });
+
+// Issue 17: 100,000 tasks (tests/data/asyncio_many.py on Debian 3.11, live), each parked in
+// mid -> leaf -> Event.wait, and the running main task. `py-tasks --json --summary` lists every
+// task once (count and names against asyncio.all_tasks()) and groups them exactly as
+// the chains the process reads from inside (cr_await); `--tree` draws the 100,000 identical tasks as one line
+// with the count; `--name` picks exactly the matching names; `--limit` cuts and says so.
+class ManyTasks : public ::testing::TestWithParam<Debugger> {
+ public:
+  static void TearDownTestSuite() { scenario_.process.reset(); }
+
+ protected:
+  static constexpr int kTasks = 100000;
+  static const Running& Scenario() {
+    if (!scenario_.process && scenario_.error.empty()) {
+      Start({kDebianPython, ProjectFile("tests/data/asyncio_many.py"), std::to_string(kTasks)},
+            "asyncio_many", true, scenario_);
+    }
+    return scenario_;
+  }
+  static Running scenario_;
+};
+
+Running ManyTasks::scenario_;
+
+TEST_P(ManyTasks, EveryTaskListedAndSummaryExact) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Running& scenario = Scenario();
+  ASSERT_TRUE(scenario.process) << scenario.error;
+  const json& truth = scenario.truth;
+  ASSERT_EQ(truth.at("count"), kTasks);
+  Target target;
+  target.pid = scenario.process->pid();
+  RunResult r = RunDebugger(GetParam(), *install, target, {"py-tasks --json --summary"}, 300);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.err;
+  auto got = ExtractJson(r.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << r.err;
+  EXPECT_EQ(got->at("warnings"), json::array());
+  EXPECT_EQ(got->at("tasks_read"), kTasks + 1);
+  std::vector<std::string> names;
+  for (const json& task : got->at("tasks")) names.push_back(task.at("name"));
+  ASSERT_EQ(names.size(), static_cast<size_t>(kTasks + 1));
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> want = truth.at("names");
+  want.push_back("main");
+  std::sort(want.begin(), want.end());
+  EXPECT_TRUE(names == want) << "the names differ from asyncio.all_tasks()'";
+  std::map<std::pair<std::string, std::vector<std::string>>, size_t> want_groups, got_groups;
+  for (const json& g : truth.at("groups")) want_groups[{g.at("state"), g.at("stack")}] = g.at("count");
+  for (const json& g : got->at("summary")) got_groups[{g.at("state"), g.at("stack")}] = g.at("count");
+  EXPECT_EQ(got_groups, want_groups) << got->at("summary").dump();
+  EXPECT_EQ(got->at("summary").at(0).at("count"), kTasks);
+
+  RunResult text = RunDebugger(GetParam(), *install, target,
+                               {"py-tasks --tree", "py-tasks --name w-1234? --json",
+                                "py-tasks --limit 5"}, 300);
+  ASSERT_TRUE(text.exited && text.exit_code == 0) << text.err;
+  EXPECT_EQ(LinesContaining(text.out, ", and 99999 identical siblings: w-").size(), 1u)
+      << text.out.substr(0, 4000);
+  EXPECT_LT(LinesContaining(text.out, "(T) ").size(), 10u) << text.out.substr(0, 4000);
+  auto picked = ExtractJson(text.out, &error);
+  ASSERT_TRUE(picked) << error;
+  std::set<std::string> picked_names;
+  for (const json& task : picked->at("tasks")) picked_names.insert(task.at("name"));
+  std::set<std::string> want_picked;
+  for (int i = 0; i < 10; ++i) want_picked.insert("w-1234" + std::to_string(i));
+  EXPECT_EQ(picked_names, want_picked);
+  EXPECT_EQ(LinesContaining(text.out, "99996 more tasks not shown (--limit 5)").size(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Debuggers, ManyTasks, ::testing::Values(Debugger::kLldb, Debugger::kGdb),
+                         [](const ::testing::TestParamInfo<Debugger>& info) {
+                           return std::string(DebuggerName(info.param));
                          });
 
 // A Python program that never imported asyncio.
