@@ -130,7 +130,7 @@ lldb_session() {
 
 # What pyunwind's py-bt --all prints for the sleeper and CPython's own py-bt does not.
 has_pyunwind_stack() {
-  grep -q "^Thread $sleeper_pid (main thread):" "$1" &&
+  grep -q "^Thread $sleeper_pid .*(main thread):" "$1" &&
     grep -q "in pyunwind_package_test_sleeper$" "$1"
 }
 
