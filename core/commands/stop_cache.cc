@@ -7,7 +7,12 @@ namespace pyunwind {
 Result<TargetSession*> StopCache::SessionAt(Target& target, const ProcessStop& stop) {
   if (stop_ && Same(*stop_, stop)) {
     if (failure_) return *failure_;
-    if (session_) {
+    // A process killed under the debugger keeps its stop id until the debugger
+    // waits for it: one read of the runtime tells whether the memory is still
+    // there, so that what was read before is not shown as the state of a dead
+    // process (tests/e2e/bad_inputs_test.cc, ExitWhileRead).
+    uint64_t probe;
+    if (session_ && target.ReadMemory(session_->location().address, &probe, sizeof probe)) {
       // The pages kept are bounded by the cache itself (RemoteMemory::kMaxCachedPages).
       session_->StartCommand(&target);
       return session_.get();
