@@ -13,7 +13,7 @@ cd fuzz/out  # fork mode writes its logs into the working directory
 # -fork=1: one worker process at a time that keeps going after a crash, a timeout
 # (-timeout seconds per input) or an out-of-memory (-rss_limit_mb), so that one run
 # collects every distinct finding in artifacts/.
-exec nice -n 19 ./core_fuzzer corpus \
+exec nice -n 10 ./core_fuzzer corpus \
   -max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
   -max_len=1048576 -fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1 \
   -print_final_stats=1 -artifact_prefix=artifacts/ "${@:2}"
