@@ -33,18 +33,6 @@ void PrintTo(const Cell& c, std::ostream* os) {
       << DebuggerName(c.debugger);
 }
 
-std::optional<std::string> PythonOf(const std::string& interp) {
-  if (interp == "debian_3.11") {
-    if (!FileExists(kDebianPython)) return std::nullopt;
-    return std::string(kDebianPython);
-  }
-  if (interp == "debian_3.11d") {  // Debian's debug build (python3.11-dbg)
-    if (!FileExists("/usr/bin/python3.11d")) return std::nullopt;
-    return std::string("/usr/bin/python3.11d");
-  }
-  return PyenvPython(interp);
-}
-
 // One scenario process (and its core) per interpreter, for every case of both suites.
 std::map<std::string, ScenarioWithCore>& Shared() {
   static std::map<std::string, ScenarioWithCore> shared;
@@ -54,7 +42,7 @@ std::map<std::string, ScenarioWithCore>& Shared() {
 // The scenario under `interp`, started on first use; nullptr with *skip (not installed) or
 // *error set when it cannot be.
 const Scenario* StartScenario(const std::string& interp, std::string* skip, std::string* error) {
-  const auto python = PythonOf(interp);
+  const auto python = InterpreterPath(interp);
   if (!python) {
     *skip = "the interpreter " + interp + " is not installed";
     return nullptr;

@@ -155,6 +155,19 @@ std::optional<std::string> PyenvPython(const std::string& version) {
   return std::nullopt;
 }
 
+std::optional<std::string> InterpreterPath(const std::string& interp) {
+  std::string path;
+  if (interp == "debian_3.11") {
+    path = kDebianPython;
+  } else if (interp == "debian_3.11d") {
+    path = "/usr/bin/python3.11d";
+  } else {
+    return PyenvPython(interp);
+  }
+  if (!FileExists(path)) return std::nullopt;
+  return path;
+}
+
 bool FileExists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;

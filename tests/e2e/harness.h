@@ -61,6 +61,10 @@ inline constexpr const char* kDebianPython = "/usr/bin/python3.11";
 // first root that has it of $PYENV_ROOT, /root/.pyenv, ~/.pyenv; nullopt when none has it.
 std::optional<std::string> PyenvPython(const std::string& version);
 
+// The interpreter a test cell names: "debian_3.11" (kDebianPython), "debian_3.11d"
+// (Debian's debug build, python3.11-dbg) or a pyenv version; nullopt when not installed.
+std::optional<std::string> InterpreterPath(const std::string& interp);
+
 bool FileExists(const std::string& path);
 std::string ReadFile(const std::string& path);
 

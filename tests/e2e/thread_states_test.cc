@@ -35,14 +35,6 @@ void PrintTo(const Cell& c, std::ostream* os) {
       << DebuggerName(c.debugger);
 }
 
-std::optional<std::string> PythonOf(const std::string& interp) {
-  if (interp == "debian_3.11") {
-    if (!FileExists(kDebianPython)) return std::nullopt;
-    return std::string(kDebianPython);
-  }
-  return PyenvPython(interp);
-}
-
 std::map<std::string, ScenarioWithCore>& Shared() {
   static std::map<std::string, ScenarioWithCore> shared;
   return shared;
@@ -60,7 +52,7 @@ bool HasStatus(const json& thread, const std::string& status) {
 
 TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
   const Cell& cell = GetParam();
-  const auto python = PythonOf(cell.interp);
+  const auto python = InterpreterPath(cell.interp);
   if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
   std::string error;
   const Scenario* scenario =
