@@ -359,23 +359,16 @@ TEST(CallbackTarget, ListsAreAskedOnce) {
   EXPECT_FALSE(target.FindSymbol("_PyRuntime"));
 }
 
-// ABI 4: the thread's name ("" is none) and the innermost frames only, cut to the count asked.
-TEST(CallbackTarget, ThreadNameAndInnermostFrames) {
+// ABI 4: the thread's name ("" is none).
+TEST(CallbackTarget, ThreadName) {
   pyunwind_callbacks cb{};
   cb.read_memory = ReadMemory;
   pyunwind::gdb::CallbackTarget bare(cb);
   EXPECT_FALSE(bare.ThreadName(7).has_value());
-  EXPECT_TRUE(bare.InnermostNativeFrames(7, 2).empty());
   cb.thread_name = [](void*, uint64_t id) -> const char* { return id == 7 ? "worker" : ""; };
-  cb.innermost_native_frames = [](void*, uint64_t, uint64_t) -> const char* {
-    return "10\ta\tm\n20\tb\tm\n30\tc\tm";
-  };
   pyunwind::gdb::CallbackTarget target(cb);
   EXPECT_EQ(target.ThreadName(7), "worker");
   EXPECT_FALSE(target.ThreadName(8).has_value());
-  const auto frames = target.InnermostNativeFrames(7, 2);
-  ASSERT_EQ(frames.size(), 2u);
-  EXPECT_EQ(frames[1].function, "b");
 }
 
 // The shared library exports the C ABI and nothing of the core.

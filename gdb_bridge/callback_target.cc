@@ -134,17 +134,6 @@ std::vector<uint64_t> CallbackTarget::ThreadIds() {
   return *thread_ids_;
 }
 
-std::vector<NativeFrame> CallbackTarget::InnermostNativeFrames(uint64_t thread_id,
-                                                               size_t max_frames) {
-  if (callbacks_.innermost_native_frames == nullptr) {
-    return Target::InnermostNativeFrames(thread_id, max_frames);
-  }
-  const char* text = callbacks_.innermost_native_frames(callbacks_.ctx, thread_id, max_frames);
-  std::vector<NativeFrame> frames = text == nullptr ? std::vector<NativeFrame>() : ParseNativeFrames(text);
-  if (frames.size() > max_frames) frames.resize(max_frames);
-  return frames;
-}
-
 std::optional<std::string> CallbackTarget::ThreadName(uint64_t thread_id) {
   if (callbacks_.thread_name == nullptr) return std::nullopt;
   const char* name = callbacks_.thread_name(callbacks_.ctx, thread_id);

@@ -32,7 +32,6 @@ class CallbackTarget : public Target {
   std::vector<uint64_t> ThreadIds() override;
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
-  std::vector<NativeFrame> InnermostNativeFrames(uint64_t thread_id, size_t max_frames) override;
 
  private:
   pyunwind_callbacks callbacks_;

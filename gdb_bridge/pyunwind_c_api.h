@@ -70,11 +70,6 @@ struct pyunwind_callbacks {
    * (GDB: InferiorThread.name; /proc/PID/task/TID/comm for a live process),
    * UTF-8. NULL or "" when it has none. May be NULL. */
   const char* (*thread_name)(void* ctx, uint64_t thread_id);
-
-  /* (ABI 4) native_frames, only the innermost `max_frames` frames (py-bt's
-   * idle/running needs no more). NULL or "" when the host cannot unwind. May
-   * be NULL (native_frames is asked instead). */
-  const char* (*innermost_native_frames)(void* ctx, uint64_t thread_id, uint64_t max_frames);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

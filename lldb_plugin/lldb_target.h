@@ -28,14 +28,8 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<uint64_t> ThreadIds() override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
-  std::vector<pyunwind::NativeFrame> InnermostNativeFrames(uint64_t thread_id,
-                                                           size_t max_frames) override;
 
  private:
-  // The first `count` frames of `thread`; with !count_is_known, until the first invalid one.
-  std::vector<pyunwind::NativeFrame> Frames(lldb::SBThread& thread, uint32_t count,
-                                            bool count_is_known);
-
   lldb::SBTarget target_;
   lldb::SBProcess process_;
   // A live process on this host is read through /proc/PID/mem; SB reads

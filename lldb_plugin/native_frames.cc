@@ -30,29 +30,15 @@ std::string ModulePath(const lldb::SBFileSpec& spec) {
 }  // namespace
 
 std::vector<pyunwind::NativeFrame> LldbTarget::NativeFrames(uint64_t thread_id) {
-  lldb::SBThread thread = process_.GetThreadByID(thread_id);
-  if (!thread.IsValid()) return {};
-  return Frames(thread, std::min(thread.GetNumFrames(), kMaxNativeFrames), true);
-}
-
-// GetNumFrames unwinds the whole stack; GetFrameAtIndex only as deep as asked.
-std::vector<pyunwind::NativeFrame> LldbTarget::InnermostNativeFrames(uint64_t thread_id,
-                                                                     size_t max_frames) {
-  lldb::SBThread thread = process_.GetThreadByID(thread_id);
-  if (!thread.IsValid()) return {};
-  const auto count = static_cast<uint32_t>(std::min<size_t>(max_frames, kMaxNativeFrames));
-  return Frames(thread, count, false);
-}
-
-std::vector<pyunwind::NativeFrame> LldbTarget::Frames(lldb::SBThread& thread, uint32_t count,
-                                                      bool count_is_known) {
   std::vector<pyunwind::NativeFrame> frames;
+  lldb::SBThread thread = process_.GetThreadByID(thread_id);
+  if (!thread.IsValid()) return frames;
+  const uint32_t count = std::min(thread.GetNumFrames(), kMaxNativeFrames);
   frames.reserve(count);
   for (uint32_t i = 0; i < count; ++i) {
     lldb::SBFrame frame = thread.GetFrameAtIndex(i);
     pyunwind::NativeFrame out;
     if (!frame.IsValid()) {
-      if (!count_is_known) break;  // past the outermost frame
       frames.push_back(out);  // keep the indices the debugger's
       continue;
     }

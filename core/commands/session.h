@@ -47,10 +47,6 @@ class RelayTarget final : public Target {
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
     return target_ ? target_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
   }
-  std::vector<NativeFrame> InnermostNativeFrames(uint64_t thread_id, size_t max_frames) override {
-    return target_ ? target_->InnermostNativeFrames(thread_id, max_frames)
-                   : std::vector<NativeFrame>{};
-  }
   std::optional<std::string> ThreadName(uint64_t thread_id) override {
     return target_ ? target_->ThreadName(thread_id) : std::nullopt;
   }

@@ -61,14 +61,6 @@ class Target {
   // innermost first, index i being the debugger's frame number i (inlined
   // frames included). Empty where the host cannot unwind.
   virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
-
-  // The same, only the innermost `max_frames` frames: what py-bt needs to tell
-  // what a thread is doing, without unwinding deep stacks whole.
-  virtual std::vector<NativeFrame> InnermostNativeFrames(uint64_t thread_id, size_t max_frames) {
-    std::vector<NativeFrame> frames = NativeFrames(thread_id);
-    if (frames.size() > max_frames) frames.resize(max_frames);
-    return frames;
-  }
 };
 
 }  // namespace pyunwind

@@ -48,8 +48,6 @@ def _pyunwind_setup():
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
     COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
-    THREAD_COUNT_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64,
-                                         ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
         _fields_ = [
@@ -61,7 +59,6 @@ def _pyunwind_setup():
             ("native_frames", THREAD_TEXT),
             ("debugger_version", TEXT),
             ("thread_name", THREAD_TEXT),
-            ("innermost_native_frames", THREAD_COUNT_TEXT),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -187,10 +184,7 @@ def _pyunwind_setup():
         def debugger_command(self, command):
             return gdb.execute(command.decode("utf-8", "replace"), to_string=True)
 
-        def innermost_native_frames(self, thread_id, max_frames):
-            return self.native_frames(thread_id, min(max_frames, 4096))
-
-        def native_frames(self, thread_id, max_frames=4096):
+        def native_frames(self, thread_id):
             """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
             Switches to the thread if it is not the selected one, and back."""
             thread = None
@@ -212,7 +206,7 @@ def _pyunwind_setup():
                 if switched:
                     thread.switch()
                 frame = gdb.newest_frame()
-                while frame is not None and len(lines) < max_frames:
+                while frame is not None and len(lines) < 4096:
                     if self.interrupted:
                         break
                     pc = frame.pc()
@@ -288,8 +282,7 @@ def _pyunwind_setup():
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
                           TEXT(debugger_version),
-                          THREAD_TEXT(guarded(None, text_of("thread_name"))),
-                          THREAD_COUNT_TEXT(guarded(None, text_of("innermost_native_frames"))))
+                          THREAD_TEXT(guarded(None, text_of("thread_name"))))
 
     def selected_thread_id():
         try:
