@@ -12,7 +12,7 @@ flags=(-std=c++20 -O1 -g -I. -DFMT_HEADER_ONLY -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
 objs=()
 pids=()
-for src in core/*/*.cc fuzz/core_fuzzer.cc; do
+for src in core/*/*.cc fuzz/state_file.cc fuzz/core_fuzzer.cc; do
   [[ "$src" == *_test.cc ]] && continue  # unit tests kept beside their code
   obj="$out/obj/$(basename "${src%.cc}").o"
   objs+=("$obj")

@@ -5,12 +5,8 @@
 // Inputs:
 //   "\x7fELF..."  an ELF core image, read by ElfCoreTarget::FromBytes
 //                 (seeds: real fixture cores shrunk by make_seed).
-//   "PYUS..."     a compact interpreter state (make_seed's .state files):
-//                   u8 thread count, that many u32 thread ids, then records of
-//                   u64 page address (bit 0: writable), u64 mask of the
-//                   page's 64-byte pieces present (the others are zero), and
-//                   those pieces. Expanded into an ELF core. Mutating this
-//                   mutates real pointers, counts and strings directly.
+//   "PYUS..."     a compact interpreter state (fuzz/state_file.h), expanded
+//                 into an ELF core.
 //   anything else the bytes as one writable mapping at 0x10000000 (the
 //                 runtime scan over arbitrary memory).
 // Each command must return data or one error line; JSON output must parse.
@@ -29,105 +25,9 @@
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
+#include "fuzz/state_file.h"
 
 namespace {
-
-constexpr uint64_t kPage = 4096;
-constexpr size_t kMaxStatePages = 2048;  // 8 MiB of expanded image at most
-
-void Append(std::vector<uint8_t>& out, const void* data, size_t size) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  out.insert(out.end(), p, p + size);
-}
-
-struct Segment {
-  uint64_t address;
-  bool writable;
-  std::vector<uint8_t> bytes;
-};
-
-// An ELF core of `segments` with one NT_PRSTATUS note per thread id.
-std::vector<uint8_t> MakeCore(const std::vector<uint32_t>& tids,
-                              const std::vector<Segment>& segments) {
-  std::vector<uint8_t> notes;
-  for (uint32_t tid : tids) {
-    Elf64_Nhdr note{5, 336, NT_PRSTATUS};  // sizeof(struct elf_prstatus) on x86-64
-    Append(notes, &note, sizeof note);
-    Append(notes, "CORE\0\0\0", 8);
-    std::vector<uint8_t> desc(336);
-    std::memcpy(desc.data() + 32, &tid, 4);
-    Append(notes, desc.data(), desc.size());
-  }
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = ELFCLASS64;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_CORE;
-  h.e_machine = EM_X86_64;
-  h.e_version = EV_CURRENT;
-  h.e_phoff = sizeof h;
-  h.e_ehsize = sizeof h;
-  h.e_phentsize = sizeof(Elf64_Phdr);
-  h.e_phnum = 1 + segments.size();
-  std::vector<uint8_t> out;
-  Append(out, &h, sizeof h);
-  uint64_t offset = sizeof h + h.e_phnum * sizeof(Elf64_Phdr);
-  Elf64_Phdr note_ph{};
-  note_ph.p_type = PT_NOTE;
-  note_ph.p_offset = offset;
-  note_ph.p_filesz = notes.size();
-  Append(out, &note_ph, sizeof note_ph);
-  offset += notes.size();
-  for (const Segment& s : segments) {
-    Elf64_Phdr ph{};
-    ph.p_type = PT_LOAD;
-    ph.p_flags = PF_R | (s.writable ? PF_W : 0);
-    ph.p_vaddr = s.address;
-    ph.p_offset = offset;
-    ph.p_filesz = ph.p_memsz = s.bytes.size();
-    Append(out, &ph, sizeof ph);
-    offset += s.bytes.size();
-  }
-  Append(out, notes.data(), notes.size());
-  for (const Segment& s : segments) Append(out, s.bytes.data(), s.bytes.size());
-  return out;
-}
-
-std::vector<uint8_t> ExpandState(const uint8_t* data, size_t size) {
-  size_t pos = 4;
-  std::vector<uint32_t> tids;
-  if (pos < size) {
-    const size_t count = data[pos++];
-    for (size_t i = 0; i < count && pos + 4 <= size; ++i, pos += 4) {
-      uint32_t tid;
-      std::memcpy(&tid, data + pos, 4);
-      tids.push_back(tid);
-    }
-  }
-  std::vector<Segment> segments;
-  while (pos + 16 <= size && segments.size() < kMaxStatePages) {
-    uint64_t key, mask;
-    std::memcpy(&key, data + pos, 8);
-    std::memcpy(&mask, data + pos + 8, 8);
-    pos += 16;
-    Segment s{key & ~(kPage - 1), (key & 1) != 0, std::vector<uint8_t>(kPage)};
-    for (int piece = 0; piece < 64; ++piece) {
-      if (!(mask >> piece & 1)) continue;
-      const size_t n = std::min<size_t>(64, size - pos);
-      std::memcpy(s.bytes.data() + piece * 64, data + pos, n);
-      pos += n;
-    }
-    // Consecutive pages of the same kind make one segment, as in a real core.
-    if (!segments.empty() && segments.back().writable == s.writable &&
-        segments.back().address + segments.back().bytes.size() == s.address) {
-      segments.back().bytes.insert(segments.back().bytes.end(), s.bytes.begin(), s.bytes.end());
-    } else {
-      segments.push_back(std::move(s));
-    }
-  }
-  return MakeCore(tids, segments);
-}
 
 struct Invocation {
   std::string name;
@@ -194,12 +94,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint8_t* bytes = data;
   size_t length = size;
   if (size >= 4 && std::memcmp(data, "PYUS", 4) == 0) {
-    image = ExpandState(data, size);
+    image = pyunwind::fuzz::ExpandState(data, size);
   } else if (!(size >= 4 && std::memcmp(data, ELFMAG, SELFMAG) == 0)) {
-    std::vector<uint8_t> raw(data, data + size);
-    raw.resize((size + kPage - 1) / kPage * kPage);
-    if (raw.empty()) return 0;
-    image = MakeCore({1}, {Segment{0x10000000, true, std::move(raw)}});
+    if (size == 0) return 0;
+    image = pyunwind::fuzz::CoreOfOneMapping(0x10000000, std::vector<uint8_t>(data, data + size));
   }
   if (!image.empty()) {
     bytes = image.data();

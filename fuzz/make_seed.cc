@@ -27,6 +27,7 @@
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
 #include "core/target/memory.h"
+#include "fuzz/state_file.h"
 
 namespace {
 
@@ -225,35 +226,12 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<uint8_t> out = build(pages);
-  // The same state in the fuzz target's compact form (core_fuzzer.cc, "PYUS").
-  std::vector<uint8_t> state = {'P', 'Y', 'U', 'S'};
-  const std::vector<uint64_t> tids = full.ThreadIds();
-  state.push_back(static_cast<uint8_t>(std::min<size_t>(tids.size(), 255)));
-  for (size_t i = 0; i < tids.size() && i < 255; ++i) {
-    const uint32_t tid = static_cast<uint32_t>(tids[i]);
-    const auto* p = reinterpret_cast<const uint8_t*>(&tid);
-    state.insert(state.end(), p, p + 4);
-  }
+  // The same state in the fuzz target's compact form.
+  std::vector<pyunwind::fuzz::StatePage> state_pages;
   for (uint64_t page : pages) {
-    const std::vector<uint8_t>& bytes = contents.at(page);
-    uint64_t mask = 0;
-    for (size_t chunk = 0; chunk < 64; ++chunk) {
-      if (std::any_of(bytes.begin() + chunk * 64, bytes.begin() + chunk * 64 + 64,
-                      [](uint8_t b) { return b != 0; })) {
-        mask |= uint64_t{1} << chunk;
-      }
-    }
-    const uint64_t key = page | ((flags_of(page) & PF_W) ? 1 : 0);
-    const auto* k = reinterpret_cast<const uint8_t*>(&key);
-    const auto* m = reinterpret_cast<const uint8_t*>(&mask);
-    state.insert(state.end(), k, k + 8);
-    state.insert(state.end(), m, m + 8);
-    for (size_t chunk = 0; chunk < 64; ++chunk) {
-      if (mask >> chunk & 1) {
-        state.insert(state.end(), bytes.begin() + chunk * 64, bytes.begin() + chunk * 64 + 64);
-      }
-    }
+    state_pages.push_back({page, (flags_of(page) & PF_W) != 0, contents.at(page)});
   }
+  const std::vector<uint8_t> state = pyunwind::fuzz::EncodeState(full.ThreadIds(), state_pages);
   const std::string state_path = std::string(argv[2]) + ".state";
   FILE* sf = std::fopen(state_path.c_str(), "wb");
   if (!sf || std::fwrite(state.data(), 1, state.size(), sf) != state.size() ||

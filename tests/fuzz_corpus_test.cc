@@ -2,9 +2,11 @@
 // found a bug with (tests/data/fuzz_regressions, reduced) through the fuzz
 // target's entry point: each command returns data or one error line, JSON
 // parses (the entry point aborts otherwise). Under `bazel test --config=asan`
-// this is the fuzzer's check with ASan and UBSan.
+// this is the fuzzer's check with ASan and UBSan. And the amplification seeds
+// still are what they are for: past the work budget, stopped by it in time.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -12,11 +14,20 @@
 #include <string>
 #include <vector>
 
+#include "core/commands/commands.h"
+#include "core/target/elf_core_target.h"
+#include "fuzz/state_file.h"
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
 namespace fs = std::filesystem;
+
+std::vector<uint8_t> Contents(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 std::vector<fs::path> Inputs(const char* dir) {
   std::vector<fs::path> paths;
@@ -30,9 +41,7 @@ void RunEach(const char* dir, size_t at_least) {
   EXPECT_GE(paths.size(), at_least) << dir;
   for (const fs::path& path : paths) {
     SCOPED_TRACE(path.string());
-    std::ifstream in(path, std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                               std::istreambuf_iterator<char>());
+    const std::vector<uint8_t> bytes = Contents(path);
     EXPECT_EQ(LLVMFuzzerTestOneInput(bytes.data(), bytes.size()), 0);
   }
 }
@@ -40,5 +49,32 @@ void RunEach(const char* dir, size_t at_least) {
 TEST(FuzzCorpus, EverySeedRuns) { RunEach("fuzz/corpus", 5); }
 
 TEST(FuzzCorpus, EveryFoundBugStaysFixed) { RunEach("tests/data/fuzz_regressions", 1); }
+
+// The seeds fuzz/make_amplification_seeds writes: found without symbols, and each
+// runs out of the work budget (a mutation starts at its edge), says so, and
+// stops in well under the fuzz target's 20 s.
+TEST(FuzzCorpus, AmplificationSeedsRunOutOfTheWorkBudget) {
+  size_t seeds = 0;
+  for (const fs::path& path : Inputs("fuzz/corpus")) {
+    if (path.filename().string().find("_amplify_") == std::string::npos) continue;
+    SCOPED_TRACE(path.string());
+    ++seeds;
+    const std::vector<uint8_t> state = Contents(path);
+    const std::vector<uint8_t> core = pyunwind::fuzz::ExpandState(state.data(), state.size());
+    auto target = pyunwind::ElfCoreTarget::FromBytes(core.data(), core.size());
+    ASSERT_TRUE(target.ok()) << target.error().message;
+    pyunwind::CommandContext context{**target};
+    const auto start = std::chrono::steady_clock::now();
+    const pyunwind::CommandOutput out = pyunwind::RunCommand("py-bt", {"--all"}, context);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_FALSE(out.failed) << out.text;
+    EXPECT_NE(out.text.find("File \"/amplify.py\""), std::string::npos) << out.text.substr(0, 300);
+    EXPECT_NE(out.text.find("the work budget of one command ran out"), std::string::npos)
+        << out.text.substr(out.text.size() - std::min<size_t>(out.text.size(), 500));
+    EXPECT_LT(seconds, 5);
+  }
+  EXPECT_EQ(seeds, 2u) << "fuzz/corpus should hold the two amplification seeds";
+}
 
 }  // namespace

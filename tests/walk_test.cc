@@ -19,6 +19,8 @@
 
 #include "core/commands/commands.h"
 #include "core/layout/layout.h"
+#include "tests/amplification.h"
+#include "tests/fake_process311.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"
 
@@ -29,143 +31,14 @@ using Json = nlohmann::json;
 using testing::FakeHeap;
 using testing::FakeObjects;
 using testing::FakeTarget;
+using namespace testing::fake311;
 
-constexpr uint64_t kData = 0x555555a00000;  // python's data segment: _PyRuntime lives here
-constexpr uint64_t kDataSize = 0x40000;
-constexpr uint64_t kHeap = 0x7f1000000000;
 constexpr uint64_t kUnmapped = 0x7f2000000000;
-constexpr uint32_t kHexversion = 0x030b02f0;
 
-// A location table of "no columns" entries (code 13): `runs` of
-// (code units, line), line -1 for "no location" (code 15).
-std::string LineTable(int first_line, const std::vector<std::pair<int, int>>& runs) {
-  std::string table;
-  int line = first_line;
-  for (auto [units, run_line] : runs) {
-    while (units > 0) {
-      const int length = std::min(units, 8);
-      units -= length;
-      if (run_line < 0) {
-        table += static_cast<char>(0x80 | (15 << 3) | (length - 1));
-        continue;
-      }
-      table += static_cast<char>(0x80 | (13 << 3) | (length - 1));
-      const int delta = run_line - line;
-      line = run_line;
-      uint32_t zigzag = delta < 0 ? (static_cast<uint32_t>(-delta) << 1) | 1 : delta << 1;
-      do {
-        uint8_t byte = zigzag & 63;
-        zigzag >>= 6;
-        if (zigzag) byte |= 64;
-        table += static_cast<char>(byte);
-      } while (zigzag);
-    }
-  }
-  return table;
-}
-
-struct Thread311 {
-  uint64_t tstate = 0;
-  uint64_t cframe = 0;
-  uint64_t native_id = 0;
-  uint64_t pthread_id = 0;
-};
-
-// A 3.11 process image, following core/layout/layout_tables.cc.
-class Fake311 {
+// The 3.11 process image with the command runner the walk tests use.
+class Fake311 : public testing::fake311::Process {
  public:
-  explicit Fake311(uint64_t heap_size = 4 << 20)
-      : layout(*LayoutFromTable(kHexversion)),
-        heap(target, kHeap, heap_size),
-        objects(target, heap, layout) {
-    target.Map(kData, kDataSize, /*writable=*/true, /*readable=*/true, "/usr/bin/python3.11");
-    runtime = kData + 0x100;
-    interp = runtime + layout.runtime.main_interpreter_embedded;
-    target.PutU64(runtime + layout.runtime.interpreters_head, interp);
-    target.PutU64(runtime + layout.runtime.interpreters_main, interp);
-    target.PutU64(interp + layout.interp.runtime, runtime);
-    target.PutU64(interp + layout.interp.next, 0);
-    target.Put<int64_t>(interp + layout.interp.id, 0);
-    py_version = kData + 0x20;  // the Py_Version constant
-    target.PutU64(py_version, kHexversion);
-  }
-
-  // The symbols a debugger with python's symbol table would give.
-  void AddSymbols() {
-    target.symbols["_PyRuntime"] = runtime;
-    target.symbols["Py_Version"] = py_version;
-  }
-  // sys.hexversion in the interpreter's sys dict, for the scan to find the exact version.
-  void AddSysDict() {
-    const uint64_t sysdict = objects.Dict({{objects.Str("version"), objects.Str("3.11.2 (fake)")},
-                                           {objects.Str("hexversion"), objects.Int(kHexversion)}});
-    target.PutU64(interp + layout.interp.sysdict, sysdict);
-  }
-
-  // A new thread state, linked in front as PyThreadState_New does.
-  Thread311 AddThread(uint64_t native_id, uint64_t pthread_id) {
-    Thread311 t;
-    t.native_id = native_id;
-    t.pthread_id = pthread_id;
-    t.tstate = heap.Alloc(layout.tstate.size);
-    t.cframe = heap.Alloc(24);
-    const uint64_t head = *Read(interp + layout.interp.threads_head);
-    target.PutU64(t.tstate + layout.tstate.next, head);
-    target.PutU64(t.tstate + layout.tstate.prev, 0);
-    if (head) target.PutU64(head + layout.tstate.prev, t.tstate);
-    target.PutU64(interp + layout.interp.threads_head, t.tstate);
-    target.PutU64(t.tstate + layout.tstate.interp, interp);
-    target.PutU64(t.tstate + layout.tstate.thread_id, pthread_id);
-    target.PutU64(t.tstate + layout.tstate.native_thread_id, native_id);
-    target.PutU64(t.tstate + layout.tstate.cframe, t.cframe);
-    target.PutU64(t.cframe + layout.tstate.cframe_current_frame, 0);
-    return t;
-  }
-  void SetMainThread(const Thread311& t) {
-    target.PutU64(runtime + layout.runtime.main_thread, t.pthread_id);
-  }
-  void SetGil(bool locked, uint64_t holder_tstate) {
-    const uint64_t gil = runtime + layout.runtime.gil;
-    target.Put<int32_t>(gil + layout.gil.locked, locked ? 1 : 0);
-    target.PutU64(gil + layout.gil.last_holder, holder_tstate);
-  }
-
-  // A code object whose bytecode is `units` code units long.
-  uint64_t Code(const std::string& filename, const std::string& name, const std::string& qualname,
-                int first_line, const std::string& linetable, int units, int first_traceable = 0) {
-    const uint64_t code = heap.Alloc(layout.code.code_adaptive + 2 * units);
-    objects.Header(code, objects.code_type());
-    target.PutU64(code + layout.code.filename, objects.Str(filename));
-    target.PutU64(code + layout.code.name, objects.Str(name));
-    target.PutU64(code + layout.code.qualname, objects.Str(qualname));
-    target.PutU64(code + layout.code.linetable, objects.Bytes(linetable));
-    target.Put<int32_t>(code + layout.code.firstlineno, first_line);
-    target.Put<int32_t>(code + layout.code.firsttraceable, first_traceable);
-    return code;
-  }
-  // A _PyInterpreterFrame running code unit `index` of `code` (prev_instr points at it).
-  uint64_t Frame(uint64_t code, int index, uint64_t previous, uint8_t owner = 0) {
-    const uint64_t frame = heap.Alloc(layout.frame.size);
-    target.PutU64(frame + layout.frame.executable, code);
-    target.PutU64(frame + layout.frame.previous, previous);
-    target.PutU64(frame + layout.frame.instr_ptr, code + layout.code.code_adaptive + 2 * index);
-    target.PutU8(frame + layout.frame.owner, owner);
-    return frame;
-  }
-  void SetCurrentFrame(const Thread311& t, uint64_t frame) {
-    target.PutU64(t.cframe + layout.tstate.cframe_current_frame, frame);
-  }
-  void SetPrevious(uint64_t frame, uint64_t previous) {
-    target.PutU64(frame + layout.frame.previous, previous);
-  }
-  void SetNext(const Thread311& t, uint64_t next) {
-    target.PutU64(t.tstate + layout.tstate.next, next);
-  }
-  std::optional<uint64_t> Read(uint64_t address) {
-    uint64_t value;
-    if (!target.ReadMemory(address, &value, 8)) return std::nullopt;
-    return value;
-  }
+  using Process::Process;
 
   CommandOutput Run(std::vector<std::string> args, std::optional<uint64_t> selected = {}) {
     CommandContext context{target, selected, false, std::nullopt, std::nullopt};
@@ -177,14 +50,6 @@ class Fake311 {
     if (out.failed) return Json::object();
     return Json::parse(out.text);
   }
-
-  FakeTarget target;
-  Layout layout;
-  FakeHeap heap;
-  FakeObjects objects;
-  uint64_t runtime = 0;
-  uint64_t interp = 0;
-  uint64_t py_version = 0;
 };
 
 // The two-thread program the tests share.
@@ -780,33 +645,12 @@ void ExpectBoundedAndSaid(const Cost& cost) {
       << cost.out.text.substr(cost.out.text.size() - std::min<size_t>(cost.out.text.size(), 2000));
 }
 
-// 65,536 code objects share one 1 MiB location table of alternating lines (no two
+// 65,536 code objects share one 1 MiB location table whose entries each go a line down (no two
 // neighbouring entries merge): decoded once per code object, ~500k entries each.
 TEST(WorkAmplification, CodeObjectsSharingOneHugeLineTable) {
   Fake311 p(64 << 20);
   p.AddSymbols();
-  const auto t = p.AddThread(1, 0x7f0000000001);
-  p.SetMainThread(t);
-  std::string table;
-  while (table.size() + 2 <= kMaxLocationTableBytes) {
-    table += static_cast<char>(0x80 | (13 << 3));                  // one unit, a line delta
-    table += static_cast<char>(table.size() % 4 == 2 ? 2 : 3);     // +1, then -1 (zigzag)
-  }
-  const uint64_t shared_table = p.objects.Bytes(table);
-  const uint64_t filename = p.objects.Str("/amplify.py");
-  const uint64_t name = p.objects.Str("f");
-  uint64_t previous = 0;
-  for (int i = 0; i < 65536; ++i) {
-    const uint64_t code = p.heap.Alloc(p.layout.code.code_adaptive + 2);
-    p.objects.Header(code, p.objects.code_type());
-    p.target.PutU64(code + p.layout.code.filename, filename);
-    p.target.PutU64(code + p.layout.code.name, name);
-    p.target.PutU64(code + p.layout.code.qualname, name);
-    p.target.PutU64(code + p.layout.code.linetable, shared_table);
-    p.target.Put<int32_t>(code + p.layout.code.firstlineno, 1);
-    previous = p.Frame(code, 0, previous);
-  }
-  p.SetCurrentFrame(t, previous);
+  AddCodeObjectsSharingOneLineTable(p, 65536, kMaxLocationTableBytes);
   for (const auto& args : {std::vector<std::string>{"--all"}, {"--all", "--json"}}) {
     SCOPED_TRACE(args.back());
     ExpectBoundedAndSaid(Measure(p, args));
@@ -817,15 +661,7 @@ TEST(WorkAmplification, CodeObjectsSharingOneHugeLineTable) {
 TEST(WorkAmplification, ThreadsSharingOneLongFrameChain) {
   Fake311 p(16 << 20);
   p.AddSymbols();
-  const uint64_t code =
-      p.Code("/amplify.py", "f", "f", 1, LineTable(1, {{2, 1}}), 2);
-  uint64_t chain = 0;
-  for (int i = 0; i < 65536; ++i) chain = p.Frame(code, 1, chain);
-  for (uint64_t i = 0; i < kMaxThreadsPerInterpreter; ++i) {
-    const auto t = p.AddThread(1 + i, 0x7f0000000000 + i);
-    p.SetCurrentFrame(t, chain);
-    if (i == 0) p.SetMainThread(t);
-  }
+  AddThreadsSharingOneFrameChain(p, kMaxThreadsPerInterpreter, 65536);
   for (const auto& args : {std::vector<std::string>{"--all"}, {"--all", "--json"}}) {
     SCOPED_TRACE(args.back());
     const Cost cost = Measure(p, args);
