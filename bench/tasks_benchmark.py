@@ -14,7 +14,8 @@ then writes a core of the process with gdb's `gcore` into a temporary directory 
 end: the 1M core is about 2.5 GB), and does the same on the core opened without executable
 (`lldb --core`, `gdb -c`). Reported per debugger and target: the median wall time with the
 command and without (added = the difference), the debugger's peak RSS with and without (from
-/usr/bin/time), and pyunwind's own figures from --stats (target reads, bytes, ms inside pyunwind). The
+/usr/bin/time), and pyunwind's own figures from --stats (target reads, bytes, ms inside pyunwind,
+the largest share of any kind of the work budget spent). The
 command's output (the JSON, ~440 bytes a task) goes to a temporary file, as a user's
 `| tee` would; the tasks in it are counted against N + 1.
 """
@@ -119,6 +120,9 @@ def measure(name, make_argv, target, repeat, scratch, expect_tasks):
         "added_rss_mb": med("with", 1) - med("without", 1),
         "target_reads": stats["target_reads"], "target_mb": stats["target_bytes"] / 2**20,
         "pyunwind_ms": stats["elapsed_ms"],
+        # The largest share of any kind of the work budget the command spent.
+        "work_budget_used": max(w["spent"] / w["budget"] for w in stats["work"].values()),
+        "work": stats["work"],
     }
 
 
@@ -166,10 +170,11 @@ def main():
                     row.update({"tasks": count, "target": where})
                     results.append(row)
                     print("%8d %-4s %-4s added %6.2f s (base %5.2f)  rss +%5.0f MB (base %4.0f)  "
-                          "%6d reads %7.1f MB  pyunwind %7.1f ms" % (
+                          "%6d reads %7.1f MB  pyunwind %7.1f ms  work budget %4.1f %% used" % (
                               count, where, name, row["added_s"], row["base_s"],
                               row["added_rss_mb"], row["base_rss_mb"], row["target_reads"],
-                              row["target_mb"], row["pyunwind_ms"]), flush=True)
+                              row["target_mb"], row["pyunwind_ms"],
+                              100 * row["work_budget_used"]), flush=True)
         finally:
             proc.kill()
             proc.wait()

@@ -354,17 +354,21 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
       << tree;
   EXPECT_EQ(tree.find("via"), std::string::npos) << tree;
   EXPECT_EQ(PyTasks(core.target(), {"--state", "done"}).text, "no task matches\n");
-  // --stats: a line after the output (text), a "stats" object (JSON).
+  // --stats: a line after the output and one of the work budget spent (text), a "stats"
+  // object (JSON).
   const std::string stats = PyTasks(core.target(), {"--summary", "--stats"}).text;
   EXPECT_TRUE(std::regex_search(
       stats, std::regex(R"(\nstats: [1-9][0-9]* target reads \([0-9]+ bytes, [0-9]+ failed\), [0-9]+ )"
                         R"(cache hits, [0-9]+ misses, )" + std::to_string(all_names.size()) +
-                        R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n$)")))
+                        R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n)"
+                        R"(work \(spent/budget\): [1-9][0-9]*/[0-9]+ bytes read, .*, )"
+                        R"([1-9][0-9]*/[0-9]+ container entries read\n$)")))
       << stats;
   const Json stats_json = Json::parse(PyTasks(core.target(), {"--json", "--stats"}).text).at("stats");
   EXPECT_EQ(stats_json.at("tasks"), all_names.size());
   EXPECT_GT(stats_json.at("target_reads").get<uint64_t>(), 0u);
   EXPECT_GT(stats_json.at("code_objects").get<uint64_t>(), 0u);
+  EXPECT_GT(stats_json.at("work").at("container_entries_read").at("spent").get<uint64_t>(), 0u);
   const CommandOutput bad = PyTasks(core.target(), {"--state", "sleeping"});
   EXPECT_TRUE(bad.failed);
   EXPECT_EQ(bad.text, "pyunwind: py-tasks: --state wants pending, running, done or all, not 'sleeping'\n");

@@ -534,6 +534,15 @@ TEST_F(WalkTest, StatsAreReported) {
   EXPECT_GT(doc.at("stats").at("target_reads").get<int>(), 0);
   // Page-sized reads: a handful, not one per field.
   EXPECT_LT(doc.at("stats").at("target_reads").get<int>(), 20);
+  // The work budget spent: 5 frames of 131,072, the bytes copied out of the cache.
+  const Json& work = doc.at("stats").at("work");
+  EXPECT_EQ(work.at("frames_visited"), Json({{"spent", 5}, {"budget", kMaxWorkFrames}}));
+  EXPECT_GT(work.at("bytes_read").at("spent").get<uint64_t>(), 0u);
+  EXPECT_EQ(work.at("code_objects_decoded").at("spent"), 5);  // each frame runs its own
+  const std::string text = p.Run({"--all", "--stats"}).text;
+  EXPECT_NE(text.find("\nwork (spent/budget): "), std::string::npos) << text;
+  EXPECT_NE(text.find(", 5/131072 frames visited, 5/1048576 code objects decoded, "), std::string::npos)
+      << text;
 }
 
 TEST(NotPython, RandomMemoryIsOneErrorLine) {

@@ -37,6 +37,19 @@ inline const char* WorkName(Work work) {
   return "?";
 }
 
+// Its key in --stats --json ("frames_visited").
+inline const char* WorkKey(Work work) {
+  switch (work) {
+    case Work::kBytesRead: return "bytes_read";
+    case Work::kFrames: return "frames_visited";
+    case Work::kCodeObjects: return "code_objects_decoded";
+    case Work::kLineTableEntries: return "line_table_entries_decoded";
+    case Work::kContainerEntries: return "container_entries_read";
+    case Work::kCount: break;
+  }
+  return "?";
+}
+
 class WorkBudget {
  public:
   using Amounts = std::array<uint64_t, static_cast<size_t>(Work::kCount)>;
@@ -71,6 +84,7 @@ class WorkBudget {
   }
 
   uint64_t Spent(Work work) const { return spent_[static_cast<size_t>(work)]; }
+  uint64_t Limit(Work work) const { return limits_[static_cast<size_t>(work)]; }
 
   // A new command starts with the whole budget.
   void Reset() {

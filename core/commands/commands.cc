@@ -37,7 +37,7 @@ constexpr char kPyBtHelp[] =
     "                 (cut at 200 characters, 50 items, depth 3; see py-locals)\n"
     "  --limit N      at most N frames per thread\n"
     "  -v, --verbose  also say how the runtime was found and which layout was used\n"
-    "  --stats        memory reads, bytes, cache hits and time spent\n"
+    "  --stats        memory reads, bytes, cache hits, time and the work budget spent\n"
     "  --no-color     no colour even on a terminal\n"
     "  --no-source    no source lines (text)\n"
     "  --source       with --json: each frame's source line (\"source\")\n"
@@ -175,6 +175,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   format.frame_limit = options.limit;
   format.json_source = options.json_source;
   format.stats = options.stats ? &target.stats() : nullptr;
+  format.work = &target.objects().memory().budget();
   format.session_kept = target.kept();
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();

@@ -7,6 +7,7 @@
 
 #include "core/base/printable.h"
 #include "core/commands/source_carets.h"
+#include "core/commands/work_stats.h"
 
 namespace pyunwind {
 namespace {
@@ -251,7 +252,10 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   for (const std::string& warning : snapshot.warnings) {
     out += fmt::format("warning: {}\n", PrintableText(warning));
   }
-  if (options.stats) out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot), options.session_kept) + "\n";
+  if (options.stats) {
+    out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot), options.session_kept) + "\n";
+    if (options.work) out += WorkStatsText(*options.work) + "\n";
+  }
   return out;
 }
 
@@ -333,7 +337,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                                   {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
                                   {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
                                   {"elapsed_ms", options.elapsed_ms},
-                                  {"session_kept", options.session_kept}});
+                                  {"session_kept", options.session_kept},
+                                  {"work", options.work ? WorkStatsJson(*options.work) : Json(nullptr)}});
   }
   return out + "}\n";
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/base/work_budget.h"
 #include "core/target/memory.h"
 #include "core/walk/model.h"
 
@@ -15,6 +16,7 @@ struct FormatOptions {
   bool verbose = false;          // print how the runtime was found, layout source
   size_t frame_limit = 0;        // frames per thread; 0 = all
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
+  const WorkBudget* work = nullptr;    // its spending printed with the stats
   bool session_kept = false;  // the stats say the command reused an earlier one's reads
   double elapsed_ms = 0;
   bool json_source = false;  // --json --source: each frame's stripped source line

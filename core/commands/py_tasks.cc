@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "core/commands/stop_cache.h"
+#include "core/commands/work_stats.h"
 #include "core/walk/threads.h"
 
 namespace pyunwind {
@@ -23,24 +24,26 @@ const char kPyTasksHelp[] =
     "  --state    only pending, running, or done (finished, cancelled) tasks, or all\n"
     "  --all      every task, finished ones too (--state all)\n"
     "  --limit    at most N tasks (--summary: N groups)\n"
-    "  --stats    memory reads, bytes, cache hits, tasks and time spent\n"
+    "  --stats    memory reads, bytes, cache hits, tasks, time and the work budget spent\n"
     "  --json     one JSON document (see the README)\n";
 
 namespace {
 
-std::string StatsText(const MemoryStats& m, size_t tasks, size_t codes, double ms) {
+std::string StatsText(const MemoryStats& m, const WorkBudget& work, size_t tasks, size_t codes,
+                      double ms) {
   return fmt::format("stats: {} target reads ({} bytes, {} failed), {} cache hits, {} misses, "
-                     "{} tasks, {} code objects, {:.1f} ms\n",
+                     "{} tasks, {} code objects, {:.1f} ms\n{}\n",
                      m.target_reads, m.target_bytes, m.failed_reads, m.cache_hits, m.cache_misses,
-                     tasks, codes, ms);
+                     tasks, codes, ms, WorkStatsText(work));
 }
 
-std::string StatsJson(const MemoryStats& m, size_t tasks, size_t codes, double ms) {
+std::string StatsJson(const MemoryStats& m, const WorkBudget& work, size_t tasks, size_t codes,
+                      double ms) {
   return fmt::format("{{\"target_reads\":{},\"target_bytes\":{},\"failed_reads\":{},"
                      "\"cache_hits\":{},\"cache_misses\":{},\"tasks\":{},\"code_objects\":{},"
-                     "\"elapsed_ms\":{:.3f}}}",
+                     "\"elapsed_ms\":{:.3f},\"work\":{}}}",
                      m.target_reads, m.target_bytes, m.failed_reads, m.cache_hits, m.cache_misses,
-                     tasks, codes, ms);
+                     tasks, codes, ms, WorkStatsJson(work).dump());
 }
 
 }  // namespace
@@ -73,9 +76,10 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const MemoryStats& m = target.stats();
+  const WorkBudget& work = target.objects().memory().budget();
   if (options->json) {
     return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr,
-                            options->stats ? StatsJson(m, tasks->tasks.size(), tasks->codes.size(), ms)
+                            options->stats ? StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms)
                                            : ""),
             false};
   }
@@ -89,7 +93,7 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   } else {
     out = FormatTasksTable(*tasks, selection);
   }
-  if (options->stats) out += StatsText(m, tasks->tasks.size(), tasks->codes.size(), ms);
+  if (options->stats) out += StatsText(m, work, tasks->tasks.size(), tasks->codes.size(), ms);
   return {std::move(out), false};
 }
 

@@ -293,7 +293,8 @@ INSTANTIATE_TEST_SUITE_P(Edges, AsyncioEdges, ::testing::ValuesIn(AllCases()),
 // mid -> leaf -> Event.wait, and the running main task. `py-tasks --json --summary` lists every
 // task once (count and names against asyncio.all_tasks()) and groups them exactly as
 // the chains the process reads from inside (cr_await); `--tree` draws the 100,000 identical tasks as one line
-// with the count; `--name` picks exactly the matching names; `--limit` cuts and says so.
+// with the count; `--name` picks exactly the matching names; `--limit` cuts and says so; `--stats`
+// shows the work budget a tenth spent at most.
 class ManyTasks : public ::testing::TestWithParam<Debugger> {
  public:
   static void TearDownTestSuite() { scenario_.process.reset(); }
@@ -322,7 +323,8 @@ TEST_P(ManyTasks, EveryTaskListedAndSummaryExact) {
   ASSERT_EQ(truth.at("count"), kTasks);
   Target target;
   target.pid = scenario.process->pid();
-  RunResult r = RunDebugger(GetParam(), *install, target, {"py-tasks --json --summary"}, 300);
+  RunResult r =
+      RunDebugger(GetParam(), *install, target, {"py-tasks --json --summary --stats"}, 300);
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.err;
   auto got = ExtractJson(r.out, &error);
   ASSERT_TRUE(got) << error << "\n" << r.err;
@@ -341,6 +343,14 @@ TEST_P(ManyTasks, EveryTaskListedAndSummaryExact) {
   for (const json& g : got->at("summary")) got_groups[{g.at("state"), g.at("stack")}] = g.at("count");
   EXPECT_EQ(got_groups, want_groups) << got->at("summary").dump();
   EXPECT_EQ(got->at("summary").at(0).at("count"), kTasks);
+  // The work budget never binds on real programs: these 100,000 tasks spend at most a
+  // tenth of each kind, so a million such tasks (the most py-tasks reads) fit in it.
+  const json& work = got->at("stats").at("work");
+  ASSERT_EQ(work.size(), 5u) << work.dump();
+  for (const auto& [kind, amount] : work.items()) {
+    EXPECT_LE(amount.at("spent").get<uint64_t>() * 10, amount.at("budget").get<uint64_t>())
+        << kind << ": " << amount.dump();
+  }
 
   RunResult text = RunDebugger(GetParam(), *install, target,
                                {"py-tasks --tree", "py-tasks --name w-1234? --json",
