@@ -73,15 +73,19 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   } else {
     selection = SelectTasks(*tasks, *options);
   }
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   const MemoryStats& m = target.stats();
   const WorkBudget& work = target.objects().memory().budget();
+  // Read when the output is written: the time includes writing it.
+  auto ms = [&] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+        .count();
+  };
   if (options->json) {
-    return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr,
-                            options->stats ? StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms)
-                                           : ""),
-            false};
+    std::function<std::string()> stats;
+    if (options->stats) {
+      stats = [&] { return StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms()); };
+    }
+    return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr, stats), false};
   }
   std::string out;
   if (options->summary) {
@@ -93,7 +97,7 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   } else {
     out = FormatTasksTable(*tasks, selection);
   }
-  if (options->stats) out += StatsText(m, work, tasks->tasks.size(), tasks->codes.size(), ms);
+  if (options->stats) out += StatsText(m, work, tasks->tasks.size(), tasks->codes.size(), ms());
   return {std::move(out), false};
 }
 

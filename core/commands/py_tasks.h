@@ -3,6 +3,7 @@
 // or as JSON; every view shows the tasks SelectTasks keeps (tasks_view.h).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -17,10 +18,12 @@ std::string FormatTasksTree(const AsyncSnapshot& snapshot, const TaskSelection& 
 std::string FormatRunningTasks(const AsyncSnapshot& snapshot, const TaskSelection& selection);
 std::string FormatTasksSummary(const AsyncSnapshot& snapshot, const TaskSelection& selection,
                                const std::vector<TaskGroupSummary>& groups, size_t limit);
-// `groups`: null unless --summary; `stats`: the "stats" object (--stats) or empty.
+// `groups`: null unless --summary; `stats` (--stats): called last, when the
+// rest of the document is written, for the "stats" object (its time counts
+// the writing too).
 std::string FormatTasksJson(const AsyncSnapshot& snapshot, const TaskSelection& selection,
                             const std::vector<TaskGroupSummary>* groups,
-                            const std::string& stats = "");
+                            const std::function<std::string()>& stats = {});
 
 // The py-tasks command (see AllCommands()).
 extern const char kPyTasksHelp[];

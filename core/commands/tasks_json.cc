@@ -3,24 +3,28 @@
 // encoded once.
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
+#include <iterator>
 #include <string>
 #include <unordered_map>
 
+#include "core/commands/json_string.h"
 #include "core/commands/py_tasks.h"
 
 namespace pyunwind {
 namespace {
 
-// A JSON string; invalid UTF-8 from the target is replaced, never thrown.
 std::string Quoted(std::string_view text) {
-  return nlohmann::json(std::string(text)).dump(-1, ' ', false,
-                                                nlohmann::json::error_handler_t::replace);
+  std::string out;
+  AppendJsonString(out, text);
+  return out;
 }
 
 void AppendStrings(std::string& out, const std::vector<std::string>& strings) {
   out += '[';
-  for (size_t i = 0; i < strings.size(); ++i) out += (i ? "," : "") + Quoted(strings[i]);
+  for (size_t i = 0; i < strings.size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(out, strings[i]);
+  }
   out += ']';
 }
 
@@ -28,7 +32,7 @@ void AppendStrings(std::string& out, const std::vector<std::string>& strings) {
 
 std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
                             const std::vector<TaskGroupSummary>* groups,
-                            const std::string& stats) {
+                            const std::function<std::string()>& stats) {
   // "filename":..,"name":..,"qualname":.. of each code object, encoded once.
   std::unordered_map<uint64_t, std::string> frame_names;
   auto names_of = [&](uint64_t code) -> const std::string& {
@@ -47,30 +51,47 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
       Quoted(s.python.version.ToString()), s.python.version.hexversion, s.python.free_threaded);
   out.reserve(sel.tasks.size() * 300);
   out += "\"tasks\":[";
+  auto to = std::back_inserter(out);
   for (size_t t = 0; t < sel.tasks.size(); ++t) {
     const AsyncTask& task = *sel.tasks[t];
-    out += fmt::format("{}{{\"id\":\"{:#x}\",\"name\":{},\"thread_native_id\":{},\"state\":\"{}\","
-                       "\"running\":{},\"coroutine_stack\":[",
-                       t ? "," : "", task.address, Quoted(task.name),
-                       task.thread_native_id ? std::to_string(*task.thread_native_id) : "null",
-                       TaskStateName(task.state), task.running);
+    fmt::format_to(to, "{}{{\"id\":\"{:#x}\",\"name\":", t ? "," : "", task.address);
+    AppendJsonString(out, task.name);
+    out += ",\"thread_native_id\":";
+    if (task.thread_native_id) {
+      fmt::format_to(to, "{}", *task.thread_native_id);
+    } else {
+      out += "null";
+    }
+    fmt::format_to(to, ",\"state\":\"{}\",\"running\":{},\"coroutine_stack\":[",
+                   TaskStateName(task.state), task.running);
     for (size_t i = 0; i < task.coroutine_stack.size(); ++i) {
       const CoroutineFrame& frame = task.coroutine_stack[i];
-      out += fmt::format("{}{{{},\"line\":{}}}", i ? "," : "", names_of(frame.code_address),
-                         frame.line ? std::to_string(*frame.line) : "null");
+      out += i ? ",{" : "{";
+      out += names_of(frame.code_address);
+      out += ",\"line\":";
+      if (frame.line) {
+        fmt::format_to(to, "{}}}", *frame.line);
+      } else {
+        out += "null}";
+      }
     }
     out += ']';
     if (task.coroutines_cut) {
       // Added to the documented fields: the gap of a chain cut in the middle.
-      out += fmt::format(",\"coroutines_not_shown\":{{\"count\":{},\"before_index\":{}}}",
-                         task.coroutines_cut, task.cut_at);
+      fmt::format_to(to, ",\"coroutines_not_shown\":{{\"count\":{},\"before_index\":{}}}",
+                     task.coroutines_cut, task.cut_at);
     }
     out += ",\"awaited_by\":[";
     for (size_t i = 0; i < task.awaited_by.size(); ++i) {
       const TaskEdge& edge = task.awaited_by[i];
       const AsyncTask* awaiter = s.Find(edge.awaiter);
-      out += fmt::format("{}{{\"id\":\"{:#x}\",\"name\":{},\"kind\":\"{}\"}}", i ? "," : "",
-                         edge.awaiter, awaiter ? Quoted(awaiter->name) : "null", edge.kind);
+      fmt::format_to(to, "{}{{\"id\":\"{:#x}\",\"name\":", i ? "," : "", edge.awaiter);
+      if (awaiter) {
+        AppendJsonString(out, awaiter->name);
+      } else {
+        out += "null";
+      }
+      fmt::format_to(to, ",\"kind\":\"{}\"}}", edge.kind);
     }
     out += "]}";
   }
@@ -106,7 +127,7 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   }
   out += ",\"warnings\":";
   AppendStrings(out, s.warnings);
-  if (!stats.empty()) out += ",\"stats\":" + stats;
+  if (stats) out += ",\"stats\":" + stats();
   return out + "}\n";
 }
 
