@@ -362,13 +362,24 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
                         R"(cache hits, [0-9]+ misses, )" + std::to_string(all_names.size()) +
                         R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n)"
                         R"(work \(spent/budget\): [1-9][0-9]*/[0-9]+ bytes read, .*, )"
-                        R"([1-9][0-9]*/[0-9]+ container entries read\n$)")))
+                        R"([1-9][0-9]*/[0-9]+ container entries read, )"
+                        R"([1-9][0-9]*/[0-9]+ coroutine links followed\n$)")))
       << stats;
   const Json stats_json = Json::parse(PyTasks(core.target(), {"--json", "--stats"}).text).at("stats");
   EXPECT_EQ(stats_json.at("tasks"), all_names.size());
   EXPECT_GT(stats_json.at("target_reads").get<uint64_t>(), 0u);
   EXPECT_GT(stats_json.at("code_objects").get<uint64_t>(), 0u);
   EXPECT_GT(stats_json.at("work").at("container_entries_read").at("spent").get<uint64_t>(), 0u);
+  // Every coroutine of a task's await chain is counted: at least those a task that is
+  // not running shows (a running task's stack also holds frames of its thread).
+  size_t coroutines_shown = 0;
+  const Json every_task = Json::parse(PyTasks(core.target(), {"--json", "--all"}).text);
+  for (const Json& task : every_task.at("tasks")) {
+    if (!task.at("running").get<bool>()) coroutines_shown += task.at("coroutine_stack").size();
+  }
+  const Json& links = stats_json.at("work").at("coroutine_links_followed");
+  EXPECT_GT(coroutines_shown, 0u);
+  EXPECT_GE(links.at("spent").get<uint64_t>(), coroutines_shown) << links.dump();
   const CommandOutput bad = PyTasks(core.target(), {"--state", "sleeping"});
   EXPECT_TRUE(bad.failed);
   EXPECT_EQ(bad.text, "pyunwind: py-tasks: --state wants pending, running, done or all, not 'sleeping'\n");

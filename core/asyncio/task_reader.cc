@@ -131,6 +131,11 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
       break;
     }
     if (!IsA(coro, known.coroutine, "coroutine")) break;  // a future, a generator...
+    // Cycle detection is per task: many tasks may share one long chain.
+    if (!memory.budget().Spend(Work::kCoroutineLinks, 1)) {
+      Warn(fmt::format("task {}: {}", task.name, *memory.budget().Reason()));
+      break;
+    }
     const auto state = memory.ReadValue<int8_t>(coro + l.gen.frame_state);
     if (!state) {
       Warn(fmt::format("task {}: cannot read coroutine {:#x}", task.name, coro));

@@ -19,15 +19,16 @@ inline constexpr uint64_t kMaxBytesReadForTasks = 4ull << 30;  // py-tasks: a mi
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
 // The work budget of one command (core/base/work_budget.h): what it may spend in
-// all, cache hits and repeated decoding included. Above what the `scale`
-// workload and 100,000 asyncio tasks need (the e2e tests run them under it; a
-// million tasks was not measured with it yet); each bounds the amplification
-// cases of tests/walk_test.cc (WorkAmplification) to seconds.
+// all, cache hits and repeated decoding included. Real programs stay far below
+// it (bench/README.md: a million asyncio tasks spend at most 3.1 % of any kind;
+// the e2e tests run `scale` and 100,000 tasks under it); each bounds the
+// amplification cases of tests/walk_test.cc (WorkAmplification) to seconds.
 inline constexpr uint64_t kMaxWorkBytesRead = 16ull << 30;
 inline constexpr uint64_t kMaxWorkFrames = 1ull << 17;
 inline constexpr uint64_t kMaxWorkCodeObjects = 1ull << 20;
 inline constexpr uint64_t kMaxWorkLineTableEntries = 1ull << 22;
 inline constexpr uint64_t kMaxWorkContainerEntries = 1ull << 26;
+inline constexpr uint64_t kMaxWorkCoroutineLinks = 1ull << 24;  // many tasks sharing one chain
 
 // asyncio (py-tasks): tasks read and listed (more: the first are shown and a
 // warning ending "...truncated" says how many were cut); coroutines kept of

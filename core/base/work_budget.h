@@ -17,10 +17,11 @@ namespace pyunwind {
 
 enum class Work : size_t {
   kBytesRead,         // bytes copied out of the page cache, hits included
-  kFrames,            // interpreter frames and coroutine links visited
+  kFrames,            // interpreter frames visited (thread stacks)
   kCodeObjects,       // code objects decoded
   kLineTableEntries,  // location-table entries decoded
   kContainerEntries,  // dict, set, list and tuple entries read
+  kCoroutineLinks,    // coroutines followed down the await chains of tasks
   kCount,
 };
 
@@ -32,6 +33,7 @@ inline const char* WorkName(Work work) {
     case Work::kCodeObjects: return "code objects decoded";
     case Work::kLineTableEntries: return "line-table entries decoded";
     case Work::kContainerEntries: return "container entries read";
+    case Work::kCoroutineLinks: return "coroutine links followed";
     case Work::kCount: break;
   }
   return "?";
@@ -45,6 +47,7 @@ inline const char* WorkKey(Work work) {
     case Work::kCodeObjects: return "code_objects_decoded";
     case Work::kLineTableEntries: return "line_table_entries_decoded";
     case Work::kContainerEntries: return "container_entries_read";
+    case Work::kCoroutineLinks: return "coroutine_links_followed";
     case Work::kCount: break;
   }
   return "?";
@@ -56,8 +59,8 @@ class WorkBudget {
 
   // The defaults (core/base/limits.h) never bind on real programs (bench/README.md).
   static constexpr Amounts kDefaultLimits = {
-      kMaxWorkBytesRead, kMaxWorkFrames, kMaxWorkCodeObjects, kMaxWorkLineTableEntries,
-      kMaxWorkContainerEntries};
+      kMaxWorkBytesRead,        kMaxWorkFrames,           kMaxWorkCodeObjects,
+      kMaxWorkLineTableEntries, kMaxWorkContainerEntries, kMaxWorkCoroutineLinks};
 
   explicit WorkBudget(const Amounts& limits = kDefaultLimits) : limits_(limits) {}
 

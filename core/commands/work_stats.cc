@@ -6,7 +6,8 @@ namespace pyunwind {
 namespace {
 
 constexpr Work kKinds[] = {Work::kBytesRead, Work::kFrames, Work::kCodeObjects,
-                           Work::kLineTableEntries, Work::kContainerEntries};
+                           Work::kLineTableEntries, Work::kContainerEntries,
+                           Work::kCoroutineLinks};
 static_assert(std::size(kKinds) == static_cast<size_t>(Work::kCount));
 
 }  // namespace
