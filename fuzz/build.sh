@@ -10,6 +10,13 @@ out=fuzz/out
 mkdir -p "$out/obj"
 flags=(-std=c++20 -O1 -g -I. -DFMT_HEADER_ONLY -fno-omit-frame-pointer
        -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined)
+# The header Bazel generates for `pyunwind version` (packaging/BUILD), made the same way.
+mkdir -p "$out/gen/packaging"
+version=$(sed -n 's/^PYUNWIND_VERSION = "\(.*\)"$/\1/p' packaging/version.bzl)
+sh packaging/build_info.sh "$version" /nonexistent > "$out/gen/packaging/build_info.h.new"
+cmp -s "$out/gen/packaging/build_info.h.new" "$out/gen/packaging/build_info.h" ||
+  mv "$out/gen/packaging/build_info.h.new" "$out/gen/packaging/build_info.h"
+flags+=(-I"$out/gen")
 objs=()
 pids=()
 for src in core/*/*.cc fuzz/state_file.cc fuzz/core_fuzzer.cc; do
