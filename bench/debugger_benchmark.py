@@ -153,7 +153,9 @@ def run_timed(argv, timeout):
 def start_target(argv, cwd, truth_path, timeout=60):
     log("starting: " + " ".join(argv))
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env={"PATH": DEBUGGER_ENV_PATH})
+                            stderr=subprocess.PIPE,
+                            # no __pycache__ beside the checkout's scenario_truth.py
+                            env={"PATH": DEBUGGER_ENV_PATH, "PYTHONDONTWRITEBYTECODE": "1"})
     _children.append(proc)
     deadline = time.time() + timeout
     while not os.path.exists(truth_path):
