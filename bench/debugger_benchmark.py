@@ -4,8 +4,8 @@
     bazel run //bench:debugger_benchmark -- [--repeat 5] [--json-out FILE]
     python3 bench/debugger_benchmark.py [--repeat 5] [--json-out FILE]   (after bazel build)
 
-Live targets: Debian's /usr/bin/python3.11 running ../shared/fixtures/scenarios/scale.py
-(main thread 1,500 frames deep + 24 threads x 60) and bench/scale_deep.py --depth 5000.
+Live targets: Debian's /usr/bin/python3.11 running the project's tests/data/scale.py (main
+thread 1,500 frames deep + 24 threads x 60) and the same with --depth 5000.
 Each is timed in these debugger invocations (batch mode, PATH=/usr/bin:/bin, attach by pid):
 
   lldb_base   lldb --batch: plugin load, process attach, process detach
@@ -39,6 +39,8 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.realpath(__file__))
+# The live target: the project's own scenario (its runfiles link resolves into the checkout).
+SCALE = os.path.join(HERE, "..", "tests", "data", "scale.py")
 VERSIONS = ["3.11.2", "3.12.6", "3.13.15", "3.14.7"]
 DEBUGGER_ENV_PATH = "/usr/bin:/bin"
 # A frame line as pyunwind and CPython's py-bt print it (not LLDB's own Python tracebacks).
@@ -100,7 +102,7 @@ def find_artifacts(args, workspace):
 def find_fixtures(args, workspace):
     for candidate in (args.fixtures, os.environ.get("PYUNWIND_FIXTURES"),
                       workspace and os.path.join(workspace, "..", "shared", "fixtures")):
-        if candidate and os.path.isdir(os.path.join(candidate, "scenarios")):
+        if candidate and os.path.isdir(os.path.join(candidate, "cores")):
             return os.path.realpath(candidate)
     raise SystemExit("cannot find the shared fixtures (pass --fixtures DIR)")
 
@@ -151,7 +153,9 @@ def run_timed(argv, timeout):
 def start_target(argv, cwd, truth_path, timeout=60):
     log("starting: " + " ".join(argv))
     proc = subprocess.Popen(argv, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, env={"PATH": DEBUGGER_ENV_PATH})
+                            stderr=subprocess.PIPE,
+                            # no __pycache__ beside the checkout's scenario_truth.py
+                            env={"PATH": DEBUGGER_ENV_PATH, "PYTHONDONTWRITEBYTECODE": "1"})
     _children.append(proc)
     deadline = time.time() + timeout
     while not os.path.exists(truth_path):
@@ -399,7 +403,7 @@ def main():
     parser.add_argument("--gdb-script", help="pyunwind-gdb.py (default: bazel-bin)")
     parser.add_argument("--python", default="/usr/bin/python3.11", help="live target interpreter")
     parser.add_argument("--depths", default="1500,5000",
-                        help="main-thread depths of the live targets (1500 = scale.py itself)")
+                        help="main-thread depths of the live targets (tests/data/scale.py --depth)")
     parser.add_argument("--versions", default=",".join(VERSIONS), help="fixture core versions")
     parser.add_argument("--no-live", action="store_true", help="skip the live processes")
     parser.add_argument("--no-cores", action="store_true", help="skip the fixture cores")
@@ -408,8 +412,7 @@ def main():
 
     workspace = find_workspace()
     plugin, script = find_artifacts(args, workspace)
-    fixtures = find_fixtures(args, workspace)
-    scenarios = os.path.join(fixtures, "scenarios")
+    fixtures = None if args.no_cores else find_fixtures(args, workspace)
     for tool in ("/usr/bin/lldb", "/usr/bin/gdb", "/usr/bin/xz"):
         if not os.path.exists(tool):
             raise SystemExit("missing " + tool)
@@ -421,12 +424,8 @@ def main():
         if not args.no_live:
             for depth in (int(d) for d in args.depths.split(",") if d):
                 truth_path = os.path.join(tmp, "truth-%d.json" % depth)
-                if depth == 1500:
-                    argv = [args.python, os.path.join(scenarios, "scale.py"), truth_path]
-                else:
-                    argv = [args.python, os.path.join(HERE, "scale_deep.py"), truth_path,
-                            "--depth", str(depth), "--scenarios", scenarios]
-                proc, truth = start_target(argv, scenarios, truth_path)
+                argv = [args.python, SCALE, truth_path, "--depth", str(depth)]
+                proc, truth = start_target(argv, os.path.dirname(SCALE), truth_path)
                 expected = sum(len(t["frames"]) for t in truth["threads"])
                 name = "live scale %d (%s)" % (depth, truth["python"]["version"])
                 log("%s: pid %d, %d threads, %d frames" % (name, proc.pid, len(truth["threads"]),

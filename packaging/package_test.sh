@@ -239,15 +239,11 @@ gdb_session "$tmp/gdb.out" -ex "pyunwind py-bt --all"
 check_stack gdb_every_session "$tmp/gdb.out"
 timeout 120 gdb -batch -ex "attach $sleeper_pid" -ex "py-bt --all" </dev/null >"$tmp/gdb-attach.out" 2>&1
 check_stack gdb_attach_plain_py_bt "$tmp/gdb-attach.out"
-# `gdb -p PID -ex 'py-bt --all'`: GDB loads the auto-load scripts of the objfiles it opened for
-# its command line (-p, EXE) only after the init files, with no event after it; CPython's own
-# python3.11-gdb.py (python3.11-dbg) then takes the plain name py-bt back from pyunwind, which
-# the gdbinit.d file loaded before. Skipped, with this reason, where that script exists.
+# `gdb -p PID -ex 'py-bt --all'`: GDB runs the auto-load scripts of the objfiles of its command
+# line (-p, EXE) after the init files; CPython's own python3.11-gdb.py (python3.11-dbg) then
+# defines py-bt again, and pyunwind (loaded by the gdbinit.d file) must keep the plain name.
 gdb_session "$tmp/gdb-p.out" -ex "py-bt --all"
-cpython_script=/usr/share/gdb/auto-load/usr/bin/python3.11-gdb.py
 if has_pyunwind_stack "$tmp/gdb-p.out"; then record gdb_p_plain_py_bt pass
-elif [[ -e "$cpython_script" ]]; then
-  record gdb_p_plain_py_bt skip "known gdb_bridge bug: with $cpython_script installed, 'gdb -p PID -ex py-bt' runs CPython's py-bt when pyunwind comes from an init file ('pyunwind py-bt' and 'attach PID' work)"
 else
   record gdb_p_plain_py_bt fail "no pyunwind stack of the sleeper in: $(head -c 2000 "$tmp/gdb-p.out")"
 fi

@@ -500,8 +500,12 @@ def _pyunwind_setup():
 
             return map(decorate, frame_iter)
 
+    # gdb.Command as GDB made it (when the script is sourced again, gdb.Command is the
+    # guard below, which keeps the original).
+    base_command = getattr(gdb.Command, "pyunwind_base", gdb.Command)
+
     def make_command(gdb_name, name, summary, help_text):
-        class PyunwindCommand(gdb.Command):
+        class PyunwindCommand(base_command):
             __doc__ = (summary + "\n\n" + help_text).strip() or name
 
             def __init__(self):
@@ -514,7 +518,7 @@ def _pyunwind_setup():
         PyunwindCommand.__name__ = "Pyunwind_" + re.sub(r"\W", "_", gdb_name)
         return PyunwindCommand()
 
-    class PyunwindPrefix(gdb.Command):
+    class PyunwindPrefix(base_command):
         """pyunwind: the Python stacks of a CPython process or core file.
 
 Each pyunwind command can also be run as "pyunwind COMMAND", a name no
@@ -538,31 +542,32 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
             registered["pyunwind " + c["name"]] = make_command(
                 "pyunwind " + c["name"], c["name"], c["summary"], c["help"])
 
-    def register_plain_names():
-        for c in commands:
-            if not c.get("prefix_only"):
-                registered[c["name"]] = make_command(c["name"], c["name"], c["summary"], c["help"])
+    # CPython's python3.X-gdb.py is auto-loaded when its objfile is loaded (file,
+    # attach, a core's executable, libpython), which may be after this script, and
+    # defines py-bt, py-list, ... again; for the files of GDB's command line (-p PID,
+    # EXE) GDB runs it after every init file, with no event after it. So, while pyunwind
+    # has the plain names, gdb.Command is a subclass whose constructor registers the
+    # other script's command and then pyunwind's again under the same name: whoever
+    # loads later, and whenever, the plain names stay pyunwind's. The other script's
+    # commands under other names and its pretty-printers are untouched.
+    plain = {c["name"]: c for c in commands if not c.get("prefix_only")}
 
-    # CPython's python3.X-gdb.py is auto-loaded when its objfile is loaded
-    # (file, attach, a core's executable, libpython), which may be after this
-    # script, and defines py-bt, py-locals, ... again. GDB 13 runs the
-    # auto-load before Python's new_objfile event, so taking the plain names
-    # back right there wins. Every objfile, not only python*: the script may
-    # come with libpython or a .debug file. (Not gdb.post_event: an event
-    # still pending when `gdb -batch` exits crashes GDB 13.)
-    def on_new_objfile(_event):
-        on_files_change()
-        if prefix_only:
-            return
-        try:
-            register_plain_names()
-        except Exception:
-            pass
+    class GuardedCommand(base_command):
+        pyunwind_base = base_command
+
+        def __init__(self, name, *args, **kwargs):
+            # Not super(): a class made from the original gdb.Command (a script
+            # loaded before this one) may call gdb.Command.__init__ too.
+            base_command.__init__(self, name, *args, **kwargs)
+            c = plain.get(name)
+            if c is not None:
+                registered[name] = make_command(name, name, c["summary"], c["help"])
 
     register_all()
-    gdb.events.new_objfile.connect(on_new_objfile)
+    gdb.Command = base_command if prefix_only else GuardedCommand
+    gdb.events.new_objfile.connect(on_files_change)
     # What each event handler is connected to, for a second `source` to undo.
-    connected = [(gdb.events.new_objfile, on_new_objfile)]
+    connected = [(gdb.events.new_objfile, on_files_change)]
     for name, handler in (("cont", on_change), ("stop", on_change), ("exited", on_change),
                           ("memory_changed", on_change), ("register_changed", on_change),
                           ("inferior_call", on_change), ("clear_objfiles", on_files_change),
@@ -574,15 +579,14 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
             connected.append((registry, handler))
     frame_filter = PythonFramesFilter()
     gdb.frame_filters[frame_filter.name] = frame_filter
-    return (lib, callbacks, registered, on_new_objfile, register_plain_names, commands,
-            connected)
+    return (lib, callbacks, registered, commands, connected)
 
 
 def _pyunwind_install():
     g = globals()
     old = g.get("_pyunwind_state")
     if old is not None:  # sourced again: drop the old event handlers
-        for registry, handler in (old[6] if isinstance(old[6], list) else ()):
+        for registry, handler in old[-1]:
             try:
                 registry.disconnect(handler)
             except Exception:

@@ -26,14 +26,13 @@ for each function whose class call a parked thread is inside, how its CALL instr
 specialized (dis, adaptive=True): CALL_ALLOC_AND_ENTER_INIT is the one with the shim.
 """
 import dis
-import json
-import os
 import socketserver
 import sys
-import sysconfig
 import threading
 import time
 import traceback
+
+from scenario_truth import frame_entry, truth_of, write_truth
 
 TRUTH = sys.argv[1]
 WARMUP = 64  # calls before the parking one: enough for any specialization warm-up
@@ -156,22 +155,13 @@ def class_calls():
     return out
 
 
-def record(code, line):
-    return {
-        "filename": code.co_filename,
-        "line": line,
-        "name": code.co_name,
-        "qualname": getattr(code, "co_qualname", code.co_name),
-    }
-
-
 def frames_of(frame):
     """Innermost first, from sys._current_frames()' frame and its f_back chain; checked
     against traceback.extract_stack()."""
     out = []
     f = frame
     while f is not None:
-        out.append(record(f.f_code, f.f_lineno))
+        out.append(frame_entry(f.f_code, f.f_lineno))
         f = f.f_back
     summary = list(reversed(traceback.extract_stack(frame)))
     seen = [(s.filename, s.lineno, s.name) for s in summary]
@@ -218,29 +208,14 @@ def main():
     here = sys._getframe()
     mine = frames_of(here)
     mine[0]["line"] = PARK_CALL_LINE
-    mine.insert(0, record(park.__code__, park.__code__.co_firstlineno + 2))
+    mine.insert(0, frame_entry(park.__code__, park.__code__.co_firstlineno + 2))
     time.sleep(0.3)
     first = snapshot(threading.get_ident(), mine)
     time.sleep(0.3)
     second = snapshot(threading.get_ident(), mine)
     if first != second:
         raise SystemExit("thread stacks were not stable; refusing to write truth")
-    truth = {
-        "scenario": "constructors",
-        "pid": os.getpid(),
-        "python": {
-            "version": sys.version.split()[0],
-            "hexversion": sys.hexversion,
-            "executable": sys.executable,
-            "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
-        },
-        "threads": second,
-        "class_calls": class_calls(),
-    }
-    tmp = TRUTH + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(truth, f, indent=1)
-    os.replace(tmp, TRUTH)
+    write_truth(TRUTH, truth_of("constructors", second, class_calls=class_calls()))
     park()  # PARK_CALL_LINE
 
 

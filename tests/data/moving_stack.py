@@ -8,34 +8,17 @@ Parks its main thread in `first_place` (blocked in signal.sigwait for SIGUSR1) a
 ({"second": its stack}) and then calls os.getppid(): a
 debugger with a breakpoint on getppid stops there, the stack having moved. Then it parks.
 """
-import json
 import os
 import _signal  # its C functions: no signal.py frame on the stack
 import sys
 import time
 
-
-def stack_of(frame, top_line):
-    out = []
-    while frame is not None:
-        code = frame.f_code
-        out.append({"filename": code.co_filename,
-                    "line": top_line if not out else frame.f_lineno,
-                    "name": code.co_name,
-                    "qualname": getattr(code, "co_qualname", code.co_name)})
-        frame = frame.f_back
-    return out
-
-
-def write_json(path, doc):
-    with open(path + ".tmp", "w") as f:
-        json.dump(doc, f)
-    os.rename(path + ".tmp", path)
+from scenario_truth import stack, write_truth
 
 
 def second_place(truth):
     here = sys._getframe()
-    write_json(truth + ".second", {"second": stack_of(here, here.f_lineno + 1)})
+    write_truth(truth + ".second", {"second": stack(here, here.f_lineno + 1)})
     os.getppid()  # the breakpoint
     while True:
         time.sleep(3600)
@@ -45,7 +28,7 @@ def first_place(truth):
     _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGUSR1})
     here = sys._getframe()
     parked = here.f_lineno + 3  # the sigwait line
-    write_json(truth, {"pid": os.getpid(), "first": stack_of(here, parked),
+    write_truth(truth, {"pid": os.getpid(), "first": stack(here, parked),
                        "second_truth": truth + ".second"})
     _signal.sigwait({_signal.SIGUSR1})  # parked here
     second_place(truth)

@@ -31,14 +31,14 @@ thread, /proc/self/task/TID/comm and the kernel's run state of each thread.
 """
 import _thread
 import gc
-import json
 import os
 import select
 import socket
 import sys
-import sysconfig
 import threading
 import time
+
+from scenario_truth import truth_of, write_truth
 
 TRUTH = sys.argv[1]
 STOP = False
@@ -227,21 +227,7 @@ def main():
             "proc_state": state,
             **record,
         })
-    truth = {
-        "scenario": "thread_states",
-        "pid": os.getpid(),
-        "python": {
-            "version": sys.version.split()[0],
-            "hexversion": sys.hexversion,
-            "executable": sys.executable,
-            "free_threaded": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
-        },
-        "threads": threads,
-    }
-    tmp = TRUTH + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(truth, f, indent=1, ensure_ascii=False)
-    os.replace(tmp, TRUTH)
+    write_truth(TRUTH, truth_of("thread_states", threads))
     park()
 
 

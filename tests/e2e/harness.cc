@@ -139,7 +139,9 @@ std::string SharedMissing() {
 }
 
 std::string ScenarioScript(const std::string& name) {
-  return SharedDir() + "/fixtures/scenarios/" + name + ".py";
+  const std::string script = ProjectFile("tests/data/" + name + ".py");
+  const std::string real = RealPath(script);  // the checkout's file, not the runfiles link
+  return real.empty() ? script : real;
 }
 
 std::optional<std::string> PyenvPython(const std::string& version) {
@@ -357,13 +359,8 @@ std::map<std::string, std::string> CleanEnv() {
 std::unique_ptr<Scenario> Scenario::Start(const std::string& python, const std::string& name,
                                           std::string* error, double timeout_s) {
   std::string script = ScenarioScript(name);
-  if (!SharedPresent()) {
-    *error = "skip: " + SharedMissing();
-    return nullptr;
-  }
   if (!FileExists(script)) {
-    *error = "scenario script not found: " + script + " (shared dir: '" + SharedDir() +
-             "'; set PYUNWIND_SHARED_DIR to override)";
+    *error = "scenario script not found: " + script;
     return nullptr;
   }
   return StartScript(python, script, error, timeout_s);

@@ -34,10 +34,13 @@ const std::string& WorkspaceRoot();
 // (the layout of the development machines and of CI: <clone>/ and <clone>/../shared/).
 const std::string& SharedDir();
 
-// <shared>/fixtures/scenarios/<name>.
+// The project's scenario program tests/data/<name>.py ("threads", "asyncio_tree", "locals",
+// "scale"; each writes its truth with tests/data/scenario_truth.py), as an absolute path in
+// the checkout. The live tests run these; the fixture cores of <shared> were made from
+// scenarios of the same names and shapes, which are not these programs.
 std::string ScenarioScript(const std::string& name);
 
-// Whether <shared>/fixtures exists. A user's clone has no ../shared: the tests that need it
+// Whether <shared>/fixtures exists. A user's clone has no ../shared: the fixture-core tests
 // skip, saying where they looked (SharedMissing()), instead of failing.
 bool SharedPresent();
 std::string SharedMissing();
@@ -136,8 +139,8 @@ std::map<std::string, std::string> CleanEnv();
 // A scenario script running under a given interpreter, parked, with its truth loaded.
 class Scenario {
  public:
-  // Starts `python <shared>/fixtures/scenarios/<name>.py <truth>` and waits (up to
-  // timeout_s) for the truth file. On failure returns nullptr and sets *error.
+  // Starts `python ScenarioScript(name) <truth>` and waits (up to timeout_s) for the truth
+  // file. On failure returns nullptr and sets *error.
   static std::unique_ptr<Scenario> Start(const std::string& python, const std::string& name,
                                          std::string* error, double timeout_s = 60);
   // The same for a script of any path that follows the scenario protocol (argv[1]: the

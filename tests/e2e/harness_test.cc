@@ -136,10 +136,18 @@ TEST(Process, DestructorKillsAndReaps) {
   EXPECT_NE(kill(pid, 0), 0);  // reaped: no such process
 }
 
+TEST(Paths, ScenariosAreTheProjectsOwn) {
+  for (const char* name : {"threads", "asyncio_tree", "locals", "scale", "scenario_truth"}) {
+    const std::string script = ScenarioScript(name);
+    EXPECT_EQ(script.rfind('/', 0), 0u) << script;
+    EXPECT_TRUE(FileExists(script)) << script;
+    EXPECT_EQ(script.find("/shared/"), std::string::npos) << script;
+  }
+}
+
 TEST(Paths, SharedFixturesAreFound) {
   EXPECT_FALSE(WorkspaceRoot().empty());
   if (!SharedPresent()) GTEST_SKIP() << SharedMissing();
-  EXPECT_TRUE(FileExists(ScenarioScript("threads"))) << ScenarioScript("threads");
   EXPECT_TRUE(FileExists(SharedDir() + "/fixtures/cores")) << SharedDir();
 }
 

@@ -1,7 +1,7 @@
 // Issue 5 (a debugging session's Python view), end to end in LLDB and GDB, batch mode:
 //
 //   * Locals. `py-bt --all --locals --json` against the `locals` truth, live on Debian's
-//     /usr/bin/python3.11 and pyenv's 3.11.7 running locals.py, and from every `locals`
+//     /usr/bin/python3.11 and pyenv's 3.11.7 running tests/data/locals.py, and from every `locals`
 //     fixture core (<shared>/fixtures/cores/VERSION/locals, read without an executable).
 //     The rules are those of tests/locals_core_test.cc (the same check without a debugger):
 //     the truth's worker thread (truth.locals.role) has the truth's frames (same count, same
@@ -182,25 +182,26 @@ TEST_P(PyLocalsLive, SelectedFrameAndFrameOption) {
   };
   // py-locals after py-up twice: middle(), frame 2.
   const std::string middle = header(2) +
-                             "  user_id = -17\n"
-                             "  names = ['ann', 'bob']\n"
-                             "  total = 14\n"
-                             "  greeting = 'héllo wörld ✓'\n";
+                             "  account = 1234\n"
+                             "  tags = ['red', 'green']\n"
+                             "  count = 6\n"
+                             "  motto = 'naïve café ☕'\n";
   const size_t at = o.find(middle);
   EXPECT_NE(at, std::string::npos) << "py-locals should print:\n" << middle << run.Describe();
   // py-locals --frame 1: innermost(), whatever the selection.
   const std::string innermost = header(1) +
-                                "  count = 42\n"
-                                "  label = 'label-ü'\n"
-                                "  ratio = 2.5\n"
-                                "  flag = True\n"
+                                "  number = -7\n"
+                                "  word = 'wörd'\n"
+                                "  ratio = 0.125\n"
+                                "  yes = False\n"
                                 "  nothing = None\n"
-                                "  blob = b'\\x00\\xffbytes'\n"
-                                "  pair = (1, 'two')\n"
-                                "  items = [1, 2, 3]\n"
-                                "  mapping = {'a': 1, 'b': [2]}\n"
-                                "  big = 1267650600228229401496703205383\n"
-                                "  text = 'héllo wörld ✓héllo wörld ✓'\n";
+                                "  raw = b'\\x01\\xferaw'\n"
+                                "  pair = ('x', 2)\n"
+                                "  items = [4, 5, 6]\n"
+                                "  table = {'k': [1], 'z': None}\n"
+                                "  huge = 2503155504993241601315571986085849\n"
+                                "  doubled = 'naïve café ☕naïve café ☕'\n"
+                                "  single = {'solo'}\n";
   EXPECT_NE(o.find(innermost, at == std::string::npos ? 0 : at), std::string::npos)
       << "py-locals --frame 1 should print:\n" << innermost << run.Describe();
 }

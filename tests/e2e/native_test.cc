@@ -1,5 +1,5 @@
 // py-bt --native and the Python frame navigation (py-up, py-down, py-frame, py-list) on a
-// live Debian 3.11 `threads` scenario, in LLDB and in GDB (batch mode):
+// live Debian 3.11 `threads` scenario (tests/data/threads.py), in LLDB and in GDB (batch mode):
 //   * py-bt --all --native --json: every Python frame of the truth appears, in order, each
 //     after an eval-loop native frame (only Python frames between them); and for every
 //     thread of the truth, its native frames (index -> function) are exactly the frames of
@@ -12,6 +12,7 @@
 #include <map>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,21 @@ TEST_P(Native, PyBtNativeInterleavesTheTruthAndTheDebuggersBacktrace) {
   }
 }
 
+// The truth's main thread (threads.py: sleep_forever <- descend x7 <- ... <- <module>).
+const json& MainThreadOf(const json& truth) {
+  for (const json& thread : truth.at("threads")) {
+    if (thread.at("is_main") == true) return thread;
+  }
+  throw std::runtime_error("the truth has no main thread");
+}
+
+// "NAME at FILE-BASENAME:LINE", as GDB's frame filter names a Python frame.
+std::string FilterText(const json& frame) {
+  const std::string filename = frame.at("filename");
+  return frame.at("qualname").get<std::string>() + " at " +
+         filename.substr(filename.rfind('/') + 1) + ":" + std::to_string(frame.at("line").get<int>());
+}
+
 TEST_P(Native, PyUpDownFrameList) {
   const Debugger d = GetParam().debugger;
   const std::string frame_info = d == Debugger::kLldb ? "frame info" : "info frame";
@@ -191,14 +207,18 @@ TEST_P(Native, PyUpDownFrameList) {
                               {select_main, "py-up", frame_info, "py-list", "py-up", "py-down",
                                "py-frame", "py-frame 0", "py-down"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
-  const std::string scenarios = SharedDir() + "/fixtures/scenarios/";
-  const std::string f0 = "#0 File \"" + scenarios + "_truth.py\", line 41, in park_forever";
-  const std::string f1 = "#1 File \"" + scenarios + "threads.py\", line 100, in recurse";
-  const std::string f2 = "#2 File \"" + scenarios + "threads.py\", line 101, in recurse";
+  const json& frames = MainThreadOf(truth()).at("frames");
+  auto header = [&](size_t n) {
+    const json& f = frames.at(n);
+    return "#" + std::to_string(n) + " File \"" + f.at("filename").get<std::string>() +
+           "\", line " + std::to_string(f.at("line").get<int>()) + ", in " +
+           f.at("name").get<std::string>();
+  };
+  const std::string f0 = header(0), f1 = header(1), f2 = header(2);
   const std::string& o = run.out;
   const size_t up1 = o.find(f1);
-  ASSERT_NE(up1, std::string::npos) << run.Describe();
-  EXPECT_NE(o.find("park_forever()", up1), std::string::npos) << "the source line";
+  ASSERT_NE(up1, std::string::npos) << f1 << "\n" << run.Describe();
+  EXPECT_NE(o.find("sleep_forever()", up1), std::string::npos) << "the source line";
   const size_t info = o.find("_PyEval_EvalFrameDefault", up1);
   EXPECT_NE(info, std::string::npos) << "the eval-loop frame is selected after py-up\n" << run.Describe();
   const size_t up2 = o.find(f2, up1);
@@ -210,7 +230,9 @@ TEST_P(Native, PyUpDownFrameList) {
   const size_t zero = o.find(f0, shown);
   ASSERT_NE(zero, std::string::npos) << run.Describe();
   EXPECT_NE(o.find("Newest Python frame reached", zero), std::string::npos) << run.Describe();
-  EXPECT_NE(o.find("100", up1), std::string::npos) << "py-list around line 100";
+  // py-list marks the selected line (frame 1's) with '>'.
+  EXPECT_NE(o.find(">" + std::to_string(frames.at(1).at("line").get<int>()), up1), std::string::npos)
+      << "py-list around frame 1's line\n" << run.Describe();
 }
 
 // GDB's frame filter, installed by pyunwind-gdb.py: plain `bt` names the Python frames each
@@ -220,11 +242,13 @@ TEST_P(Native, PlainBtShowsThePythonFramesOfEachEvalLoopFrame) {
   if (d != Debugger::kGdb) GTEST_SKIP() << "LLDB 14 has no frame filter API; py-bt --native instead";
   RunResult run = RunDebugger(d, install(), target(), {"thread 1", "bt"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
-  // The main thread: park_forever <- recurse x6 <- ... <- <module>, all in one eval loop.
-  const std::regex decorated(R"(_PyEval_EvalFrameDefault \[Python: park_forever at _truth\.py:41, )"
-                             R"(recurse at threads\.py:100, recurse at threads\.py:101, )");
-  EXPECT_TRUE(std::regex_search(run.out, decorated)) << run.Describe();
-  EXPECT_NE(run.out.find("<module> at threads.py:122]"), std::string::npos) << run.Describe();
+  // The main thread: sleep_forever <- descend x7 <- ... <- <module>, all in one eval loop.
+  const json& frames = MainThreadOf(truth()).at("frames");
+  const std::string innermost = "_PyEval_EvalFrameDefault [Python: " + FilterText(frames.at(0)) +
+                                ", " + FilterText(frames.at(1)) + ", " + FilterText(frames.at(2)) + ", ";
+  EXPECT_NE(run.out.find(innermost), std::string::npos) << innermost << "\n" << run.Describe();
+  const std::string outermost = ", " + FilterText(frames.back()) + "] (";
+  EXPECT_NE(run.out.find(outermost), std::string::npos) << outermost << "\n" << run.Describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads311, Native,
