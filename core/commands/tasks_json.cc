@@ -49,11 +49,12 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   out += "\"tasks\":[";
   for (size_t t = 0; t < sel.tasks.size(); ++t) {
     const AsyncTask& task = *sel.tasks[t];
-    out += fmt::format("{}{{\"id\":\"{:#x}\",\"name\":{},\"thread_native_id\":{},\"state\":\"{}\","
-                       "\"running\":{},\"coroutine_stack\":[",
+    // "loop": added to the documented fields (the task's event loop, as id() gives it).
+    out += fmt::format("{}{{\"id\":\"{:#x}\",\"name\":{},\"thread_native_id\":{},\"loop\":\"{:#x}\","
+                       "\"state\":\"{}\",\"running\":{},\"coroutine_stack\":[",
                        t ? "," : "", task.address, Quoted(task.name),
                        task.thread_native_id ? std::to_string(*task.thread_native_id) : "null",
-                       TaskStateName(task.state), task.running);
+                       task.loop, TaskStateName(task.state), task.running);
     for (size_t i = 0; i < task.coroutine_stack.size(); ++i) {
       const CoroutineFrame& frame = task.coroutine_stack[i];
       out += fmt::format("{}{{{},\"line\":{}}}", i ? "," : "", names_of(frame.code_address),
@@ -82,6 +83,12 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
     if (task->running) running.push_back(task->name);
   }
   AppendStrings(out, running);
+  out += ",\"running_loops\":[";  // added: each thread's recorded running loop
+  for (size_t i = 0; i < s.running_loops.size(); ++i) {
+    out += fmt::format("{}{{\"thread_native_id\":{},\"loop\":\"{:#x}\"}}", i ? "," : "",
+                       s.running_loops[i].thread_native_id, s.running_loops[i].loop);
+  }
+  out += ']';
   out += fmt::format(",\"tasks_read\":{},\"not_shown\":{{\"done\":{},\"filtered\":{},\"limit\":{}}}",
                      sel.read, sel.done_hidden, sel.read - sel.matched - sel.done_hidden,
                      sel.cut_by_limit);
