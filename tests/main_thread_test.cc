@@ -66,7 +66,7 @@ TEST(MainThread, Python313ReadsThreadsMainWhenTheRuntimeAgrees) {
   p.SetRuntimeMainThread(p.ThreadId(1));
   const MainThread main = p.Find();
   EXPECT_EQ(main.tstate, p.oldest_first[1]);
-  EXPECT_EQ(main.source, "interp->threads.main (table), agreeing with _PyRuntime.main_thread");
+  EXPECT_EQ(main.source, "from interp->threads.main (table), agreeing with _PyRuntime.main_thread");
 }
 
 TEST(MainThread, Python313TableThatDoesNotValidateGivesNone) {
@@ -97,7 +97,7 @@ TEST(MainThread, Python313WithoutThreadsMainUsesTheRuntimesThreadId) {
   p.SetRuntimeMainThread(p.ThreadId(2));  // the newest state
   MainThread main = p.Find();
   EXPECT_EQ(main.tstate, p.oldest_first[2]);
-  EXPECT_EQ(main.source, "_PyRuntime.main_thread (table)");
+  EXPECT_EQ(main.source, "from _PyRuntime.main_thread (table)");
   p.SetRuntimeMainThread(0x1234);  // no such thread: no main thread, no guess
   main = p.Find();
   EXPECT_EQ(main.tstate, 0u);
@@ -110,7 +110,7 @@ TEST(MainThread, Python314TrustsItsOwnDebugOffsets) {
   p.SetThreadsMain(p.oldest_first[1]);
   MainThread main = p.Find();
   EXPECT_EQ(main.tstate, p.oldest_first[1]);
-  EXPECT_EQ(main.source, "interp->threads.main (_Py_DebugOffsets)");
+  EXPECT_EQ(main.source, "from interp->threads.main (_Py_DebugOffsets)");
   p.SetThreadsMain(0);  // nothing runs __main__
   main = p.Find();
   EXPECT_EQ(main.tstate, 0u);
@@ -125,7 +125,7 @@ TEST(MainThread, Python311ReadsTheRuntimesThreadIdNotTheListOrder) {
   p.SetRuntimeMainThread(p.ThreadId(1));
   MainThread main = p.Find();
   EXPECT_EQ(main.tstate, p.oldest_first[1]);
-  EXPECT_EQ(main.source, "_PyRuntime.main_thread (table)");
+  EXPECT_EQ(main.source, "from _PyRuntime.main_thread (table)");
   EXPECT_EQ(p.Find(/*is_main_interpreter=*/false).tstate, 0u);
 }
 

@@ -26,7 +26,7 @@ MainThread FindMainThread(RemoteMemory& memory, const Layout& l, uint64_t runtim
                                "interpreter's thread states", from, *main)};
       }
       if (!l.interp.threads_main_from_table) {
-        return {*main, "interp->threads.main (_Py_DebugOffsets)"};
+        return {*main, "from interp->threads.main (_Py_DebugOffsets)"};
       }
       // A table's offset must agree with the runtime's own record.
       if (!runtime_id) {
@@ -39,7 +39,7 @@ MainThread FindMainThread(RemoteMemory& memory, const Layout& l, uint64_t runtim
                                "_PyRuntime.main_thread (table) {:#x}",
                                id.value_or(0), *runtime_id)};
       }
-      return {*main, "interp->threads.main (table), agreeing with _PyRuntime.main_thread"};
+      return {*main, "from interp->threads.main (table), agreeing with _PyRuntime.main_thread"};
     }
     if (!l.interp.threads_main_from_table) {
       return {0, "none: interp->threads.main (_Py_DebugOffsets) is NULL"};
@@ -61,7 +61,7 @@ MainThread FindMainThread(RemoteMemory& memory, const Layout& l, uint64_t runtim
     return {0, fmt::format("none: no thread state has _PyRuntime.main_thread's thread id {:#x}",
                            *runtime_id)};
   }
-  return {found, "_PyRuntime.main_thread (table)"};
+  return {found, "from _PyRuntime.main_thread (table)"};
 }
 
 }  // namespace pyunwind
