@@ -123,6 +123,14 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
     ASSERT_FALSE(task.at("thread_native_id").is_null());
     EXPECT_EQ(loop_threads.count(task.at("thread_native_id").get<uint64_t>()), 1u);
   }
+  // Issue 12: the loop thread is the one whose thread state records the tasks' loop as
+  // running (tstate->dict on 3.11/3.12, _PyThreadStateImpl.asyncio_running_loop on 3.13+),
+  // and no other thread records one.
+  ASSERT_EQ(loop_threads.size(), 1u);
+  const Json want_loops = Json::array(
+      {{{"thread_native_id", *loop_threads.begin()}, {"loop", got.at("tasks").at(0).at("loop")}}});
+  EXPECT_EQ(got.at("running_loops"), want_loops);
+  for (const Json& task : got.at("tasks")) EXPECT_EQ(task.at("loop"), want_loops[0].at("loop"));
   Json want_running = Json::array();
   want_running.push_back(truth.at("running_task"));
   EXPECT_EQ(got.at("running_tasks"), want_running);

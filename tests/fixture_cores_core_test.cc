@@ -147,6 +147,7 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
     if (want.contains("name")) {
       EXPECT_EQ(thread.at("name"), want.at("name")) << "thread " << native_id << " (" << role << ")";
     }
+    EXPECT_EQ(thread.at("is_main"), want.at("is_main")) << "thread " << native_id << " (" << role << ")";
     Json want_frames = Json::array(), got_frames = Json::array();
     for (const Json& frame : want.at("frames")) want_frames.push_back(FrameKey(frame));
     for (const Json& frame : thread.at("frames")) {
@@ -173,6 +174,17 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
       EXPECT_EQ(thread.at("holds_gil"), holder) << "thread " << native_id << " (" << role << ")";
     }
   }
+  // Issue 12: -v says where the main thread was read from, per version.
+  const std::string version = truth.at("python").at("version");
+  const std::string source = version.rfind("3.11.", 0) == 0 || version.rfind("3.12.", 0) == 0
+      ? "_PyRuntime.main_thread (table)"
+      : version.rfind("3.13.", 0) == 0
+      ? "interp->threads.main (table), agreeing with _PyRuntime.main_thread"
+      : "interp->threads.main (_Py_DebugOffsets)";
+  const CommandOutput verbose = RunCommand("py-bt", {"--all", "-v", "--no-source"}, context);
+  ASSERT_FALSE(verbose.failed) << verbose.text;
+  EXPECT_NE(verbose.text.find("warning: interpreter 0: main thread from " + source + "\n"),
+            std::string::npos) << verbose.text;
   if (check_gil) {
     // Threads the truth does not list (none expected) must not hold the GIL either.
     for (const auto& [native_id, thread] : threads) {

@@ -55,7 +55,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
       task.thread_native_id = it->second;
     }
   }
-  AssignTaskThreads(reader, threads, out.tasks);
+  AssignTaskThreads(reader, threads, out.tasks, out.running_loops);
   if (!running_only) AddTaskEdges(reader, out);
   reader.FinishWarnings();
   if (auto warning = memory.BudgetWarning()) out.warnings.push_back(*warning);

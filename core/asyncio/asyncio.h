@@ -65,6 +65,13 @@ struct AsyncSnapshot {
   std::vector<AsyncTask> tasks;  // ordered by address
   std::unordered_map<uint64_t, CodeNames> codes;  // every code object of a coroutine_stack
   std::vector<std::string> warnings;
+  // Each thread that records a running event loop (what asyncio.get_running_loop()
+  // returns there), in thread order: tasks of that loop belong to that thread.
+  struct ThreadLoop {
+    uint64_t thread_native_id = 0;
+    uint64_t loop = 0;
+  };
+  std::vector<ThreadLoop> running_loops;
 
   // The task at `address`, or null.
   const AsyncTask* Find(uint64_t address) const;

@@ -14,6 +14,7 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   }
   AsyncioLayout a;
   a.task = layout.task;
+  a.tstate_running_loop = layout.running_loop.tstate_offset;
   if (a.task.name != kAbsent) return a;  // the version's file states it all
 
   if (layout.frame.stackpointer == kAbsent || a.task.state_after_awaited_by == kAbsent ||
@@ -36,6 +37,7 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   a.task.fut_waiter = a.task.coro - a.task.fut_waiter_before_coro;
   a.task_node = static_cast<int32_t>(debug->task_node);
   a.interp_tasks_head = static_cast<int32_t>(debug->interp_tasks_head);
+  a.tstate_running_loop = static_cast<int32_t>(debug->thread_running_loop);
   a.tstate_running_task = static_cast<int32_t>(debug->thread_running_task);
   a.tstate_tasks_head = static_cast<int32_t>(debug->thread_tasks_head);
   return a;

@@ -19,6 +19,7 @@ struct AsyncioLayout {
   // 3.14+: the llist_node through which the task lists link their tasks.
   // Absent: tasks are found through the asyncio package's registry.
   int32_t task_node = kAbsent;
+  int32_t tstate_running_loop = kAbsent;  // _PyThreadStateImpl (3.13: table, 3.14+: _AsyncioDebug)
   int32_t tstate_running_task = kAbsent;  // _PyThreadStateImpl
   int32_t tstate_tasks_head = kAbsent;
   int32_t interp_tasks_head = kAbsent;  // PyInterpreterState

@@ -2,33 +2,38 @@
 
 #include <unordered_map>
 
+#include <fmt/format.h>
+
+#include "core/asyncio/running_loop.h"
 #include "core/base/address.h"
 #include "core/objects/remote_collections.h"
 
 namespace pyunwind {
 
-void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks) {
-  RemoteMemory& memory = reader.objects().memory();
+void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks,
+                       std::vector<AsyncSnapshot::ThreadLoop>& loops) {
   const Layout& layout = reader.objects().layout();
-  // Frames on each thread's stack; loops: the `self` of a run_forever frame.
+  // Frames on each thread's stack; loops: the one each thread records as running.
   struct Place {
     const Thread* thread;
     size_t index;  // in thread->frames
   };
   std::unordered_map<uint64_t, Place> frame_place;  // frame address -> where
   std::unordered_map<uint64_t, uint64_t> loop_thread;
-  const Layout::Frame& f = layout.frame;
   for (const Interpreter& interp : threads.interpreters) {
     for (const Thread& thread : interp.threads) {
       if (!thread.native_id) continue;
       for (size_t i = 0; i < thread.frames.size(); ++i) {
         const Frame& frame = thread.frames[i];
-        if (frame.kind != FrameKind::kPython) continue;
-        frame_place[frame.frame_address] = {&thread, i};
-        if (frame.name == "run_forever" || frame.name == "_run_once") {
-          auto self = memory.ReadPointer(frame.frame_address + f.localsplus);
-          if (self && *self) loop_thread[*self & ~f.stackref_tag_mask] = *thread.native_id;
-        }
+        if (frame.kind == FrameKind::kPython) frame_place[frame.frame_address] = {&thread, i};
+      }
+      auto loop = RunningLoopOf(reader, thread.tstate_address);
+      if (!loop.ok()) {
+        reader.Warn(fmt::format("thread {}: its running event loop is unknown: {}",
+                                *thread.native_id, loop.error().message));
+      } else if (*loop != 0) {
+        loop_thread[*loop] = *thread.native_id;
+        loops.push_back({*thread.native_id, *loop});
       }
     }
   }

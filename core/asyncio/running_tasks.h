@@ -1,6 +1,6 @@
 // Which thread runs which task: a task whose coroutine frame is on a
-// thread's stack is running there; the others belong to the thread whose
-// stack runs their event loop.
+// thread's stack is running there; the others belong to the thread that
+// records their event loop as its running loop (running_loop.h).
 #pragma once
 
 #include <vector>
@@ -16,6 +16,8 @@ namespace pyunwind {
 // running task's coroutine stack gets the coroutines it has entered: the
 // coroutine frames inside its own on the thread's stack, down to the
 // innermost one (they are executing, not suspended, so no await links them).
-void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks);
+// `loops` gets the loop each thread records as running.
+void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks,
+                       std::vector<AsyncSnapshot::ThreadLoop>& loops);
 
 }  // namespace pyunwind

@@ -27,6 +27,7 @@ class TaskReader {
   RemoteCollections& collections() { return c_; }
   ObjectReader& objects() { return objects_; }
   CodeCache& codes() { return codes_; }
+  const AsyncioLayout& layout() const { return a_; }
 
   // Type objects found through sys.modules: a core without the binaries
   // often lacks the read-only pages that hold a static type's tp_name, so

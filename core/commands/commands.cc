@@ -125,6 +125,10 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     snapshot->warnings.push_back(fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}",
                                              location.address, location.found_by,
                                              location.layout.source));
+    for (const Interpreter& interp : snapshot->interpreters) {
+      snapshot->warnings.push_back(
+          fmt::format("interpreter {}: main thread {}", interp.id, interp.main_thread_source));
+    }
   }
   if (!options.all) {
     auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);

@@ -62,8 +62,9 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
     } else {
       out += "null";
     }
-    fmt::format_to(to, ",\"state\":\"{}\",\"running\":{},\"coroutine_stack\":[",
-                   TaskStateName(task.state), task.running);
+    // "loop": added to the documented fields (the task's event loop, as id() gives it).
+    fmt::format_to(to, ",\"loop\":\"{:#x}\",\"state\":\"{}\",\"running\":{},\"coroutine_stack\":[",
+                   task.loop, TaskStateName(task.state), task.running);
     for (size_t i = 0; i < task.coroutine_stack.size(); ++i) {
       const CoroutineFrame& frame = task.coroutine_stack[i];
       out += i ? ",{" : "{";
@@ -103,6 +104,12 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
     if (task->running) running.push_back(task->name);
   }
   AppendStrings(out, running);
+  out += ",\"running_loops\":[";  // added: each thread's recorded running loop
+  for (size_t i = 0; i < s.running_loops.size(); ++i) {
+    fmt::format_to(to, "{}{{\"thread_native_id\":{},\"loop\":\"{:#x}\"}}", i ? "," : "",
+                   s.running_loops[i].thread_native_id, s.running_loops[i].loop);
+  }
+  out += ']';
   out += fmt::format(",\"tasks_read\":{},\"not_shown\":{{\"done\":{},\"filtered\":{},\"limit\":{}}}",
                      sel.read, sel.done_hidden, sel.read - sel.matched - sel.done_hidden,
                      sel.cut_by_limit);

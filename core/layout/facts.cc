@@ -44,6 +44,8 @@ void AddFactsOf311And312(Layout& l) {
   l.tstate.next = 8;
   l.tstate.interp = 16;
   l.tstate.cframe = 56;
+  // _asyncio's set_running_loop() keeps the loop in the thread's dict.
+  l.running_loop.dict_key = "__asyncio_running_event_loop__";
 
   l.frame.instr_is_previous = true;
   l.frame.owner_generator = 1;

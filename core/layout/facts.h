@@ -18,7 +18,8 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 void AddObjectFacts(Layout& l);
 
 // 3.11 and 3.12, which have no _Py_DebugOffsets: the fields both declare
-// alike (their files add the rest).
+// alike, and the tstate->dict key under which _asyncio keeps the running loop
+// (their files add the rest).
 void AddFactsOf311And312(Layout& l);
 
 // 3.13 through 3.15: what completes a _Py_DebugOffsets block. The struct

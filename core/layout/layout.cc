@@ -48,7 +48,7 @@ Status ValidateLayout(const Layout& l) {
         l.interp.modules, l.interp.ceval_gil, l.interp.runtime}},
       {"thread state", l.tstate.size,
        {l.tstate.prev, l.tstate.next, l.tstate.interp, l.tstate.thread_id,
-        l.tstate.native_thread_id, l.tstate.current_frame, l.tstate.cframe}},
+        l.tstate.native_thread_id, l.tstate.current_frame, l.tstate.cframe, l.tstate.dict}},
       {"interpreter frame", l.frame.size,
        {l.frame.previous, l.frame.executable, l.frame.instr_ptr, l.frame.tlbc_index}},
       {"code object", l.code.size,

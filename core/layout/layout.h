@@ -35,7 +35,7 @@ struct Layout {
     int32_t size = 0;  // 0: not stated (3.11, 3.12)
     int32_t interpreters_head = kAbsent;
     int32_t interpreters_main = kAbsent;
-    int32_t main_thread = kAbsent;  // pthread id of the main thread (3.11, 3.12)
+    int32_t main_thread = kAbsent;  // pthread id of the main thread (3.11-3.13 tables)
     int32_t gil = kAbsent;          // 3.11: the one GIL is embedded in the runtime
     // Offset of the embedded main interpreter in the release the table was
     // read from; patch releases move it a little (3.12.1: 76392, 3.12.6: 76440).
@@ -48,7 +48,10 @@ struct Layout {
     int32_t id = kAbsent;
     int32_t runtime = kAbsent;  // back-pointer to _PyRuntime (3.11, 3.12)
     int32_t threads_head = kAbsent;
-    int32_t threads_main = kAbsent;  // 3.14+
+    // The thread running __main__ (3.13: a table fact, checked against
+    // _PyRuntime.main_thread before use; 3.14+: stated by _Py_DebugOffsets).
+    int32_t threads_main = kAbsent;
+    bool threads_main_from_table = false;
     int32_t sysdict = kAbsent;
     int32_t modules = kAbsent;
     int32_t gc_collecting = kAbsent;
@@ -84,7 +87,18 @@ struct Layout {
     int32_t exc_info = kAbsent;
     int32_t exc_state = kAbsent;
     int32_t gil_requested = kAbsent;  // 3.15: int, set while the thread waits for the GIL
+    int32_t dict = kAbsent;  // 3.11, 3.12: the per-thread dict (PyThreadState_GetDict)
   } tstate;
+
+  // Where a thread records the event loop it runs, as the _asyncio module's
+  // get_running_loop() reads it back. 3.14+ states it in _AsyncioDebug.
+  struct RunningLoop {
+    const char* dict_key = nullptr;     // 3.11, 3.12: its key in tstate->dict
+    const char* holder_type = nullptr;  // 3.11: the value is this holder object,
+    int32_t holder_loop = kAbsent;      //   keeping the loop here (rl_loop),
+    int32_t holder_size = 0;            //   of this tp_basicsize
+    int32_t tstate_offset = kAbsent;    // 3.13: _PyThreadStateImpl.asyncio_running_loop
+  } running_loop;
 
   struct ErrStackItem {  // _PyErr_StackItem
     int32_t exc_value = kAbsent;

@@ -36,6 +36,11 @@ void AddFacts(Layout& l) {
   l.tstate.current_exception_is_type = true;
   l.tstate.exc_info = 120;
   l.tstate.exc_state = 320;
+  l.tstate.dict = 128;
+  // _asyncio's PyRunningLoopHolder: PyObject_HEAD, rl_loop, rl_pid.
+  l.running_loop.holder_type = "_RunningLoopHolder";
+  l.running_loop.holder_loop = 16;
+  l.running_loop.holder_size = 32;
 
   l.frame.executable = 32;
   l.frame.previous = 48;

@@ -32,6 +32,7 @@ void AddFacts(Layout& l) {
   l.tstate.current_exception = 96;
   l.tstate.exc_info = 104;
   l.tstate.exc_state = 256;
+  l.tstate.dict = 112;  // the running loop is its value itself (no holder object)
 
   l.frame.executable = 0;
   l.frame.previous = 8;

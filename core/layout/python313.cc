@@ -24,6 +24,15 @@ void AddFacts(Layout& l) {
   l.task.fut_waiter = 112 + d;
   l.task.coro = 120 + d;
   l.task.name = 128 + d;
+  // Not in its block: the thread running __main__ and the runtime's main
+  // thread id (the same in 3.13.0 and 3.13.15, default and free-threaded),
+  // used only where the target shows they agree (core/walk/main_thread.cc).
+  l.interp.threads_main = 7352;
+  l.interp.threads_main_from_table = true;
+  l.runtime.main_thread = 656;
+  // _PyThreadStateImpl opens with the PyThreadState the block sizes, then
+  // asyncio_running_loop (3.13.0: 304, 3.13.15: 312).
+  l.running_loop.tstate_offset = l.tstate.size;
 }
 
 }  // namespace

@@ -103,6 +103,8 @@ struct Interpreter {
   std::optional<uint64_t> gil_holder;
   // interp->gc.collecting: a garbage collection is under way in this interpreter.
   bool gc_collecting = false;
+  // Where the main thread was read from, or why it is unknown (py-bt -v).
+  std::string main_thread_source;
 };
 
 struct PythonInfo {

@@ -6,6 +6,7 @@
 
 #include "core/base/address.h"
 #include "core/walk/frames.h"
+#include "core/walk/main_thread.h"
 #include "core/walk/thread_names.h"
 #include "core/walk/thread_state.h"
 
@@ -103,28 +104,6 @@ std::vector<uint64_t> ThreadStates(RemoteMemory& memory, const Layout& l, uint64
   return states;
 }
 
-// Which thread state is the interpreter's main thread.
-uint64_t MainThreadState(RemoteMemory& memory, const Layout& l, uint64_t runtime,
-                         uint64_t interp, bool is_main_interpreter,
-                         const std::vector<uint64_t>& states) {
-  if (l.interp.threads_main != kAbsent) {
-    auto main = memory.ReadPointer(interp + l.interp.threads_main);
-    return main ? *main : 0;
-  }
-  if (!is_main_interpreter || states.empty()) return 0;
-  if (l.runtime.main_thread != kAbsent) {
-    auto main_id = memory.ReadValue<uint64_t>(runtime + l.runtime.main_thread);
-    for (uint64_t tstate : states) {
-      auto id = memory.ReadValue<uint64_t>(tstate + l.tstate.thread_id);
-      if (main_id && id && *id == *main_id) return tstate;
-    }
-    return 0;
-  }
-  // No record of it: the main thread made the first thread state, and new
-  // ones are linked in front.
-  return states.back();
-}
-
 }  // namespace
 
 Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t runtime,
@@ -165,8 +144,8 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
 
     const std::vector<uint64_t> states = ThreadStates(memory, l, interp, snapshot.warnings);
     const bool is_main_interpreter = main_interp ? *main_interp == interp : interpreter.id == 0;
-    const uint64_t main_tstate =
-        MainThreadState(memory, l, runtime, interp, is_main_interpreter, states);
+    MainThread main = FindMainThread(memory, l, runtime, interp, is_main_interpreter, states);
+    interpreter.main_thread_source = std::move(main.source);
     const GilState gil = ReadGil(memory, l, runtime, interp);
     bool collecting = false;
     if (l.interp.gc_collecting != kAbsent) {
@@ -177,7 +156,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     // Oldest first reads like the debugger's own thread list.
     for (auto it = states.rbegin(); it != states.rend(); ++it) {
       Thread thread = ReadThread(objects, codes, *it, options);
-      thread.is_main = *it == main_tstate;
+      thread.is_main = main.tstate != 0 && *it == main.tstate;
       if (thread.is_main) thread.status.push_back("main");
       if (gil.known) {
         thread.holds_gil = gil.locked && gil.holder == *it;

@@ -16,9 +16,14 @@ Two threads, each running its own event loop:
           suspends in Event.wait after its eager start (a pending eager task). b-main
           blocks its loop inside c2 -> c3 -> c4 -> c5 -> a synchronous wait: the running
           task has entered coroutines that await nothing yet (issue 17).
+A third thread, not-a-loop, calls a plain function named run_forever, which calls one
+named _run_once, each with loop-a's loop as its first argument, and parks there: a
+reader that took loops from frames by those names would put loop-a's tasks on it.
 The main thread writes the truth (atomically) and parks. Truth: {"pid", "python",
-"tasks": [{"name", "thread_native_id", "state", "innermost", "stack", "awaited_by",
-"eager", "running"}]}; state is "pending" or "finished" (pyunwind's words), stack the
+"main_thread_native_id", "running_loops": {native id: id(asyncio._get_running_loop())
+or null, for each of the four threads, as each thread reads it}, "not_a_loop_native_id",
+"tasks": [{"name", "thread_native_id", "loop", "state", "innermost", "stack", "awaited_by",
+"eager", "running"}]} (loop: id() of the task's loop, as hex); state is "pending" or "finished" (pyunwind's words), stack the
 qualnames of the task's coroutine chain innermost first (for a running
 task the coroutine frames on its thread's stack, from sys._getframe(); else following
 cr_await from task.get_coro()), innermost its
@@ -39,6 +44,13 @@ EAGER = sys.version_info >= (3, 12)
 DONE = []  # finished tasks, kept alive
 REPORTS = queue.Queue()
 PARK = threading.Event()  # never set
+LOOPS = {}  # prefix -> the loop of that thread
+RUNNING_LOOPS = {}  # native thread id -> id(asyncio._get_running_loop()) there, or None
+
+
+def note_running_loop():
+    loop = asyncio._get_running_loop()
+    RUNNING_LOOPS[str(threading.get_native_id())] = None if loop is None else "%#x" % id(loop)
 
 
 async def sleeper():
@@ -174,6 +186,8 @@ async def loop_main(prefix, eager):
                          and t.get_name() != "a-chain-0"), key=lambda t: t.get_name())
     DONE.append(done)
     tid = threading.get_native_id()
+    LOOPS[prefix] = loop
+    note_running_loop()
 
     def park(my_stack):
         rows = []
@@ -182,6 +196,7 @@ async def loop_main(prefix, eager):
             rows.append({
                 "name": t.get_name(),
                 "thread_native_id": tid,
+                "loop": "%#x" % id(t.get_loop()),
                 "state": state(t),
                 "innermost": s[0] if s else None,
                 "stack": s,
@@ -207,6 +222,20 @@ def run_loop(prefix, eager):
     asyncio.run(loop_main(prefix, eager))
 
 
+def _run_once(loop):
+    note_running_loop()
+    REPORTS.put([])
+    PARK.wait()  # parked in a frame named _run_once whose first local is loop-a's loop
+
+
+def run_forever(loop):
+    _run_once(loop)
+
+
+def not_a_loop():
+    run_forever(LOOPS["a"])
+
+
 def main():
     sys.setrecursionlimit(10000)  # a-deep's chain starts 1,501 coroutines deep
     threads = [
@@ -218,10 +247,16 @@ def main():
     rows = []
     for _ in threads:
         rows.extend(REPORTS.get(timeout=60))
+    decoy = threading.Thread(target=not_a_loop, name="not-a-loop", daemon=True)
+    decoy.start()
+    rows.extend(REPORTS.get(timeout=60))
+    note_running_loop()
     truth = {
         "pid": os.getpid(),
         "python": {"version": "%d.%d.%d" % sys.version_info[:3]},
         "main_thread_native_id": threading.get_native_id(),
+        "not_a_loop_native_id": decoy.native_id,
+        "running_loops": RUNNING_LOOPS,
         "tasks": rows,
     }
     tmp = TRUTH + ".tmp"

@@ -17,6 +17,9 @@
 //     finished a-done/b-done are left out (as asyncio.all_tasks() leaves them out), counted
 //     in one line, and listed by --state done, marked finished; --running prints b-main's
 //     chain from c5.
+//   * Issue 12 (same scenario, plus a thread not-a-loop parked in functions named run_forever
+//     and _run_once holding loop-a's loop): live and from a gcore core, every task's "loop"
+//     and thread are those the process recorded (asyncio._get_running_loop() per thread).
 //   * A Python process that never imported asyncio: `py-tasks` prints "no asyncio tasks" and
 //     `py-tasks --json` says asyncio_imported false, with no tasks.
 #include <unistd.h>
@@ -110,7 +113,11 @@ void Start(std::vector<std::string> argv, const std::string& name, bool parse, R
 
 class AsyncioEdges : public ::testing::TestWithParam<Case> {
  public:
-  static void TearDownTestSuite() { scenarios_.clear(); }
+  static void TearDownTestSuite() {
+    scenarios_.clear();
+    for (const auto& [label, core] : cores_) unlink(core.c_str());
+    cores_.clear();
+  }
 
  protected:
   // The scenario under `python`, started once per interpreter.
@@ -128,9 +135,11 @@ class AsyncioEdges : public ::testing::TestWithParam<Case> {
     return r;
   }
   static std::map<std::string, Running> scenarios_;
+  static std::map<std::string, std::string> cores_;  // label -> a gcore core of its scenario
 };
 
 std::map<std::string, Running> AsyncioEdges::scenarios_;
+std::map<std::string, std::string> AsyncioEdges::cores_;
 
 // Every difference between `py-tasks --json` and the truth, "" when none.
 std::string CompareEdges(const json& truth, const json& got) {
@@ -281,6 +290,68 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   EXPECT_EQ(LinesContaining(d.out, "└── ... 8 more tasks awaited below this one (the tree draws 32 "
                                    "levels); the deepest: a-chain-39 [0x").size(), 1u)
       << d.Describe();
+}
+
+// Issue 12: a task's thread is the one whose thread state records the task's loop as its
+// running loop (what asyncio.get_running_loop() there returns), never a thread guessed from
+// frame names: not-a-loop parks in functions named run_forever and _run_once holding
+// loop-a's loop. Live and from a gcore core (no executable), each task's `loop` and
+// `thread_native_id` are what the process recorded from inside.
+TEST_P(AsyncioEdges, LoopThreadIsTheOneThatRecordsTheLoop) {
+  const Case& c = GetParam();
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Running& scenario = ScenarioOf(c.python);
+  if (scenario.error.rfind("skip: ", 0) == 0) GTEST_SKIP() << scenario.error.substr(6);
+  ASSERT_TRUE(scenario.process) << scenario.error;
+  const json& truth = scenario.truth;
+  const json& loops = truth.at("running_loops");
+  const std::string decoy = std::to_string(truth.at("not_a_loop_native_id").get<uint64_t>());
+  ASSERT_EQ(loops.size(), 4u) << loops.dump();
+  EXPECT_TRUE(loops.at(decoy).is_null()) << loops.dump();
+  EXPECT_TRUE(loops.at(std::to_string(truth.at("main_thread_native_id").get<uint64_t>())).is_null());
+  std::map<std::string, json> want;  // name -> truth task
+  for (const json& t : truth.at("tasks")) {
+    EXPECT_EQ(loops.at(std::to_string(t.at("thread_native_id").get<uint64_t>())), t.at("loop"))
+        << t.at("name");
+    want[t.at("name").get<std::string>()] = t;
+  }
+
+  std::string& core = cores_[c.python.label];
+  if (core.empty()) {
+    core = MakeCore(scenario.process->pid(), "asyncio_edges_" + c.python.label, &error);
+    ASSERT_FALSE(core.empty()) << error;
+  }
+  Target live, from_core;
+  live.pid = scenario.process->pid();
+  from_core.core = core;
+  for (const Target* target : {&live, &from_core}) {
+    const char* source = target == &live ? "live" : "core";
+    RunResult r = RunDebugger(c.debugger, *install, *target, {"py-tasks --json --all"});
+    ASSERT_TRUE(r.exited && r.exit_code == 0) << source << "\n" << r.Describe();
+    auto got = ExtractJson(r.out, &error);
+    ASSERT_TRUE(got) << source << ": " << error << "\n" << r.Describe();
+    EXPECT_TRUE(got->at("warnings").empty()) << source << ": " << got->at("warnings").dump();
+    size_t matched = 0;
+    for (const json& task : got->at("tasks")) {
+      auto it = want.find(task.at("name").get<std::string>());
+      if (it == want.end()) continue;
+      ++matched;
+      EXPECT_EQ(task.at("loop"), it->second.at("loop")) << source << " " << it->first;
+      EXPECT_EQ(task.at("thread_native_id"), it->second.at("thread_native_id"))
+          << source << " " << it->first;
+    }
+    EXPECT_EQ(matched, want.size()) << source;
+    json want_loops = json::object(), got_loops = json::object();
+    for (const auto& [thread, loop] : loops.items()) {
+      if (!loop.is_null()) want_loops[thread] = loop;
+    }
+    for (const json& entry : got->at("running_loops")) {
+      got_loops[std::to_string(entry.at("thread_native_id").get<uint64_t>())] = entry.at("loop");
+    }
+    EXPECT_EQ(got_loops, want_loops) << source;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Edges, AsyncioEdges, ::testing::ValuesIn(AllCases()),

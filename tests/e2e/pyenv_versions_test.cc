@@ -5,8 +5,10 @@
 // One scenario process (and one core) per version serves all its cells.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,30 @@ TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   }
   const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
   EXPECT_TRUE(mismatch.empty()) << *python << ", pid " << scenario.pid() << ": " << mismatch;
+
+  // Issue 12: the main thread is the one the truth names, read from what the runtime records
+  // (3.13: interp->threads.main checked against _PyRuntime.main_thread), and -v says so.
+  RunResult r = RunDebugger(cell.debugger, *install, target, {"py-bt --all --json -v"});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  auto got = ExtractJson(r.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << r.Describe();
+  std::set<uint64_t> want_main, got_main;
+  for (const json& t : scenario.truth().at("threads")) {
+    if (t.at("is_main") == true) want_main.insert(t.at("native_id").get<uint64_t>());
+  }
+  for (const json& interp : got->at("interpreters")) {
+    for (const json& t : interp.at("threads")) {
+      if (t.at("is_main") == true) got_main.insert(t.at("native_id").get<uint64_t>());
+    }
+  }
+  EXPECT_EQ(want_main.size(), 1u);
+  EXPECT_EQ(got_main, want_main) << r.Describe();
+  const std::string source = cell.version == "3.12.1"
+      ? "interpreter 0: main thread from _PyRuntime.main_thread (table)"
+      : "interpreter 0: main thread from interp->threads.main (table), agreeing with "
+        "_PyRuntime.main_thread";
+  EXPECT_NE(std::find(got->at("warnings").begin(), got->at("warnings").end(), json(source)),
+            got->at("warnings").end()) << got->at("warnings").dump();
 }
 
 std::vector<Cell> AllCells() {
