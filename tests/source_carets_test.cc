@@ -1,9 +1,10 @@
 // The source line and caret line under a frame (core/commands/source_carets.h)
 // against what each interpreter's own traceback module prints for the same
 // position: tests/data/location_tables_3XX.json ("carets", written by
-// tests/data/make_location_tables.py under 3.11, 3.12 and 3.13) holds, for
+// tests/data/make_location_tables.py under 3.11, 3.12 and 3.13.0) holds, for
 // every distinct position of every instruction of its source, what
 // StackSummary.format_frame_summary printed.
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -56,8 +57,12 @@ TEST_P(PythonCarets, EveryPositionAsTheTracebackModulePrintsIt) {
     if (p[3] >= 0) position.end_column = p[3];
     if (p[0] < 1) continue;  // RESUME's line 0: linecache has no line 0, Python prints nothing
     ASSERT_LE(static_cast<size_t>(p[0]), source.size());
-    const std::vector<std::string> got =
-        TracebackSourceLines(source[p[0] - 1], position, GetParam().rules);
+    // The frame's line and, for a span over several lines, the lines to its end.
+    std::vector<std::string> lines;
+    for (int k = p[0]; k <= std::max(p[0], p[1]) && static_cast<size_t>(k) <= source.size(); ++k) {
+      lines.push_back(source[k - 1]);
+    }
+    const std::vector<std::string> got = TracebackSourceLines(lines, position, GetParam().rules);
     EXPECT_EQ(got, want) << "line " << p[0] << "-" << p[1] << " columns " << p[2] << "-" << p[3]
                          << ": " << source[p[0] - 1];
     ++checked;
@@ -74,14 +79,15 @@ TEST_P(PythonCarets, EveryPositionAsTheTracebackModulePrintsIt) {
 
 INSTANTIATE_TEST_SUITE_P(Versions, PythonCarets,
                          ::testing::Values(Version{"311", TracebackCaretRules::kPython311},
-                                           Version{"312", TracebackCaretRules::kPython312}),
+                                           Version{"312", TracebackCaretRules::kPython312},
+                                           Version{"313", TracebackCaretRules::kPython313}),
                          [](const auto& info) { return "python_" + info.param.file; });
 
 TEST(SourceCarets, BlankLineShowsNothingAndUnknownColumnsOnlyTheLine) {
   SourcePosition position;
   position.line = 3;
-  EXPECT_TRUE(TracebackSourceLines("   \t", position, TracebackCaretRules::kPython311).empty());
-  EXPECT_EQ(TracebackSourceLines("    return f(x)  ", position, TracebackCaretRules::kPython311),
+  EXPECT_TRUE(TracebackSourceLines({"   \t"}, position, TracebackCaretRules::kPython311).empty());
+  EXPECT_EQ(TracebackSourceLines({"    return f(x)  "}, position, TracebackCaretRules::kPython311),
             std::vector<std::string>{"return f(x)"});
 }
 
@@ -92,8 +98,9 @@ TEST(SourceCarets, ColumnsPastTheLineOrInvalidUtf8NeverCrash) {
   position.column = 1000;
   position.end_column = 5;
   for (const char* line : {"x = f(y)", "\xff\xfe = \xc3", "", "\x1b[2J(a) + b"}) {
-    for (auto rules : {TracebackCaretRules::kPython311, TracebackCaretRules::kPython312}) {
-      const auto got = TracebackSourceLines(line, position, rules);
+    for (auto rules : {TracebackCaretRules::kPython311, TracebackCaretRules::kPython312,
+                       TracebackCaretRules::kPython313}) {
+      const auto got = TracebackSourceLines({line}, position, rules);
       EXPECT_LE(got.size(), 2u);
     }
   }
