@@ -1,7 +1,8 @@
 // The source line and caret line under a frame (core/commands/source_carets.h)
 // against what each interpreter's own traceback module prints for the same
 // position: tests/data/location_tables_3XX.json ("carets", written by
-// tests/data/make_location_tables.py under 3.11, 3.12 and 3.13.0) holds, for
+// tests/data/make_location_tables.py under 3.11, 3.12, 3.13.0, and by hand
+// under Debian unstable's 3.14.10 and 3.15.2) holds, for
 // every distinct position of every instruction of its source, what
 // StackSummary.format_frame_summary printed.
 #include <algorithm>
@@ -87,7 +88,9 @@ TEST_P(PythonCarets, EveryPositionAsTheTracebackModulePrintsIt) {
 INSTANTIATE_TEST_SUITE_P(Versions, PythonCarets,
                          ::testing::Values(Version{"311", TracebackCaretRules::kPython311, 346},
                                            Version{"312", TracebackCaretRules::kPython312, 341},
-                                           Version{"313", TracebackCaretRules::kPython313, 318}),
+                                           Version{"313", TracebackCaretRules::kPython313, 318},
+                                           Version{"314", TracebackCaretRules::kPython313, 318},
+                                           Version{"315", TracebackCaretRules::kPython313, 318}),
                          [](const auto& info) { return "python_" + info.param.file; });
 
 TEST(SourceCarets, BlankLineShowsNothingAndUnknownColumnsOnlyTheLine) {
