@@ -1,6 +1,7 @@
 // Location-table decoding (core/walk/location_table.h) against the lines CPython
 // itself reports. tests/data/location_tables_3XX.json are written by
-// tests/data/make_location_tables.py run under 3.11, 3.12 and 3.13: for each
+// tests/data/make_location_tables.py run under 3.11, 3.12, 3.13 and (by hand,
+// Debian unstable's 3.14.10 and 3.15.2: ../shared/notes/machine.md) 3.14, 3.15: for each
 // code object, co_firstlineno, co_linetable and the line of every code unit
 // (-1 where Python has none). Hand-made tables cover malformed input.
 #include <cstdlib>
@@ -96,7 +97,7 @@ TEST_P(PythonTables, EveryInstructionHasPythonsLine) {
   if (GetParam() == "311") { EXPECT_TRUE(saw_no_location); }
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, PythonTables, ::testing::Values("311", "312", "313"),
+INSTANTIATE_TEST_SUITE_P(Versions, PythonTables, ::testing::Values("311", "312", "313", "314", "315"),
                          [](const auto& info) { return "python_" + info.param; });
 
 // Entry header byte: 1 (high bit), code (4 bits), length - 1 (3 bits).

@@ -68,5 +68,10 @@ inline constexpr uint64_t kMaxSourceFileBytes = 64ull << 20;  // bytes read of o
 // py-bt: distinct source files it reads for the lines under its frames; the
 // frames of further files show no source line.
 inline constexpr size_t kMaxSourceFilesPerCommand = 256;
+// py-bt on 3.13+: the longest expression (in lines) whose lines and carets are
+// drawn the way Python draws them, and the lines of such expressions read
+// for one command; past either, a frame shows its first line only.
+inline constexpr long kMaxTracebackSpanLines = 4096;
+inline constexpr size_t kMaxTracebackSpanLinesPerCommand = 1 << 16;
 
 }  // namespace pyunwind

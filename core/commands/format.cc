@@ -230,8 +230,10 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
                            PrintableText(frame.qualname), p.reset);
         if (frame.source_line) {
           SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
+          std::vector<std::string> lines = {*frame.source_line};
+          lines.insert(lines.end(), frame.source_span_lines.begin(), frame.source_span_lines.end());
           for (const std::string& text :
-               TracebackSourceLines(*frame.source_line, position, snapshot.python.caret_rules)) {
+               TracebackSourceLines(lines, position, snapshot.python.caret_rules)) {
             out += "    " + PrintableText(text) + "\n";
           }
         }

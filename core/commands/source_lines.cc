@@ -24,6 +24,17 @@ std::string SourcePathFor(const std::string& filename, const SourceLookup& looku
   return filename;
 }
 
+namespace {
+
+// The last line a frame's source needs: its expression's end line, at most
+// kMaxTracebackSpanLines - 1 past its line (a longer one shows its first line).
+int LastSpanLine(const Frame& frame) {
+  if (!frame.end_line || *frame.end_line <= *frame.line) return *frame.line;
+  return static_cast<int>(std::min<long>(*frame.end_line, *frame.line + kMaxTracebackSpanLines - 1L));
+}
+
+}  // namespace
+
 void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
   // First the last line each file is needed to, then one read per file.
   std::map<std::string, int> last_line;
@@ -32,7 +43,7 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
       for (const Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
         int& last = last_line[frame.filename];
-        last = std::max(last, *frame.line);
+        last = std::max(last, LastSpanLine(frame));
       }
     }
   }
@@ -42,6 +53,7 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     auto lines = ReadSourceLines(SourcePathFor(filename, lookup), 1, last);
     files[filename] = lines.ok() ? std::optional<SourceLines>(std::move(*lines)) : std::nullopt;
   }
+  size_t span_lines = 0;
   for (Interpreter& interp : snapshot.interpreters) {
     for (Thread& thread : interp.threads) {
       for (Frame& frame : thread.frames) {
@@ -50,7 +62,12 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
         if (found == files.end() || !found->second) continue;
         const SourceLines& source = *found->second;
         const size_t index = static_cast<size_t>(*frame.line - source.first);
-        if (index < source.lines.size()) frame.source_line = source.lines[index];
+        if (index >= source.lines.size()) continue;
+        frame.source_line = source.lines[index];
+        const size_t span_end = std::min(source.lines.size(), index + 1 + (LastSpanLine(frame) - *frame.line));
+        if (span_lines + (span_end - index - 1) > kMaxTracebackSpanLinesPerCommand) continue;
+        span_lines += span_end - index - 1;
+        frame.source_span_lines.assign(source.lines.begin() + index + 1, source.lines.begin() + span_end);
       }
     }
   }

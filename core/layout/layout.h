@@ -17,12 +17,12 @@ namespace pyunwind {
 inline constexpr int32_t kAbsent = -1;  // the build has no such field
 
 // How the version's traceback module draws carets under a source line
-// (Lib/traceback.py, StackSummary.format_frame_summary): 3.11's, or 3.12's,
+// (Lib/traceback.py, StackSummary.format_frame_summary): 3.11's; 3.12's,
 // which skips ')' and spaces before a binary operator and '[' / ']' around a
-// subscript, and ends a multi-line span at the end of its first line's text.
-// 3.13+ prints carets under every line of a multi-line span, anchors calls
-// and hides them for `x = f(...)`; pyunwind draws 3.12's there.
-enum class TracebackCaretRules { kPython311, kPython312 };
+// subscript, and ends a multi-line span at the end of its first line's text;
+// 3.13's, which shows every line of a multi-line span with carets under each,
+// anchors calls, and hides the carets of `x = f(...)` and `return f(...)`.
+enum class TracebackCaretRules { kPython311, kPython312, kPython313 };
 
 struct Layout {
   PythonVersion version;

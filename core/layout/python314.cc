@@ -9,6 +9,7 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
+  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
   AddThreadStateExceptionFacts313(l);

@@ -9,6 +9,7 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
+  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
   // enum _framestate, renumbered: CREATED 0, SUSPENDED 1,
   // SUSPENDED_YIELD_FROM 2, SUSPENDED_YIELD_FROM_LOCKED 3 (free-threaded),
   // EXECUTING 4, CLEARED 5.

@@ -41,6 +41,9 @@ struct Frame {
   // Line `line` of the file (without its line end) where py-bt read it;
   // null when off (--no-source) or the file cannot be read.
   std::optional<std::string> source_line;
+  // Lines line+1 .. end_line of the file for an expression over several
+  // lines (3.13+ shows them), at most kMaxTracebackSpanLines - 1.
+  std::vector<std::string> source_span_lines;
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)

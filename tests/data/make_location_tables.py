@@ -5,6 +5,9 @@ Run with each interpreter whose tables the test should cover, e.g.
 
     /usr/bin/python3.11 tests/data/make_location_tables.py tests/data/location_tables_311.json
 
+(3.14 and 3.15: Debian unstable's python3.14 3.14.10 and python3.15 3.15.2,
+unpacked and run with their own loader as ../shared/notes/machine.md says.)
+
 The source below is compiled (never run); for every code object in it,
 recursively, the output holds co_firstlineno, co_linetable in hex, and for
 each code unit i of co_code the line Python itself reports for byte offset
