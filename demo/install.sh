@@ -3,7 +3,8 @@
 #
 #   bazel run //:install -- DIR
 #
-# DIR then holds libpyunwind_lldb.so, libpyunwind_gdb.so and pyunwind-gdb.py, and
+# DIR then holds libpyunwind_lldb.so, pyunwind_lldb_frames.py (LLDB 22's frame provider, which
+# the plugin imports), libpyunwind_gdb.so and pyunwind-gdb.py, and
 #   LLDB: plugin load DIR/libpyunwind_lldb.so
 #   GDB:  source DIR/pyunwind-gdb.py      (it loads libpyunwind_gdb.so from its own directory)
 # is all a user needs.
@@ -25,7 +26,8 @@ fi
 
 # Where the runfiles are: RUNFILES_DIR (set by bazel run, or by a caller such as the e2e
 # tests), TEST_SRCDIR (inside a bazel test), or the runfiles tree beside this script.
-files=(lldb_plugin/libpyunwind_lldb.so gdb_bridge/libpyunwind_gdb.so gdb_bridge/pyunwind-gdb.py)
+files=(lldb_plugin/libpyunwind_lldb.so lldb_plugin/pyunwind_lldb_frames.py gdb_bridge/libpyunwind_gdb.so
+       gdb_bridge/pyunwind-gdb.py)
 root=""
 for candidate in "${RUNFILES_DIR:-}" "${TEST_SRCDIR:-}" "$0.runfiles"; do
   if [[ -n "$candidate" && -f "$candidate/pyunwind/${files[0]}" ]]; then
@@ -47,7 +49,7 @@ for f in "${files[@]}"; do
   cp -fL "$root/$f" "$dest/"
 done
 chmod 0755 "$dest/libpyunwind_lldb.so" "$dest/libpyunwind_gdb.so"
-chmod 0644 "$dest/pyunwind-gdb.py"
+chmod 0644 "$dest/pyunwind-gdb.py" "$dest/pyunwind_lldb_frames.py"
 
 echo "Installed into $dest:"
 echo "  LLDB: plugin load $dest/libpyunwind_lldb.so"

@@ -2,12 +2,12 @@
 # Builds pyunwind's Debian package or its release tarball from the files //:install installs
 # (run by the genrules //:deb and //:tarball, see the root BUILD).
 #
-#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY GDBINIT_PY README_DEBIAN
-#   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY INSTALL_SH
+#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN
+#   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY INSTALL_SH
 set -euo pipefail
 
-mode=$1 out=$2 version=$3 lldb_so=$4 gdb_so=$5 gdb_py=$6
-shift 6
+mode=$1 out=$2 version=$3 lldb_so=$4 gdb_so=$5 gdb_py=$6 lldb_py=$7
+shift 7
 abs() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
 out=$(abs "$out")
 work=$(mktemp -d "${TMPDIR:-/tmp}/pyunwind-package.XXXXXX")
@@ -18,7 +18,7 @@ if [[ "$mode" == tarball ]]; then
   top="pyunwind-$version"
   mkdir -p "$work/$top"
   install -m 0755 "$lldb_so" "$gdb_so" "$work/$top/"
-  install -m 0644 "$gdb_py" "$work/$top/"
+  install -m 0644 "$gdb_py" "$lldb_py" "$work/$top/"
   install -m 0755 "$install_sh" "$work/$top/install.sh"
   tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -czf "$out" "$top"
   exit 0
@@ -31,7 +31,7 @@ root="$work/debian/pyunwind"
 install -d "$root/DEBIAN" "$root/usr/lib/pyunwind" "$root/etc/gdb/gdbinit.d" \
   "$root/usr/share/doc/pyunwind"
 install -m 0644 "$lldb_so" "$gdb_so" "$root/usr/lib/pyunwind/"
-install -m 0644 "$gdb_py" "$root/usr/lib/pyunwind/"
+install -m 0644 "$gdb_py" "$lldb_py" "$root/usr/lib/pyunwind/"
 install -m 0644 "$gdbinit_py" "$root/etc/gdb/gdbinit.d/pyunwind.gdb"
 install -m 0644 "$readme" "$root/usr/share/doc/pyunwind/README.Debian"
 

@@ -12,7 +12,7 @@
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
-files="libpyunwind_lldb.so libpyunwind_gdb.so pyunwind-gdb.py"
+files="libpyunwind_lldb.so pyunwind_lldb_frames.py libpyunwind_gdb.so pyunwind-gdb.py"
 uninstall=0
 dest=""
 for arg in "$@"; do

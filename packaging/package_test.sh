@@ -166,13 +166,14 @@ start_sleeper || { reason="the python3.11 sleeper did not start"; record setup f
 if [[ "$mode" == tarball ]]; then
   top=$(tar -tzf "$artifact" | head -n 1 | cut -d/ -f1)
   listing=$(tar -tzf "$artifact" | grep -v '/$' | sort | tr '\n' ' ')
-  want="$top/install.sh $top/libpyunwind_gdb.so $top/libpyunwind_lldb.so $top/pyunwind-gdb.py "
+  want="$top/install.sh $top/libpyunwind_gdb.so $top/libpyunwind_lldb.so $top/pyunwind-gdb.py $top/pyunwind_lldb_frames.py "
   if [[ "$listing" == "$want" ]]; then record contents pass; else
     record contents fail "got: $listing; want: $want"; fi
   tar -xzf "$artifact" -C "$tmp"
   dest="$tmp/installed/pyunwind"
   if "$tmp/$top/install.sh" "$dest" >"$tmp/install.out" 2>&1 &&
-      [[ -f "$dest/libpyunwind_lldb.so" && -f "$dest/libpyunwind_gdb.so" && -f "$dest/pyunwind-gdb.py" ]] &&
+      [[ -f "$dest/libpyunwind_lldb.so" && -f "$dest/libpyunwind_gdb.so" && -f "$dest/pyunwind-gdb.py" &&
+         -f "$dest/pyunwind_lldb_frames.py" ]] &&
       grep -qF "plugin load $dest/libpyunwind_lldb.so" "$tmp/install.out"; then
     record install_sh pass
   else
@@ -224,7 +225,7 @@ done
 if [[ -z "$problems" ]]; then record control_fields pass; else record control_fields fail "$problems"; fi
 
 listing=$(dpkg-deb -c "$artifact" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')
-want="./etc/gdb/gdbinit.d/pyunwind.gdb ./usr/lib/pyunwind/libpyunwind_gdb.so ./usr/lib/pyunwind/libpyunwind_lldb.so ./usr/lib/pyunwind/pyunwind-gdb.py ./usr/share/doc/pyunwind/README.Debian "
+want="./etc/gdb/gdbinit.d/pyunwind.gdb ./usr/lib/pyunwind/libpyunwind_gdb.so ./usr/lib/pyunwind/libpyunwind_lldb.so ./usr/lib/pyunwind/pyunwind-gdb.py ./usr/lib/pyunwind/pyunwind_lldb_frames.py ./usr/share/doc/pyunwind/README.Debian "
 if [[ "$listing" == "$want" ]]; then record contents pass; else
   record contents fail "got: $listing; want: $want"; fi
 
@@ -270,7 +271,8 @@ fi
 mapfile -t files < <(dpkg -L pyunwind | while read -r f; do [[ -f "$f" ]] && echo "$f"; done)
 missing=""
 for f in /usr/lib/pyunwind/libpyunwind_lldb.so /usr/lib/pyunwind/libpyunwind_gdb.so \
-         /usr/lib/pyunwind/pyunwind-gdb.py /etc/gdb/gdbinit.d/pyunwind.gdb; do
+         /usr/lib/pyunwind/pyunwind-gdb.py /usr/lib/pyunwind/pyunwind_lldb_frames.py \
+         /etc/gdb/gdbinit.d/pyunwind.gdb; do
   [[ " ${files[*]} " == *" $f "* ]] || missing+="$f "
 done
 if [[ -z "$missing" ]]; then record listed_files pass; else

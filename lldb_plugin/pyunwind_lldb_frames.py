@@ -1,0 +1,192 @@
+# Python frames in LLDB's own backtrace (`bt`, `thread backtrace all`, `frame select`, and
+# front ends built on LLDB), through LLDB 22's frame providers. EXPERIMENTAL, opt-in: after
+# `plugin load DIR/libpyunwind_lldb.so`, `command script import DIR/pyunwind_lldb_frames.py`.
+# LLDB 22.1.8 can deadlock when it makes a provider on one thread while another holds the
+# thread list (lldb_plugin/README.md); an LLDB without frame providers says so, once.
+#
+# Each thread's frame list
+# is LLDB's native one with, after each eval-loop frame (_PyEval_EvalFrameDefault), the Python
+# frames that call of the loop runs, innermost first: what `py-bt --native` prints. Python
+# frames no eval-loop frame runs (a core whose executable LLDB lacks) come last.
+#
+# The frames are read once per stop by the plugin itself (`pyunwind py-bt --all --native
+# --json`: its memory reads, its rules for remote processes and cores), with no provider
+# registered: LLDB 22.1 calls a provider while it builds a thread's frame list, and any
+# SBFrame method called from there resolves the frame through that same list again (endless
+# re-entry, then a deadlock at exit). The provider only hands out what was read.
+import json
+
+import lldb
+
+try:
+    from lldb.plugins.scripted_frame_provider import ScriptedFrameProvider
+    from lldb.plugins.scripted_process import ScriptedFrame
+except ImportError:  # LLDB < 22: no frame providers
+    ScriptedFrameProvider = ScriptedFrame = object
+
+_MAX_TEXT = 1024  # characters of a name or file name shown (the target chose them)
+
+
+def _printable(value):
+    """A target-chosen string for LLDB's output: bounded, control and bidi characters
+    escaped (str.isprintable() is false for C0, C1, DEL and format characters)."""
+    text = value if isinstance(value, str) else ""
+    if len(text) > _MAX_TEXT:
+        text = text[:_MAX_TEXT] + "..."
+    return "".join(c if c.isprintable() else "\\u%04x" % ord(c) for c in text)
+
+
+def merged_stacks(debugger):
+    """{OS thread id: [native frame index (int) or {"qualname", "filename", "line"}]} of the
+    selected process as the plugin reads it; {} when there is no Python to show."""
+    result = lldb.SBCommandReturnObject()
+    debugger.GetCommandInterpreter().HandleCommand(
+        "pyunwind py-bt --all --native --no-source --json", result)
+    if not result.Succeeded():
+        return {}
+    try:
+        document = json.loads(result.GetOutput() or "")
+    except ValueError:
+        return {}
+    stacks = {}
+    for interpreter in document.get("interpreters", []):
+        for thread in interpreter.get("threads", []):
+            merged, natives, has_python = [], 0, False
+            for frame in thread.get("frames", []):
+                if frame.get("kind") == "native":
+                    merged.append(natives)
+                    natives += 1
+                elif frame.get("kind", "python") == "python":
+                    line = frame.get("line")
+                    merged.append({"qualname": _printable(frame.get("qualname")),
+                                   "filename": _printable(frame.get("filename")),
+                                   "line": line if isinstance(line, int) and line > 0 else 0})
+                    has_python = True
+            if has_python and isinstance(thread.get("native_id"), int):
+                stacks[thread["native_id"]] = merged
+    return stacks
+
+
+class PythonFrame(ScriptedFrame):
+    """One Python frame: its qualified name, file and line."""
+
+    def __init__(self, thread, index, frame):
+        super().__init__(thread, lldb.SBStructuredData())
+        self.index = index
+        self.name = frame["qualname"] or "<unknown>"
+        entry = lldb.SBLineEntry()
+        entry.SetFileSpec(lldb.SBFileSpec(frame["filename"] or "<unknown>", False))
+        entry.SetLine(frame["line"])
+        self.context = lldb.SBSymbolContext()
+        self.context.SetLineEntry(entry)
+
+    def get_id(self):
+        return self.index
+
+    def get_function_name(self):
+        return self.name
+
+    def is_artificial(self):
+        return False
+
+    def get_symbol_context(self):
+        return self.context
+
+    def get_register_context(self):
+        return None
+
+
+# The frames of the last stop read, per OS thread id: [native frame index or PythonFrame].
+# The provider registered after that read carries its generation in its arguments.
+_frames = {}
+_generation = 0
+_provider_ids = {}  # (debugger id, target index) -> (provider id, (process id, stop id))
+
+
+def read_stop(target):
+    """Reads this stop's stacks with no provider registered, then registers the provider
+    (which makes LLDB build its frame lists again)."""
+    global _frames, _generation
+    process = target.GetProcess()
+    debugger = target.GetDebugger()
+    key = (debugger.GetID(), debugger.GetIndexOfTarget(target))
+    stop = (process.GetUniqueID(), process.GetStopID()) if process.IsValid() else None
+    if key in _provider_ids and _provider_ids[key][1] == stop:
+        return  # this stop was read (LLDB runs the stop hooks more than once per stop)
+    old = _provider_ids.pop(key, None)
+    if old is not None:
+        target.RemoveScriptedFrameProvider(old[0])
+    if stop is None or process.GetState() != lldb.eStateStopped:
+        return
+    frames = {}
+    if debugger.GetSelectedTarget() == target:
+        for tid, merged in merged_stacks(debugger).items():
+            thread = process.GetThreadByID(tid)
+            if thread.IsValid():
+                frames[tid] = [f if isinstance(f, int) else PythonFrame(thread, i, f)
+                               for i, f in enumerate(merged)]
+    _generation += 1
+    _frames = frames
+    args = lldb.SBStructuredData()
+    args.SetFromJSON(json.dumps({"generation": _generation}))
+    error = lldb.SBError()
+    provider_id = target.RegisterScriptedFrameProvider(
+        __name__ + ".PythonFrameProvider", args, error)
+    if error.Success():
+        _provider_ids[key] = (provider_id, stop)
+
+
+class PythonFrameProvider(ScriptedFrameProvider):
+    """LLDB's native frames with the Python frames each eval-loop frame runs after it."""
+
+    @staticmethod
+    def get_description():
+        return "pyunwind: Python frames after the eval-loop frame that runs them"
+
+    def __init__(self, input_frames, args):
+        # No super().__init__() and no SB call that takes the target's lock: LLDB may make
+        # this provider on one thread (holding Python's lock) while another holds the
+        # target's lock and waits for Python's (a deadlock, seen with the base class's
+        # `if self.thread`). Everything shown was made by read_stop.
+        self.frames = None
+        self.python_count = 0
+        generation = args.GetValueForKey("generation").GetIntegerValue(0) if args else 0
+        if generation != _generation or input_frames is None:
+            return
+        self.frames = _frames.get(input_frames.GetThread().GetThreadID())
+        if self.frames is not None:
+            self.python_count = sum(not isinstance(f, int) for f in self.frames)
+
+    def get_frame_at_index(self, index):
+        if self.frames is None:
+            return index  # no Python here: LLDB's own frames (LLDB ends past the last one)
+        if index < len(self.frames):
+            return self.frames[index]
+        return index - self.python_count  # beyond what was read: LLDB's own frames
+
+
+class ReadAtStop:
+    """A stop hook: reads each stop (a live process's, or a core's) for the provider. Added
+    before any target (a ~/.lldbinit), it goes to LLDB's dummy target, which every later
+    target copies."""
+
+    def __init__(self, target, extra_args, internal_dict):
+        pass
+
+    def handle_stop(self, exe_ctx, stream):
+        read_stop(exe_ctx.GetTarget())
+        return True
+
+
+def __lldb_init_module(debugger, internal_dict):
+    if ScriptedFrameProvider is object or not hasattr(lldb.SBTarget,
+                                                      "RegisterScriptedFrameProvider"):
+        print("pyunwind: this LLDB has no frame providers (LLDB 22 and later): bt shows no "
+              "Python frames; py-bt --native does")
+        return
+    target = debugger.GetSelectedTarget()
+    if target.IsValid():
+        read_stop(target)
+    result = lldb.SBCommandReturnObject()
+    debugger.GetCommandInterpreter().HandleCommand(
+        "target stop-hook add -P %s.ReadAtStop" % __name__, result)
