@@ -20,7 +20,7 @@
 // names awaiters by task id plus their coroutine stack where py-tasks gives
 // id and name. The test checks the agreement.
 //
-// <shared> is found as in the other fixture tests: PYUNWIND_SHARED, else
+// <shared> is found as in the other fixture tests: PYUNWIND_SHARED_DIR, else
 // beside the workspace, through fixture_facts.h's FixtureLayoutsDir (anchor:
 // this source file, a data dependency of the test).
 #include <gtest/gtest.h>
@@ -88,7 +88,7 @@ class AsyncioCore : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AsyncioCore, PyTasksMatchesTruth) {
   const std::string version = GetParam();
-  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
   OpenedCore core(dir, "asyncio_" + version);
   ASSERT_EQ(core.error(), "");
@@ -207,7 +207,7 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
 // py-tasks gives the task, and the text header "(..., running task 'NAME' 0x...)".
 TEST_P(AsyncioCore, PyBtNamesRunningTask) {
   const std::string version = GetParam();
-  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
   OpenedCore core(dir, "asyncio_bt_" + version);
   ASSERT_EQ(core.error(), "");
@@ -276,7 +276,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
 // (none here) would be left out by default.
 TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
   const std::string version = GetParam();
-  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
   OpenedCore core(dir, "asyncio_" + version);
   ASSERT_EQ(core.error(), "");
@@ -400,7 +400,8 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
 // are drawn once with a count and the others' names.
 TEST(AsyncioCoreTree, Python311) {
   const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "asyncio_tree";
-  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 core";
+  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz"))
+    GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.11.2/asyncio_tree/core.xz");
   OpenedCore core(dir, "asyncio_tree_3_11_2");
   ASSERT_EQ(core.error(), "");
   const CommandOutput tree = PyTasks(core.target(), {"--tree"});
@@ -449,7 +450,8 @@ TEST(AsyncioCoreTree, Python311) {
 // A program that never imported asyncio.
 TEST(AsyncioCoreNoAsyncio, ThreadsScenario) {
   const fs::path dir = SharedFixtures() / "cores" / "3.11.2" / "threads";
-  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz")) GTEST_SKIP() << "no 3.11.2 threads core";
+  if (SharedFixtures().empty() || !fs::exists(dir / "core.xz"))
+    GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.11.2/threads/core.xz");
   OpenedCore core(dir, "threads_3_11_2");
   ASSERT_EQ(core.error(), "");
   const CommandOutput table = PyTasks(core.target(), {});

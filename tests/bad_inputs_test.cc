@@ -47,7 +47,7 @@ using nlohmann::json;
 constexpr char kThisFile[] = "tests/bad_inputs_test.cc";
 constexpr double kSecondsPerCommand = 30;  // generous: ASan builds, shared CI machines
 
-// <shared>/fixtures/cores (PYUNWIND_SHARED, else "shared" beside the checkout); empty if absent.
+// <shared>/fixtures/cores (PYUNWIND_SHARED_DIR, else "shared" beside the checkout); empty if absent.
 fs::path CoresDir() {
   const fs::path fixtures = testing::SharedFixtures(kThisFile);
   return fixtures.empty() ? fixtures : fixtures / "cores";
@@ -136,9 +136,16 @@ std::unique_ptr<Core> LoadCore(const std::string& name) {
   return core;
 }
 
-#define LOAD_OR_SKIP(var, name)                                             \
-  auto var##_loaded = LoadCore(name);                                       \
-  if (!var##_loaded) GTEST_SKIP() << "fixture core " << name << " absent"; \
+// Why a fixture core cannot be loaded: where it was looked for.
+std::string MissingCore(const std::string& name) {
+  const fs::path cores = CoresDir();
+  if (cores.empty()) return testing::SharedFixturesMissing(kThisFile);
+  return "no fixture core " + name + " in " + cores.string();
+}
+
+#define LOAD_OR_SKIP(var, name)                              \
+  auto var##_loaded = LoadCore(name);                        \
+  if (!var##_loaded) GTEST_SKIP() << MissingCore(name);      \
   Core& var = *var##_loaded
 
 struct Outcome {

@@ -116,7 +116,7 @@ TEST_P(RealBlockTest, ParsesWithKeyOffsets) {
 TEST_P(RealBlockTest, AgreesWithDebugInfo) {
   const RealBlock& real = GetParam();
   const std::string dir = testing::FixtureLayoutsDir(DataPath(real.name));
-  if (dir.empty()) GTEST_SKIP() << "no ../shared/fixtures/layouts beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(DataPath(real.name));
   auto facts = LayoutFacts::Load(dir + "/" + real.name + ".tsv");
   ASSERT_TRUE(facts.has_value());
   const LayoutFacts& f = *facts;
@@ -202,7 +202,7 @@ TEST_P(RealBlockTest, AgreesWithDebugInfo) {
 TEST_P(RealBlockTest, FieldTableMatchesDebugInfo) {
   const RealBlock& real = GetParam();
   const std::string dir = testing::FixtureLayoutsDir(DataPath(real.name));
-  if (dir.empty()) GTEST_SKIP() << "no ../shared/fixtures/layouts beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(DataPath(real.name));
   auto facts = LayoutFacts::Load(dir + "/" + real.name + ".tsv");
   ASSERT_TRUE(facts.has_value());
   auto rows = facts->MembersOf("struct _Py_DebugOffsets");

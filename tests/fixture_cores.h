@@ -12,13 +12,12 @@
 
 namespace pyunwind::testing {
 
-// ../shared/fixtures, found from `anchor` (a data file of the test) as
-// FixtureLayoutsDir does; PYUNWIND_SHARED overrides. Empty when absent.
+// ../shared/fixtures (SharedFixturesLookedAt); empty when absent.
 inline std::filesystem::path SharedFixtures(const std::string& anchor) {
-  if (const char* env = std::getenv("PYUNWIND_SHARED")) return std::filesystem::path(env) / "fixtures";
-  const std::string layouts = FixtureLayoutsDir(anchor);
-  if (layouts.empty()) return {};
-  return std::filesystem::path(layouts).parent_path();
+  const std::filesystem::path fixtures = SharedFixturesLookedAt(anchor);
+  std::error_code ec;
+  if (fixtures.empty() || !std::filesystem::is_directory(fixtures, ec)) return {};
+  return fixtures;
 }
 
 // The versions with a core of `scenario`, sorted; {"none"} when there are

@@ -9,7 +9,7 @@
 //     gil_holder_role (where the truth names one, on a GIL build), and null
 //     on every thread of a free-threaded build.
 //
-// Where <shared> is: PYUNWIND_SHARED if set; otherwise the directory
+// Where <shared> is: PYUNWIND_SHARED_DIR if set; otherwise the directory
 // "shared" beside the workspace root. The root is found by resolving the
 // runfile symlink of this very source file (it is also a data dependency of
 // the test) back to the source tree: <root>/tests/fixture_cores_core_test.cc.
@@ -47,7 +47,7 @@ std::string RunfilePath(const std::string& relative) {
 // <shared>/fixtures/cores, or empty with `why` set.
 fs::path CoresDir(std::string* why) {
   fs::path shared;
-  if (const char* env = std::getenv("PYUNWIND_SHARED")) {
+  if (const char* env = std::getenv("PYUNWIND_SHARED_DIR")) {
     shared = env;
   } else {
     std::error_code ec;
@@ -61,7 +61,7 @@ fs::path CoresDir(std::string* why) {
   const fs::path cores = shared / "fixtures" / "cores";
   std::error_code ec;
   if (!fs::is_directory(cores, ec)) {
-    *why = "no fixture cores at " + cores.string() + " (set PYUNWIND_SHARED)";
+    *why = "no fixture cores at " + cores.string() + " (set PYUNWIND_SHARED_DIR)";
     return {};
   }
   return cores;

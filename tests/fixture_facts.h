@@ -29,22 +29,39 @@ inline std::optional<std::vector<uint8_t>> ReadFileBytes(const std::string& path
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
 
-// The folder of the fixture layouts. PYUNWIND_FIXTURE_LAYOUTS overrides; else
-// it is <workspace>/../shared/fixtures/layouts, the workspace found by
-// resolving the runfile symlink of `anchor` (a data file of the test) back to
-// the source tree. Empty when the folder does not exist.
-inline std::string FixtureLayoutsDir(const std::string& anchor) {
+// Where the shared fixtures are looked for: PYUNWIND_SHARED_DIR/fixtures (as
+// for the end-to-end tests), else <workspace>/../shared/fixtures, the
+// workspace found by resolving the runfile symlink of `anchor` (a data file
+// of the test) back to the source tree. Empty if the workspace is not found.
+inline std::filesystem::path SharedFixturesLookedAt(const std::string& anchor) {
   namespace fs = std::filesystem;
-  if (const char* dir = std::getenv("PYUNWIND_FIXTURE_LAYOUTS")) return dir;
+  if (const char* shared = std::getenv("PYUNWIND_SHARED_DIR")) return fs::path(shared) / "fixtures";
   std::error_code ec;
-  fs::path real = fs::canonical(RunfilePath(anchor), ec);
-  if (ec) return "";
+  fs::path root = fs::canonical(RunfilePath(anchor), ec);
+  if (ec) return {};
   // Strip the anchor's own components to reach the workspace root.
-  fs::path root = real;
   const fs::path anchor_path(anchor);
   for (auto it = anchor_path.begin(); it != anchor_path.end(); ++it) root = root.parent_path();
-  fs::path dir = root.parent_path() / "shared" / "fixtures" / "layouts";
-  return fs::is_directory(dir, ec) ? dir.string() : "";
+  return root.parent_path() / "shared" / "fixtures";
+}
+
+// The one line a test that needs the shared fixtures (or the file `relative`
+// in them) skips with without them: where it looked.
+inline std::string SharedFixturesMissing(const std::string& anchor, const std::string& relative = "") {
+  const std::filesystem::path looked = SharedFixturesLookedAt(anchor);
+  const std::string where = looked.empty() ? "(workspace not found)" : looked.string();
+  return (relative.empty() ? "no shared fixtures at " + where : "no " + where + "/" + relative) +
+         " (../shared beside the checkout, or $PYUNWIND_SHARED_DIR)";
+}
+
+// The folder of the fixture layouts: PYUNWIND_FIXTURE_LAYOUTS, else
+// layouts/ of SharedFixturesLookedAt. Empty when the folder does not exist.
+inline std::string FixtureLayoutsDir(const std::string& anchor) {
+  if (const char* dir = std::getenv("PYUNWIND_FIXTURE_LAYOUTS")) return dir;
+  const std::filesystem::path fixtures = SharedFixturesLookedAt(anchor);
+  std::error_code ec;
+  if (fixtures.empty() || !std::filesystem::is_directory(fixtures / "layouts", ec)) return "";
+  return (fixtures / "layouts").string();
 }
 
 struct Member {

@@ -55,7 +55,7 @@ class LayoutFactsTest : public ::testing::TestWithParam<Fixture> {};
 TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
   const Fixture& fixture = GetParam();
   const std::string dir = testing::FixtureLayoutsDir(kAnchor);
-  if (dir.empty()) GTEST_SKIP() << "no ../shared/fixtures/layouts beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kAnchor);
   auto facts = LayoutFacts::Load(dir + "/" + fixture.name + ".tsv");
   ASSERT_TRUE(facts.has_value()) << "cannot read " << fixture.name << ".tsv";
   auto layout = LayoutOf(fixture);

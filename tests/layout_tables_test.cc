@@ -213,7 +213,7 @@ TEST_P(LayoutTablesTest, TableAgreesWithDebugInfo) {
   const bool own = fixture.back() == 'd';
   const std::string dir =
       own ? testing::RunfilePath("tests/data/layouts") : testing::FixtureLayoutsDir(kAnchor);
-  if (dir.empty()) GTEST_SKIP() << "no ../shared/fixtures/layouts beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kAnchor);
   auto facts = LayoutFacts::Load(dir + "/" + fixture + ".tsv");
   ASSERT_TRUE(facts.has_value()) << "cannot read " << dir << "/" << fixture << ".tsv";
 

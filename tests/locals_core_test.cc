@@ -6,7 +6,7 @@
 // truth cuts reprs at 120 characters), for other objects the same type name.
 // Also py-locals and py-list on the same core, and the thread flags.
 //
-// <shared> is found as in the other fixture tests: PYUNWIND_SHARED, else
+// <shared> is found as in the other fixture tests: PYUNWIND_SHARED_DIR, else
 // beside the workspace through fixture_facts.h (anchor: this source file).
 #include <gtest/gtest.h>
 
@@ -41,7 +41,7 @@ class LocalsCore : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
   const std::string version = GetParam();
-  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   const fs::path dir = SharedFixtures() / "cores" / version / "locals";
   OpenedCore core(dir, "locals_" + version);
   ASSERT_EQ(core.error(), "");
@@ -68,7 +68,7 @@ TEST_P(LocalsCore, PyBtLocalsMatchesTruth) {
 
 TEST_P(LocalsCore, PyLocalsAndPyListOnTheSelectedFrame) {
   const std::string version = GetParam();
-  if (version == "none") GTEST_SKIP() << "no fixture cores found (set PYUNWIND_SHARED)";
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   const fs::path dir = SharedFixtures() / "cores" / version / "locals";
   OpenedCore core(dir, "locals2_" + version);
   ASSERT_EQ(core.error(), "");

@@ -54,7 +54,7 @@ std::vector<std::string> EntryNames(const Thread& thread) {
 
 TEST(EntryFrames, EveryThreadsFixtureCore) {
   const std::vector<fs::path> dirs = ThreadsCores();
-  if (dirs.empty()) GTEST_SKIP() << "no fixture cores beside the workspace (../shared/fixtures/cores)";
+  if (dirs.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
   for (const fs::path& dir : dirs) {
     SCOPED_TRACE(dir.string());
     testing::OpenedCore core(dir, "native_core_test");

@@ -85,7 +85,7 @@ TEST(StopCache, SecondCommandAtAStopReadsNothingAndANewStopReadsAgain) {
   const fs::path threads_dir = CoreDir("3.11.2", "threads");
   const fs::path locals_dir = CoreDir("3.11.2", "locals");
   if (threads_dir.empty() || locals_dir.empty()) {
-    GTEST_SKIP() << "no 3.11.2 threads and locals cores in ../shared/fixtures/cores beside the workspace";
+    GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.11.2/{threads,locals}/core.xz");
   }
   testing::OpenedCore threads(threads_dir, "stop_cache_threads");
   testing::OpenedCore locals(locals_dir, "stop_cache_locals");
@@ -139,7 +139,7 @@ TEST(StopCache, SecondCommandAtAStopReadsNothingAndANewStopReadsAgain) {
 // without executable would be scanned every time), and is at the next.
 TEST(StopCache, NoRuntimeIsKeptForTheStop) {
   const fs::path dir = CoreDir("3.11.2", "threads");
-  if (dir.empty()) GTEST_SKIP() << "no 3.11.2 threads core in ../shared/fixtures/cores beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.11.2/threads/core.xz");
   testing::OpenedCore core(dir, "stop_cache_no_runtime");
   ASSERT_EQ(core.error(), "");
 
@@ -176,7 +176,7 @@ TEST(StopCache, NoRuntimeIsKeptForTheStop) {
 // scan again (nor read anything but the liveness probe).
 TEST(StopCache, AsyncioDebugOffsetsAreFoundOncePerStop) {
   const fs::path dir = CoreDir("3.14.7", "asyncio_tree");
-  if (dir.empty()) GTEST_SKIP() << "no 3.14.7 asyncio_tree core in ../shared/fixtures/cores beside the workspace";
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.14.7/asyncio_tree/core.xz");
   testing::OpenedCore core(dir, "stop_cache_asyncio");
   ASSERT_EQ(core.error(), "");
   MovingTarget process(&core.target());
