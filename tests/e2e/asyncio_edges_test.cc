@@ -120,6 +120,20 @@ class AsyncioEdges : public ::testing::TestWithParam<Case> {
   }
 
  protected:
+  // Both tests of the suite need the installed plugin and the scenario running under the
+  // case's interpreter (skipped, with its reason, when that interpreter is not here).
+  void SetUp() override {
+    std::string error;
+    install_ = Installed(&error);
+    ASSERT_NE(install_, nullptr) << error;
+    scenario_ = &ScenarioOf(GetParam().python);
+    if (scenario_->error.rfind("skip: ", 0) == 0) GTEST_SKIP() << scenario_->error.substr(6);
+    ASSERT_TRUE(scenario_->process) << scenario_->error;
+  }
+
+  const Install* install_ = nullptr;
+  const Running* scenario_ = nullptr;
+
   // The scenario under `python`, started once per interpreter.
   static const Running& ScenarioOf(const Interpreter& python) {
     Running& r = scenarios_[python.label];
@@ -212,12 +226,9 @@ std::string CompareEdges(const json& truth, const json& got) {
 
 TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   const Case& c = GetParam();
+  const Install* install = install_;
+  const Running& scenario = *scenario_;
   std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Running& scenario = ScenarioOf(c.python);
-  if (scenario.error.rfind("skip: ", 0) == 0) GTEST_SKIP() << scenario.error.substr(6);
-  ASSERT_TRUE(scenario.process) << scenario.error;
   const json& truth = scenario.truth;
   ASSERT_EQ(truth.at("pid").get<pid_t>(), scenario.process->pid());
 
@@ -299,12 +310,9 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
 // `thread_native_id` are what the process recorded from inside.
 TEST_P(AsyncioEdges, LoopThreadIsTheOneThatRecordsTheLoop) {
   const Case& c = GetParam();
+  const Install* install = install_;
+  const Running& scenario = *scenario_;
   std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Running& scenario = ScenarioOf(c.python);
-  if (scenario.error.rfind("skip: ", 0) == 0) GTEST_SKIP() << scenario.error.substr(6);
-  ASSERT_TRUE(scenario.process) << scenario.error;
   const json& truth = scenario.truth;
   const json& loops = truth.at("running_loops");
   const std::string decoy = std::to_string(truth.at("not_a_loop_native_id").get<uint64_t>());
