@@ -12,60 +12,32 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
 
 namespace pyunwind_e2e {
 namespace {
 
-struct Cell {
-  std::string interp;  // "debian_3.11", "debian_3.11d" or a pyenv version
-  bool live = true;
-  Debugger debugger = Debugger::kLldb;
+constexpr char kScript[] = "tests/data/constructors.py";
+
+// The core alone, without its executable.
+class Constructors : public ScenarioMatrixTest {
+ public:
+  static void TearDownTestSuite() {}  // ClassCalls runs next on the same scenarios, then ends them
+
+ protected:
+  void SetUp() override { Start(kScript); }
 };
-
-void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << (c.live ? "live" : "core without executable") << ", "
-      << DebuggerName(c.debugger);
-}
-
-// One scenario process (and its core) per interpreter, for every case of both suites.
-std::map<std::string, ScenarioWithCore>& Shared() {
-  static std::map<std::string, ScenarioWithCore> shared;
-  return shared;
-}
-
-// The scenario under `interp`, started on first use; nullptr with *skip (not installed) or
-// *error set when it cannot be.
-const Scenario* StartScenario(const std::string& interp, std::string* skip, std::string* error) {
-  const auto python = InterpreterPath(interp);
-  if (!python) {
-    *skip = "the interpreter " + interp + " is not installed";
-    return nullptr;
-  }
-  return Shared()[interp].StartScript(*python, ProjectFile("tests/data/constructors.py"), error);
-}
-
-class Constructors : public ::testing::TestWithParam<Cell> {};
 
 bool AtLeast313(const json& truth) {
   return truth.at("python").at("hexversion").get<int64_t>() >= 0x030D0000;
 }
 
 TEST_P(Constructors, PyBtAllJsonMatchesTruth) {
-  const Cell& cell = GetParam();
-  std::string skip, error;
-  const Scenario* scenario = StartScenario(cell.interp, &skip, &error);
-  if (!skip.empty()) GTEST_SKIP() << skip;
-  ASSERT_NE(scenario, nullptr) << error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-
-  const json& truth = scenario->truth();
+  const json& truth = scenario_->truth();
   // Five parked threads and the main thread; no frame named like the shim in the truth.
   ASSERT_EQ(truth.at("threads").size(), 5u) << truth.dump(1);
   for (const auto& t : truth.at("threads")) {
@@ -73,15 +45,8 @@ TEST_P(Constructors, PyBtAllJsonMatchesTruth) {
       ASSERT_NE(f.at("filename"), "__init__") << "the truth itself shows the shim: " << t.dump(1);
     }
   }
-  Target target;
-  if (cell.live) {
-    target.pid = scenario->pid();
-  } else {
-    target.core = Shared()[cell.interp].Core(SanitizeName("constructors_" + cell.interp), &error);
-    ASSERT_FALSE(target.core.empty()) << error;  // no executable: the core alone
-  }
-  const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, truth);
-  EXPECT_TRUE(mismatch.empty()) << scenario->python() << ", pid " << scenario->pid() << ": "
+  const std::string mismatch = PyBtAllMismatch(GetParam().debugger, *install_, target_, truth);
+  EXPECT_TRUE(mismatch.empty()) << scenario_->python() << ", pid " << scenario_->pid() << ": "
                                 << mismatch;
 }
 
@@ -91,12 +56,12 @@ TEST_P(Constructors, PyBtAllJsonMatchesTruth) {
 // Runs after Constructors (file order), on the same scenario processes.
 class ClassCalls : public ::testing::TestWithParam<std::string> {
  public:
-  static void TearDownTestSuite() { Shared().clear(); }  // kills and reaps the scenarios
+  static void TearDownTestSuite() { ScenarioMatrixTest::TearDownTestSuite(); }
 };
 
 TEST_P(ClassCalls, PushTheShimFrom313) {
   std::string skip, error;
-  const Scenario* scenario = StartScenario(GetParam(), &skip, &error);
+  const Scenario* scenario = MatrixScenario(GetParam(), kScript, &skip, &error);
   if (!skip.empty()) GTEST_SKIP() << skip;
   ASSERT_NE(scenario, nullptr) << error;
   const json& truth = scenario->truth();
@@ -115,20 +80,12 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, ClassCalls,
                            return SanitizeName(info.param);
                          });
 
-std::vector<Cell> AllCells() {
-  std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0"})
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
-  return cells;
-}
-
-INSTANTIATE_TEST_SUITE_P(Interpreters, Constructors, ::testing::ValuesIn(AllCells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" +
-                                               (info.param.live ? "live" : "core_no_exe") + "_" +
-                                               DebuggerName(info.param.debugger));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Interpreters, Constructors,
+    ::testing::ValuesIn(MatrixCells({"debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0"})),
+    [](const ::testing::TestParamInfo<MatrixCell>& info) {
+      return MatrixCellName(info.param, "core_no_exe");
+    });
 
 }  // namespace
 }  // namespace pyunwind_e2e

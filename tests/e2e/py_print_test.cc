@@ -8,58 +8,28 @@
 // order, follow py-up, cut at --max-chars, and say in one line when a name is not there.
 #include <gtest/gtest.h>
 
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
 
 namespace pyunwind_e2e {
 namespace {
 
-struct Cell {
-  std::string interp;
-  bool live = true;
-  Debugger debugger = Debugger::kLldb;
-};
-
-void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << (c.live ? "live" : "gcore core") << ", " << DebuggerName(c.debugger);
-}
-
-std::map<std::string, ScenarioWithCore>& Shared() {
-  static std::map<std::string, ScenarioWithCore> shared;
-  return shared;
-}
-
-class PyPrint : public ::testing::TestWithParam<Cell> {
- public:
-  static void TearDownTestSuite() { Shared().clear(); }
+class PyPrint : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/source_spans.py"); }
 };
 
 TEST_P(PyPrint, FullReprAsPythonsRepr) {
-  const Cell& cell = GetParam();
-  const auto python = InterpreterPath(cell.interp);
-  if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
+  const MatrixCell& cell = GetParam();
   std::string error;
-  const Scenario* scenario =
-      Shared()[cell.interp].StartScript(*python, ProjectFile("tests/data/source_spans.py"), &error);
-  ASSERT_NE(scenario, nullptr) << error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  Target target;
-  if (cell.live) {
-    target.pid = scenario->pid();
-  } else {
-    target.core = Shared()[cell.interp].Core(SanitizeName("print_" + cell.interp), &error);
-    ASSERT_FALSE(target.core.empty()) << error;
-  }
-  const json& truth = scenario->truth().at("print_truth");
+  const json& truth = scenario_->truth().at("print_truth");
   const std::string long_text = truth.at("long_text");
   const std::string deep = truth.at("deep");
   const RunResult r = RunDebugger(
-      cell.debugger, *install, target,
+      cell.debugger, *install_, target_,
       // LLDB's batch mode stops at the first failed command: the one not found comes last.
       {"py-print long_text", "py-print deep", "py-print counted", "py-print GLOBAL_TABLE",
        "py-print len", "py-print long_text --max-chars 50", "py-print deep --depth 1",
@@ -87,19 +57,10 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
   EXPECT_EQ(all.find("  deep = " + deep + "\n"), std::string::npos) << r.Describe();
 }
 
-std::vector<Cell> AllCells() {
-  std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.12.1", "3.13.0"})
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
-  return cells;
-}
-
-INSTANTIATE_TEST_SUITE_P(Interpreters, PyPrint, ::testing::ValuesIn(AllCells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" +
-                                               (info.param.live ? "live_" : "core_") +
-                                               DebuggerName(info.param.debugger));
+INSTANTIATE_TEST_SUITE_P(Interpreters, PyPrint,
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0"})),
+                         [](const ::testing::TestParamInfo<MatrixCell>& info) {
+                           return MatrixCellName(info.param, "core");
                          });
 
 }  // namespace

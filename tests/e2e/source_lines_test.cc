@@ -16,31 +16,16 @@
 
 #include <fstream>
 #include <map>
-#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
 #include "tests/e2e/scenario_sources.h"
 
 namespace pyunwind_e2e {
 namespace {
-
-struct Cell {
-  std::string interp;  // "debian_3.11" or a pyenv version
-  bool live = true;
-  Debugger debugger = Debugger::kLldb;
-};
-
-void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << (c.live ? "live" : "gcore core") << ", " << DebuggerName(c.debugger);
-}
-
-std::map<std::string, ScenarioWithCore>& Shared() {
-  static std::map<std::string, ScenarioWithCore> shared;
-  return shared;
-}
 
 // Bytes a terminal acts on (as tests/e2e/injection_test.cc scans for).
 std::string RawControlBytes(const std::string& text) {
@@ -62,32 +47,18 @@ bool HasControl(const std::string& s) {
   return s.find("\xe2\x80\xae") != std::string::npos;
 }
 
-class SourceLines : public ::testing::TestWithParam<Cell> {
- public:
-  static void TearDownTestSuite() { Shared().clear(); }
+class SourceLines : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/source_spans.py"); }
 };
 
 TEST_P(SourceLines, TracebackLinesAsPythonPrintsThem) {
-  const Cell& cell = GetParam();
-  const auto python = InterpreterPath(cell.interp);
-  if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
+  const MatrixCell& cell = GetParam();
   std::string error;
-  const Scenario* scenario =
-      Shared()[cell.interp].StartScript(*python, ProjectFile("tests/data/source_spans.py"), &error);
-  ASSERT_NE(scenario, nullptr) << error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  Target target;
-  if (cell.live) {
-    target.pid = scenario->pid();
-  } else {
-    target.core = Shared()[cell.interp].Core(SanitizeName("spans_" + cell.interp), &error);
-    ASSERT_FALSE(target.core.empty()) << error;
-  }
-  const json& truth = scenario->truth();
+  const json& truth = scenario_->truth();
   const bool python313 = truth.at("python").at("hexversion").get<int64_t>() >= 0x030D0000;
 
-  const RunResult text = RunDebugger(cell.debugger, *install, target, {"py-bt --all"});
+  const RunResult text = RunDebugger(cell.debugger, *install_, target_, {"py-bt --all"});
   ASSERT_TRUE(text.exited) << text.Describe();
   EXPECT_EQ(RawControlBytes(text.out + text.err), "") << text.Describe();
   EXPECT_NE(text.out.find("park('hostile') or '\\x1b]0;PWNED-TITLE\\x07\\x1b[2J\\u202e'"),
@@ -122,7 +93,7 @@ TEST_P(SourceLines, TracebackLinesAsPythonPrintsThem) {
     EXPECT_GT(several_lines, 0u);
   }
 
-  const RunResult doc = RunDebugger(cell.debugger, *install, target,
+  const RunResult doc = RunDebugger(cell.debugger, *install_, target_,
                                     {"py-bt --all --json --source", "py-bt --all --no-source"});
   ASSERT_TRUE(doc.exited) << doc.Describe();
   const auto tool = ExtractJson(doc.out, &error);
@@ -153,19 +124,10 @@ TEST_P(SourceLines, TracebackLinesAsPythonPrintsThem) {
       << doc.Describe();
 }
 
-std::vector<Cell> AllCells() {
-  std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.12.1", "3.13.0"})
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
-  return cells;
-}
-
-INSTANTIATE_TEST_SUITE_P(Interpreters, SourceLines, ::testing::ValuesIn(AllCells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" +
-                                               (info.param.live ? "live_" : "core_") +
-                                               DebuggerName(info.param.debugger));
+INSTANTIATE_TEST_SUITE_P(Interpreters, SourceLines,
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0"})),
+                         [](const ::testing::TestParamInfo<MatrixCell>& info) {
+                           return MatrixCellName(info.param, "core");
                          });
 
 // ---- The fixture cores, whose scenario files are in <shared>/fixtures/scenarios here.

@@ -15,34 +15,20 @@
 
 #include <algorithm>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
 
 namespace pyunwind_e2e {
 namespace {
 
-struct Cell {
-  std::string interp;  // "debian_3.11" or a pyenv version
-  bool live = true;
-  Debugger debugger = Debugger::kLldb;
-};
-
-void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << (c.live ? "live" : "core with executable") << ", "
-      << DebuggerName(c.debugger);
-}
-
-std::map<std::string, ScenarioWithCore>& Shared() {
-  static std::map<std::string, ScenarioWithCore> shared;
-  return shared;
-}
-
-class ThreadStates : public ::testing::TestWithParam<Cell> {
- public:
-  static void TearDownTestSuite() { Shared().clear(); }
+class ThreadStates : public ScenarioMatrixTest {
+ protected:
+  // With its executable for a core: without it GDB has no symbols for a core's native
+  // frames, and `activity` is decided from them.
+  void SetUp() override { Start("tests/data/thread_states.py", /*core_with_executable=*/true); }
 };
 
 bool HasStatus(const json& thread, const std::string& status) {
@@ -51,31 +37,14 @@ bool HasStatus(const json& thread, const std::string& status) {
 }
 
 TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
-  const Cell& cell = GetParam();
-  const auto python = InterpreterPath(cell.interp);
-  if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
+  const MatrixCell& cell = GetParam();
   std::string error;
-  const Scenario* scenario =
-      Shared()[cell.interp].StartScript(*python, ProjectFile("tests/data/thread_states.py"), &error);
-  ASSERT_NE(scenario, nullptr) << error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const json& truth = scenario->truth();
+  const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("threads").size(), 15u) << truth.dump(1);
 
-  Target target;
-  if (cell.live) {
-    target.pid = scenario->pid();
-  } else {
-    target.core = Shared()[cell.interp].Core(SanitizeName("thread_states_" + cell.interp), &error);
-    ASSERT_FALSE(target.core.empty()) << error;
-    // With its executable: without it GDB has no symbols for a core's native frames, and
-    // `activity` is decided from them.
-    target.executable = *python;
-  }
   // --native: idle/running is decided from the native stack where the debugger gives one
   // (without it, from the Python frames only: GDB unwinds a thread in tens of ms).
-  const RunResult run = RunDebugger(cell.debugger, *install, target,
+  const RunResult run = RunDebugger(cell.debugger, *install_, target_,
                                     {"py-bt --all --json --native", "py-bt --all --native"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   const auto got = ExtractJson(run.out, &error);
@@ -174,20 +143,12 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << "a raw escape reached the output";
 }
 
-std::vector<Cell> AllCells() {
-  std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
-  return cells;
-}
-
-INSTANTIATE_TEST_SUITE_P(Interpreters, ThreadStates, ::testing::ValuesIn(AllCells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" +
-                                               (info.param.live ? "live" : "core_with_exe") + "_" +
-                                               DebuggerName(info.param.debugger));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Interpreters, ThreadStates,
+    ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})),
+    [](const ::testing::TestParamInfo<MatrixCell>& info) {
+      return MatrixCellName(info.param, "core_with_exe");
+    });
 
 }  // namespace
 }  // namespace pyunwind_e2e
