@@ -64,13 +64,42 @@ TEST(SourceFile, SpecialFilesAreNotRead) {
   const std::string fifo = TempPath("fifo.py");
   unlink(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  for (const std::string& path : {fifo, std::string("/dev/zero"), std::string("/dev/null"),
-                                  TempPath("")}) {
+  // A terminal: the other end of a pseudo-terminal (opened without becoming the
+  // debugger's controlling terminal).
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  ASSERT_GE(master, 0);
+  ASSERT_EQ(grantpt(master), 0);
+  ASSERT_EQ(unlockpt(master), 0);
+  const std::string terminal = ptsname(master);
+  for (const std::string& path : {fifo, terminal, std::string("/dev/zero"),
+                                  std::string("/dev/null"), TempPath("")}) {
     auto lines = ReadSourceLines(path, 1, 10);
     ASSERT_FALSE(lines.ok()) << path;
     EXPECT_EQ(lines.error().message, "'" + path + "' is not a regular file: its source is not read");
   }
   unlink(fifo.c_str());
+  close(master);
+}
+
+// A regular file is read up to kMaxSourceFileBytes: a line after that is not there.
+TEST(SourceFile, ReadsAtMostTheByteBound) {
+  const std::string path = TempPath("huge.py");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "first\n";
+  }
+  // A sparse hole of NUL bytes up to the bound, then two more lines.
+  ASSERT_EQ(truncate(path.c_str(), static_cast<off_t>(kMaxSourceFileBytes)), 0);
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::app);
+    out << "\nbeyond\nthe bound\n";
+  }
+  auto lines = ReadSourceLines(path, 1, 3);
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  ASSERT_EQ(lines->lines.size(), 2u);
+  EXPECT_EQ(lines->lines[0], "first");
+  EXPECT_EQ(lines->lines[1], std::string(kMaxSourceLineLength, '\0') + "...");
+  unlink(path.c_str());
 }
 
 }  // namespace

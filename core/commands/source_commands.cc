@@ -109,16 +109,18 @@ CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& co
     const int first = start ? static_cast<int>(*start) : current - 5;
     const int last = start ? static_cast<int>(*end) : current + 5;
     auto listing = ListSource(frame.filename, first, last, current);
+    // The qualified name and the path (also inside the error) are the target's choice.
     if (!listing.ok()) {
       return CommandOutput{
           fmt::format("The source of frame {} ({}, line {}) is not on this machine: {}\n",
-                      selected.index, frame.qualname, frame.line ? std::to_string(current) : "?",
-                      listing.error().message),
+                      selected.index, PrintableText(frame.qualname),
+                      frame.line ? std::to_string(current) : "?",
+                      PrintableText(listing.error().message)),
           false};
     }
     if (listing->empty()) {
-      return CommandOutput{fmt::format("'{}' has no lines {} to {}\n", frame.filename,
-                                       std::max(first, 1), last),
+      return CommandOutput{fmt::format("'{}' has no lines {} to {}\n",
+                                       PrintableText(frame.filename), std::max(first, 1), last),
                            false};
     }
     return CommandOutput{*listing, false};

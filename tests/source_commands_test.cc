@@ -1,0 +1,104 @@
+// py-list and py-frame over a 3.11 process image: the source file is the one the code
+// object names, which the target chose. A name that would drive a terminal is shown
+// escaped; a FIFO is not read (it would block) and says why; a regular file is listed.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "core/commands/commands.h"
+#include "tests/fake_process311.h"
+
+namespace pyunwind {
+namespace {
+
+using namespace testing::fake311;
+
+constexpr uint64_t kThread = 1001;
+
+std::string TempPath(const std::string& name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir ? dir : "/tmp") + "/" + name;
+}
+
+// One thread (selected) running line 12 of `qualname` in `filename`.
+class OneFrame : public Process {
+ public:
+  OneFrame(const std::string& filename, const std::string& qualname) {
+    AddSymbols();
+    AddSysDict();
+    const Thread311 t = AddThread(kThread, 0x7f00aaaa0001);
+    SetMainThread(t);
+    const uint64_t code = Code(filename, "f", qualname, 10, LineTable(10, {{2, 10}, {4, 12}}), 6);
+    SetCurrentFrame(t, Frame(code, 3, 0));
+  }
+  CommandOutput Run(const std::string& command) {
+    CommandContext context{target, kThread};
+    return RunCommand(command, {}, context);
+  }
+};
+
+// Bytes a terminal acts on: C0 controls but '\n', and DEL.
+bool HasRawControl(const std::string& text) {
+  for (unsigned char c : text) {
+    if ((c < 0x20 && c != '\n') || c == 0x7f) return true;
+  }
+  return false;
+}
+
+TEST(SourceCommands, PyListEscapesTheNamesTheTargetChose) {
+  OneFrame p("\x1b]0;PWNED\x07\x1b[2J/evil.py", "q\r\nForged: line");
+  const CommandOutput list = p.Run("py-list");
+  ASSERT_FALSE(list.failed) << list.text;
+  EXPECT_FALSE(HasRawControl(list.text)) << list.text;
+  EXPECT_EQ(list.text,
+            "The source of frame 0 (q\\r\\nForged: line, line 12) is not on this machine: "
+            "cannot read '\\x1b]0;PWNED\\x07\\x1b[2J/evil.py': No such file or directory\n");
+  const CommandOutput frame = p.Run("py-frame");
+  ASSERT_FALSE(frame.failed) << frame.text;
+  EXPECT_FALSE(HasRawControl(frame.text)) << frame.text;
+}
+
+TEST(SourceCommands, AFifoIsNotReadAndSaysSo) {
+  const std::string fifo = TempPath("parked.py");
+  unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  OneFrame p(fifo, "parked");
+  const CommandOutput list = p.Run("py-list");
+  EXPECT_FALSE(list.failed);
+  EXPECT_EQ(list.text, "The source of frame 0 (parked, line 12) is not on this machine: '" + fifo +
+                           "' is not a regular file: its source is not read\n");
+  // py-frame shows the frame, without a source line.
+  const CommandOutput frame = p.Run("py-frame");
+  ASSERT_FALSE(frame.failed) << frame.text;
+  EXPECT_EQ(frame.text.find('\n'), frame.text.size() - 1) << frame.text;
+  EXPECT_NE(frame.text.find("File \"" + fifo + "\", line 12, in parked"), std::string::npos)
+      << frame.text;
+  unlink(fifo.c_str());
+}
+
+TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
+  const std::string path = TempPath("listed.py");
+  {
+    std::ofstream out(path);
+    for (int i = 1; i <= 20; ++i) out << "line_" << i << " = " << i << "\n";
+  }
+  OneFrame p(path, "listed");
+  const CommandOutput list = p.Run("py-list");
+  ASSERT_FALSE(list.failed) << list.text;
+  EXPECT_NE(list.text.find(" >12    line_12 = 12\n"), std::string::npos) << list.text;
+  EXPECT_NE(list.text.find("line_7 = 7\n"), std::string::npos) << list.text;
+  EXPECT_NE(list.text.find("line_17 = 17\n"), std::string::npos) << list.text;
+  EXPECT_EQ(list.text.find("line_6 = 6\n"), std::string::npos) << list.text;
+  const CommandOutput frame = p.Run("py-frame");
+  EXPECT_NE(frame.text.find("    line_12 = 12\n"), std::string::npos) << frame.text;
+  unlink(path.c_str());
+}
+
+}  // namespace
+}  // namespace pyunwind
