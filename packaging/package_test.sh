@@ -143,8 +143,9 @@ trap finish EXIT
 
 deb_cases=(control_fields contents install gdb_every_session gdb_attach_plain_py_bt
            gdb_p_plain_py_bt lldb_plugin_line version_command listed_files
-           remove_keeps_gdb_quiet purge_removes_everything)
-tarball_cases=(contents install_sh gdb_source lldb_plugin_line uninstall)
+           remove_keeps_only_conffile remove_keeps_gdb_quiet purge_removes_everything)
+tarball_cases=(contents install_sh gdb_source lldb_plugin_line uninstall default_dir_user
+               default_dir_root)
 if [[ "$mode" == deb ]]; then all=("${deb_cases[@]}"); else all=("${tarball_cases[@]}"); fi
 
 reason=""
@@ -189,6 +190,30 @@ if [[ "$mode" == tarball ]]; then
   else
     record uninstall fail "$dest still exists: $(ls -A "$dest" 2>&1 | tr '\n' ' ')"
   fi
+  # The default DIR: ~/.local/lib/pyunwind for a user (an `id` on PATH that says uid 1000),
+  # /usr/local/lib/pyunwind for root (only when nothing is there yet: never touch a real install).
+  mkdir -p "$tmp/fakebin" "$tmp/home"
+  printf '#!/bin/sh\necho 1000\n' >"$tmp/fakebin/id" && chmod +x "$tmp/fakebin/id"
+  user_dest="$tmp/home/.local/lib/pyunwind"
+  if HOME="$tmp/home" PATH="$tmp/fakebin:$PATH" "$tmp/$top/install.sh" >/dev/null 2>&1 &&
+      [[ -f "$user_dest/libpyunwind_lldb.so" ]] &&
+      HOME="$tmp/home" PATH="$tmp/fakebin:$PATH" "$tmp/$top/install.sh" --uninstall >/dev/null 2>&1 &&
+      [[ ! -e "$user_dest" ]]; then
+    record default_dir_user pass
+  else
+    record default_dir_user fail "install.sh without DIR as uid 1000 did not install into (or remove) $user_dest"
+  fi
+  if [[ "$(id -u)" -ne 0 ]]; then
+    record default_dir_root skip "not root"
+  elif [[ -e /usr/local/lib/pyunwind ]]; then
+    record default_dir_root skip "/usr/local/lib/pyunwind exists already (a real install is not touched)"
+  elif "$tmp/$top/install.sh" >/dev/null 2>&1 && [[ -f /usr/local/lib/pyunwind/libpyunwind_gdb.so ]] &&
+      "$tmp/$top/install.sh" --uninstall >/dev/null 2>&1 && [[ ! -e /usr/local/lib/pyunwind ]]; then
+    record default_dir_root pass
+  else
+    record default_dir_root fail "install.sh without DIR as root: $(ls -A /usr/local/lib/pyunwind 2>&1 | tr '\n' ' ')"
+    rm -rf /usr/local/lib/pyunwind
+  fi
   finish
 fi
 
@@ -222,6 +247,10 @@ for so in "$tmp/x/usr/lib/pyunwind/"*.so; do
     fi
   done
 done
+# ... and nothing more: exactly the packages the README names.
+depends_names=$(tr ',' '\n' <<<"$depends" | awk '{print $1}' | sort | tr '\n' ' ')
+[[ "$depends_names" == "libc6 libgcc-s1 libstdc++6 " ]] ||
+  problems+="Depends is not exactly libc6, libgcc-s1, libstdc++6: $depends; "
 if [[ -z "$problems" ]]; then record control_fields pass; else record control_fields fail "$problems"; fi
 
 listing=$(dpkg-deb -c "$artifact" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')
@@ -278,8 +307,12 @@ done
 if [[ -z "$missing" ]]; then record listed_files pass; else
   record listed_files fail "dpkg -L does not list: $missing"; fi
 
-# Removed (not purged): the conffile stays, GDB starts without pyunwind and without an error.
+# Removed (not purged): only the conffile stays, GDB starts without pyunwind and without an error.
 if dpkg -r pyunwind >"$tmp/remove.out" 2>&1 && [[ ! -e /usr/lib/pyunwind ]]; then
+  kept=""
+  for f in "${files[@]}"; do [[ -e "$f" ]] && kept+="$f "; done
+  if [[ "$kept" == "/etc/gdb/gdbinit.d/pyunwind.gdb " ]]; then record remove_keeps_only_conffile pass
+  else record remove_keeps_only_conffile fail "after dpkg -r: '$kept' (want only the conffile)"; fi
   gdb_session "$tmp/gdb-removed.out" -ex "pyunwind py-bt --all"
   if grep -q 'Undefined command: "pyunwind"' "$tmp/gdb-removed.out" &&
       ! grep -qi "pyunwind-gdb.py\|Traceback\|Python Exception" "$tmp/gdb-removed.out"; then
@@ -288,6 +321,7 @@ if dpkg -r pyunwind >"$tmp/remove.out" 2>&1 && [[ ! -e /usr/lib/pyunwind ]]; the
     record remove_keeps_gdb_quiet fail "$(head -c 2000 "$tmp/gdb-removed.out")"
   fi
 else
+  record remove_keeps_only_conffile fail "dpkg -r: $(cat "$tmp/remove.out"); $(ls /usr/lib/pyunwind 2>&1)"
   record remove_keeps_gdb_quiet fail "dpkg -r: $(cat "$tmp/remove.out"); $(ls /usr/lib/pyunwind 2>&1)"
 fi
 
