@@ -3,7 +3,11 @@
 // LLDB and GDB must match the truth.json captured with each core.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/e2e/harness.h"
 #include "tests/e2e/scenario_sources.h"
@@ -26,13 +30,53 @@ INSTANTIATE_TEST_SUITE_P(Scale, FixtureCores, ::testing::ValuesIn(SourceCases("s
 // Without ../shared the suites above are empty; the test below says why.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FixtureCores);
 
-// With no cores found, the suites above would be empty and pass silently.
-TEST(FixtureCoresPresent, SharedFixturesAreThere) {
+// The CPython builds whose "core" cells the README's CI support matrix marks ✔ (its first
+// table): {version as the fixture directories name it, a default build (not free-threaded,
+// not shared)}.
+std::vector<std::pair<std::string, bool>> ReadmeCoreBuilds() {
+  std::vector<std::pair<std::string, bool>> builds;
+  std::istringstream readme(ReadFile(ProjectFile("README.md")));
+  std::string line;
+  bool in_matrix = false;
+  while (std::getline(readme, line)) {
+    if (line == "## Support matrix") in_matrix = true;
+    if (in_matrix && line.rfind("**What a machine with pyenv", 0) == 0) break;
+    if (!in_matrix || line.rfind("| 3.", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::istringstream row(line.substr(1));
+    for (std::string cell; std::getline(row, cell, '|');) {
+      cells.push_back(cell.substr(cell.find_first_not_of(' ')));
+    }
+    // | CPython | build | live x2 | core+exe x2 | core LLDB | core GDB |
+    if (cells.size() < 8 || cells[6].rfind("✔", 0) != 0) continue;
+    const std::string version = cells[0].substr(0, cells[0].find(' '));
+    const bool default_build = cells[1].find("free-threaded") == std::string::npos &&
+                               cells[1].find("shared") == std::string::npos;
+    builds.push_back({version, default_build});
+  }
+  return builds;
+}
+
+// The suites above test the cores they find: a build whose cores went missing would lose its
+// ✔ silently. Every build the README's matrix claims must have its cores: `threads` for every
+// build, `scale` for the default ones (as the README says).
+TEST(FixtureCoresPresent, EveryBuildTheReadmeClaims) {
   if (!SharedPresent()) GTEST_SKIP() << SharedMissing();
-  for (const char* scenario : {"threads", "scale"}) {
-    EXPECT_FALSE(FixtureVersions(scenario).empty())
-        << "no " << scenario << " fixture cores under " << SharedDir()
-        << "/fixtures/cores (set PYUNWIND_SHARED_DIR?)";
+  const auto builds = ReadmeCoreBuilds();
+  ASSERT_GE(builds.size(), 9u) << "the README's support matrix was not parsed";
+  const std::vector<std::string> threads = FixtureVersions("threads");
+  const std::vector<std::string> scale = FixtureVersions("scale");
+  auto has = [](const std::vector<std::string>& list, const std::string& v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  for (const auto& [version, default_build] : builds) {
+    EXPECT_TRUE(has(threads, version))
+        << "the README claims " << version << " cores, but there is no " << SharedDir()
+        << "/fixtures/cores/" << version << "/threads";
+    if (default_build) {
+      EXPECT_TRUE(has(scale, version))
+          << "no " << SharedDir() << "/fixtures/cores/" << version << "/scale";
+    }
   }
 }
 
