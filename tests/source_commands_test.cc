@@ -1,6 +1,7 @@
-// py-list and py-frame over a 3.11 process image: the source file is the one the code
-// object names, which the target chose. A name that would drive a terminal is shown
-// escaped; a FIFO is not read (it would block) and says why; a regular file is listed.
+// Commands over a one-frame 3.11 process image. py-list and py-frame: the source file is the
+// one the code object names, which the target chose. A name that would drive a terminal is
+// shown escaped; a FIFO is not read (it would block) and says why; a regular file is listed.
+// And the short options the README documents.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "core/commands/commands.h"
 #include "tests/fake_process311.h"
@@ -37,9 +39,9 @@ class OneFrame : public Process {
     const uint64_t code = Code(filename, "f", qualname, 10, LineTable(10, {{2, 10}, {4, 12}}), 6);
     SetCurrentFrame(t, Frame(code, 3, 0));
   }
-  CommandOutput Run(const std::string& command) {
+  CommandOutput Run(const std::string& command, const std::vector<std::string>& args = {}) {
     CommandContext context{target, kThread};
-    return RunCommand(command, {}, context);
+    return RunCommand(command, args, context);
   }
 };
 
@@ -98,6 +100,15 @@ TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
   const CommandOutput frame = p.Run("py-frame");
   EXPECT_NE(frame.text.find("    line_12 = 12\n"), std::string::npos) << frame.text;
   unlink(path.c_str());
+}
+
+TEST(Commands, ShortOptionsAreTheLongOnes) {
+  OneFrame p("/app/short.py", "short");
+  const CommandOutput all = p.Run("py-bt", {"--all", "--verbose", "--no-source"});
+  ASSERT_FALSE(all.failed) << all.text;
+  EXPECT_NE(all.text.find("File \"/app/short.py\", line 12, in short"), std::string::npos)
+      << all.text;
+  EXPECT_EQ(p.Run("py-bt", {"-a", "-v", "--no-source"}).text, all.text);
 }
 
 }  // namespace

@@ -91,6 +91,29 @@ TEST_F(CpythonGdbScript, PlainPyBtStaysPyunwindsFromGdbinit) {
   EXPECT_EQ(r.out.find(kCpythonOnly), std::string::npos) << "CPython's py-bt ran\n" << r.Describe();
 }
 
+// `gdb EXE`: GDB loads CPython's script with the executable, after the init files; then
+// `attach`. py-bt and every other name CPython's script defines stay pyunwind's: `help NAME`
+// prints pyunwind's usage (CPython's docstrings have no "Usage:" line).
+TEST_F(CpythonGdbScript, EveryPlainNameStaysPyunwindsWithGdbExe) {
+  std::vector<std::string> argv = {"gdb", "-batch", "-nx", "-iex", "source " + install_->gdb_script,
+                                   kDebianPython, "-ex",
+                                   "attach " + std::to_string(scenario_->pid()), "-ex", "py-bt",
+                                   "-ex", "info auto-load python-scripts"};
+  const std::vector<std::string> names = {"py-bt", "py-list", "py-up", "py-down", "py-locals",
+                                          "py-print"};
+  for (const std::string& name : names) argv.insert(argv.end(), {"-ex", "help " + name});
+  const RunResult r = RunCommand(argv, 180, DebuggerEnv());
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_NE(r.out.find("python3.11-gdb.py"), std::string::npos)
+      << "GDB did not auto-load CPython's script (nothing to win against)\n" << r.Describe();
+  EXPECT_TRUE(ShowsPyunwindsPyBt(r));
+  EXPECT_EQ(r.out.find(kCpythonOnly), std::string::npos) << "CPython's py-bt ran\n" << r.Describe();
+  for (const std::string& name : names) {
+    EXPECT_NE(r.out.find("Usage: " + name + " "), std::string::npos)
+        << "help " << name << " is not pyunwind's\n" << r.Describe();
+  }
+}
+
 // PYUNWIND_GDB_PREFIX_ONLY=1: the plain names are CPython's, pyunwind's are `pyunwind ...`.
 TEST_F(CpythonGdbScript, PrefixOnlyLeavesThePlainNamesToCpython) {
   RunResult r = Gdb({"source " + install_->gdb_script}, {"py-bt", "echo pyu-marker\\n", "pyunwind py-bt"},
