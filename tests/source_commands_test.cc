@@ -102,6 +102,32 @@ TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
   unlink(path.c_str());
 }
 
+// --source-dir DIR (repeatable): the file's base name in each DIR in order, then its own path.
+TEST(SourceCommands, SourceDirsInOrderThenTheOwnPath) {
+  const std::string first = TempPath("dir1"), second = TempPath("dir2"), own = TempPath("own");
+  for (const std::string& dir : {first, second, own}) mkdir(dir.c_str(), 0700);
+  auto write = [](const std::string& path, const std::string& text) {
+    std::ofstream out(path);
+    for (int i = 1; i <= 12; ++i) out << (i == 12 ? text : "pass") << "\n";
+  };
+  write(own + "/mod.py", "where = 'own path'");
+  write(second + "/mod.py", "where = 'second dir'");
+  OneFrame p(own + "/mod.py", "f");
+  auto line = [&](const std::vector<std::string>& dirs) {
+    std::vector<std::string> args = {"--all"};
+    for (const std::string& dir : dirs) args.insert(args.end(), {"--source-dir", dir});
+    const CommandOutput out = p.Run("py-bt", args);
+    const size_t at = out.text.find("    where = ");
+    return at == std::string::npos ? out.text : out.text.substr(at + 4, out.text.find('\n', at) - at - 4);
+  };
+  EXPECT_EQ(line({}), "where = 'own path'");
+  EXPECT_EQ(line({first}), "where = 'own path'");  // not in dir1: its own path
+  EXPECT_EQ(line({first, second}), "where = 'second dir'");
+  write(first + "/mod.py", "where = 'first dir'");
+  EXPECT_EQ(line({first, second}), "where = 'first dir'");
+  EXPECT_EQ(line({second, first}), "where = 'second dir'");
+}
+
 TEST(Commands, ShortOptionsAreTheLongOnes) {
   OneFrame p("/app/short.py", "short");
   const CommandOutput all = p.Run("py-bt", {"--all", "--verbose", "--no-source"});
