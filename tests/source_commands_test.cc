@@ -99,6 +99,15 @@ TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
   EXPECT_EQ(list.text.find("line_6 = 6\n"), std::string::npos) << list.text;
   const CommandOutput frame = p.Run("py-frame");
   EXPECT_NE(frame.text.find("    line_12 = 12\n"), std::string::npos) << frame.text;
+  // START: START to START+10, as CPython's py-list; START,END: that range.
+  std::string want;
+  for (int i = 3; i <= 13; ++i) {
+    want += (i == 12 ? " >12" : (i < 10 ? "   " : "  ") + std::to_string(i)) + "    line_" +
+            std::to_string(i) + " = " + std::to_string(i) + "\n";
+  }
+  EXPECT_EQ(p.Run("py-list", {"3"}).text, want);
+  EXPECT_EQ(p.Run("py-list", {"3,5"}).text, "   3    line_3 = 3\n   4    line_4 = 4\n   5    line_5 = 5\n");
+  EXPECT_EQ(p.Run("py-list", {"30,40"}).text, "'" + path + "' has no lines 30 to 40\n");
   unlink(path.c_str());
 }
 

@@ -28,7 +28,7 @@ const char kPyListHelp[] =
     "Usage: py-list [--frame N] [START | START,END]\n"
     "List the source around the current line of the selected Python frame (5 lines\n"
     "before and after, the current line marked with '>'), read from the file on this\n"
-    "machine; START lists 10 lines from START, START,END that range.\n"
+    "machine; START lists START to START+10 (as CPython's py-list), START,END that range.\n"
     "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n";
 
 Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
