@@ -120,6 +120,10 @@ TEST(StopCache, SecondCommandAtAStopReadsNothingAndANewStopReadsAgain) {
   debugger.Run(process, first, "py-list", {});
   debugger.Run(process, first, "py-locals", {});
   EXPECT_EQ(process.reads, reads_before + 1);
+  // The text --stats says so (the README's words).
+  const std::string text = debugger.Run(process, first, "py-bt", {"--all", "--stats"}).text;
+  EXPECT_NE(text.find(" ms, reusing what an earlier command read at this stop\n"), std::string::npos)
+      << text.substr(text.size() - std::min<size_t>(text.size(), 400));
 
   // The process ran and stopped elsewhere: a new stop id shows the new stack.
   process.MoveTo(&locals.target());
