@@ -153,11 +153,49 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
         << running.text;
   }
 
-  // The text table names every task.
+  // The text table: per task a block of rows, the first with its id, name, thread and
+  // state; row i shows coroutine i ("qualname file:line", innermost first) and awaiter i.
   const CommandOutput table = PyTasks(core.target(), {});
   ASSERT_FALSE(table.failed) << table.text;
-  for (const auto& [name, task] : by_name) {
-    EXPECT_NE(table.text.find(name), std::string::npos) << name;
+  std::map<std::string, std::vector<std::string>> blocks;  // task id -> its rows
+  {
+    std::istringstream rows(table.text);
+    std::string row, id;
+    std::getline(rows, row);
+    EXPECT_EQ(row.rfind("task id", 0), 0u) << row;
+    while (std::getline(rows, row) && row.rfind("warning: ", 0) != 0) {
+      if (row.rfind("0x", 0) == 0) id = row.substr(0, row.find(' '));
+      if (!id.empty()) blocks[id].push_back(row);
+    }
+  }
+  for (const Json& want : truth.at("tasks")) {
+    const std::string name = want.at("name");
+    SCOPED_TRACE("table row of task " + name);
+    const std::vector<std::string>& rows = blocks[by_name[name].at("id").get<std::string>()];
+    ASSERT_FALSE(rows.empty()) << table.text;
+    EXPECT_NE(rows[0].find(" " + name + " "), std::string::npos) << rows[0];
+    const std::string state = name == truth.at("running_task") ? " running " : " pending ";
+    EXPECT_NE(rows[0].find(state), std::string::npos) << rows[0];
+    EXPECT_NE(rows[0].find(" " + std::to_string(by_name[name].at("thread_native_id").get<uint64_t>()) + " "),
+              std::string::npos) << rows[0];
+    const Json& stack = want.at("coroutine_stack");
+    ASSERT_GE(rows.size(), stack.size());
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const std::string frame = stack[i].at("qualname").get<std::string>() + " " +
+                                stack[i].at("filename").get<std::string>() + ":" +
+                                std::to_string(stack[i].at("line").get<int>());
+      EXPECT_NE(rows[i].find(frame), std::string::npos) << "row " << i << ": " << rows[i];
+    }
+    std::set<std::pair<std::string, std::string>> shown;  // (awaiter, kind) of each row
+    for (const std::string& r : rows) {
+      for (const auto& [awaiter, kind] : Edges(want.at("awaited_by"))) {
+        if (r.find(" " + awaiter + " (0x") != std::string::npos &&
+            r.find(", " + kind + ")") != std::string::npos) {
+          shown.insert({awaiter, kind});
+        }
+      }
+    }
+    EXPECT_EQ(shown, Edges(want.at("awaited_by")));
   }
 
   // CPython's own view (3.14+): the same tasks, stacks and awaiters.
