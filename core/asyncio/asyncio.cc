@@ -7,6 +7,7 @@
 #include "core/asyncio/task_discovery.h"
 #include "core/asyncio/task_edges.h"
 #include "core/asyncio/task_reader.h"
+#include "core/objects/remote_collections.h"
 
 namespace pyunwind {
 
@@ -26,12 +27,36 @@ const AsyncTask* AsyncSnapshot::Find(uint64_t address) const {
   return it != tasks.end() && it->address == address ? &*it : nullptr;
 }
 
+namespace {
+
+// True when every interpreter's sys.modules was read and none holds asyncio.tasks: then
+// there are no tasks to look for (and on 3.14+ no _asyncio debug offsets to find).
+bool AsyncioSurelyNotImported(ObjectReader& objects, const Snapshot& threads) {
+  const Layout& layout = objects.layout();
+  if (layout.interp.modules == kAbsent || threads.interpreters.empty()) return false;
+  RemoteCollections collections(objects);
+  for (const Interpreter& interp : threads.interpreters) {
+    auto modules = objects.memory().ReadPointer(interp.address + layout.interp.modules);
+    if (!modules || *modules == 0) return false;
+    auto tasks = collections.DictGetString(*modules, "asyncio.tasks");
+    if (!tasks.ok() || *tasks != 0) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
                                         const Snapshot& threads, bool running_only) {
   RemoteMemory& memory = objects.memory();
-  PYU_ASSIGN_OR_RETURN(AsyncioLayout a, AsyncioLayoutFor(objects.layout(), memory));
   AsyncSnapshot out;
   out.python = threads.python;
+  auto layout = AsyncioLayoutFor(objects.layout(), memory);
+  if (!layout.ok()) {
+    if (AsyncioSurelyNotImported(objects, threads)) return out;
+    return layout.error();
+  }
+  const AsyncioLayout& a = *layout;
   TaskReader reader(objects, codes, a, out);
   TaskCandidates candidates = FindTaskCandidates(reader, a, threads, running_only);
   out.asyncio_imported = candidates.asyncio_imported;
