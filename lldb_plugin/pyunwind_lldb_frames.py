@@ -78,8 +78,18 @@ class PythonFrame(ScriptedFrame):
         entry.SetLine(frame["line"])
         self.context = lldb.SBSymbolContext()
         self.context.SetLineEntry(entry)
+        module = thread.GetProcess().GetTarget().GetModuleAtIndex(0)
+        if module.IsValid():
+            self.context.SetModule(module)
 
     def get_id(self):
+        return self.index
+
+    def get_pc(self):
+        # LLDB tells frames apart by (CFA, pc) when they have no symbol scope, and a
+        # scripted frame's CFA is 0: without a pc of its own each Python frame would be
+        # the first one to anything that finds a frame again from an SBFrame (lldb-dap's
+        # stackTrace). Its position in the thread's list is unique and maps to no code.
         return self.index
 
     def get_function_name(self):
