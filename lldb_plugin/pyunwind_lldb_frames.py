@@ -1,8 +1,7 @@
 # Python frames in LLDB's own backtrace (`bt`, `thread backtrace all`, `frame select`, and
 # front ends built on LLDB), through LLDB 22's frame providers. EXPERIMENTAL, opt-in: after
 # `plugin load DIR/libpyunwind_lldb.so`, `command script import DIR/pyunwind_lldb_frames.py`.
-# LLDB 22.1.8 can deadlock when it makes a provider on one thread while another holds the
-# thread list (lldb_plugin/README.md); an LLDB without frame providers says so, once.
+# An LLDB without frame providers says so, once.
 #
 # Each thread's frame list
 # is LLDB's native one with, after each eval-loop frame (_PyEval_EvalFrameDefault), the Python
@@ -79,8 +78,18 @@ class PythonFrame(ScriptedFrame):
         entry.SetLine(frame["line"])
         self.context = lldb.SBSymbolContext()
         self.context.SetLineEntry(entry)
+        module = thread.GetProcess().GetTarget().GetModuleAtIndex(0)
+        if module.IsValid():
+            self.context.SetModule(module)
 
     def get_id(self):
+        return self.index
+
+    def get_pc(self):
+        # LLDB tells frames apart by (CFA, pc) when they have no symbol scope, and a
+        # scripted frame's CFA is 0: without a pc of its own each Python frame would be
+        # the first one to anything that finds a frame again from an SBFrame (lldb-dap's
+        # stackTrace). Its position in the thread's list is unique and maps to no code.
         return self.index
 
     def get_function_name(self):
@@ -96,9 +105,9 @@ class PythonFrame(ScriptedFrame):
         return None
 
 
-# The frames of the last stop read, per OS thread id: [native frame index or PythonFrame].
+# The frames of the last stop read: [(SBThread, [native frame index or PythonFrame])].
 # The provider registered after that read carries its generation in its arguments.
-_frames = {}
+_frames = []
 _generation = 0
 _provider_ids = {}  # (debugger id, target index) -> (provider id, (process id, stop id))
 
@@ -118,13 +127,13 @@ def read_stop(target):
         target.RemoveScriptedFrameProvider(old[0])
     if stop is None or process.GetState() != lldb.eStateStopped:
         return
-    frames = {}
+    frames = []
     if debugger.GetSelectedTarget() == target:
         for tid, merged in merged_stacks(debugger).items():
             thread = process.GetThreadByID(tid)
             if thread.IsValid():
-                frames[tid] = [f if isinstance(f, int) else PythonFrame(thread, i, f)
-                               for i, f in enumerate(merged)]
+                frames.append((thread, [f if isinstance(f, int) else PythonFrame(thread, i, f)
+                                        for i, f in enumerate(merged)]))
     _generation += 1
     _frames = frames
     args = lldb.SBStructuredData()
@@ -144,18 +153,24 @@ class PythonFrameProvider(ScriptedFrameProvider):
         return "pyunwind: Python frames after the eval-loop frame that runs them"
 
     def __init__(self, input_frames, args):
-        # No super().__init__() and no SB call that takes the target's lock: LLDB may make
-        # this provider on one thread (holding Python's lock) while another holds the
-        # target's lock and waits for Python's (a deadlock, seen with the base class's
-        # `if self.thread`). Everything shown was made by read_stop.
+        # LLDB makes this provider while it builds a thread's frame list, holding that
+        # thread's frame lock. Almost every SBThread/SBFrame method of LLDB 22 (GetThreadID
+        # too) first takes the target's API lock, which a command such as `bt all` holds
+        # while it waits for that same frame lock: a deadlock (lldb_plugin/README.md). So
+        # no super().__init__() and no such call here: SBFrameList.GetThread() and
+        # SBThread's == (which compares LLDB's thread objects) take neither lock, and
+        # everything shown was made by read_stop, outside that path.
         self.frames = None
         self.python_count = 0
         generation = args.GetValueForKey("generation").GetIntegerValue(0) if args else 0
         if generation != _generation or input_frames is None:
             return
-        self.frames = _frames.get(input_frames.GetThread().GetThreadID())
-        if self.frames is not None:
-            self.python_count = sum(not isinstance(f, int) for f in self.frames)
+        thread = input_frames.GetThread()
+        for read_thread, frames in _frames:
+            if read_thread == thread:
+                self.frames = frames
+                self.python_count = sum(not isinstance(f, int) for f in frames)
+                break
 
     def get_frame_at_index(self, index):
         if self.frames is None:

@@ -1,13 +1,17 @@
 // Issue 16: LLDB 22's frame providers put each Python frame into LLDB's own `bt`
-// (lldb_plugin/pyunwind_lldb_frames.py, experimental, imported after the plugin): on a live Debian python3.11
+// (lldb_plugin/pyunwind_lldb_frames.py, imported after the plugin): on a live Debian python3.11
 // `threads` scenario every truth thread's Python frames appear in one thread's `bt all`, in
 // order, each run of them right after an eval-loop frame (_PyEval_EvalFrameDefault), and
 // `frame select N` on one says where it is; on the 3.12.6 threads fixture core (no
-// executable: LLDB cannot unwind past frame 0, so they come after the native frames); LLDB 19
-// (no frame providers) shows its own `bt` unchanged and says so once.
+// executable: LLDB cannot unwind past frame 0, so they come after the native frames). The
+// same in an editor's call stack: lldb-dap over stdio (tools/lldb_dap_stacks.py), each
+// Python frame with its own name, file and line. LLDB 19 (no frame providers) shows its own
+// `bt` unchanged and says so once. A hung debugger is killed after kHangTimeoutS: a failure.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
+#include <map>
+#include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -31,6 +35,7 @@ struct ThreadBlock {
   std::vector<PythonLine> python;  // its [synthetic] frames, in order
   std::vector<int> python_numbers; // their frame numbers
   bool each_run_after_eval_loop = true;
+  bool pc_is_position = true;       // each Python frame's pc is its frame number (bt only)
   bool selected = false;
 };
 
@@ -39,12 +44,36 @@ std::string Basename(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Builds one thread's block from its frames, innermost first.
+struct BlockBuilder {
+  ThreadBlock block;
+  bool previous_eval_loop = false, previous_python = false;
+  void Python(PythonLine frame, int number) {
+    if (!previous_python && !previous_eval_loop) block.each_run_after_eval_loop = false;
+    block.python.push_back(std::move(frame));
+    block.python_numbers.push_back(number);
+    previous_python = true;
+    previous_eval_loop = false;
+  }
+  void Native(const std::string& text) {
+    previous_eval_loop = text.find("_PyEval_EvalFrameDefault") != std::string::npos;
+    previous_python = false;
+  }
+};
+
+// A Python frame's line: `frame #N: ` its pc (its position: a number of the provider's own),
+// the target's executable (where it has one), then qualified name and where it is.
+const std::regex& PythonFrameLine() {
+  static const std::regex re(
+      R"(frame #(\d+): 0x([0-9a-f]+) (?:[^ `]+`)?(.*) at ([^ ]+):(\d+) \[synthetic\]$)");
+  return re;
+}
+
 // The thread blocks of `bt all` output.
 std::vector<ThreadBlock> ParseBacktrace(const std::string& out) {
   static const std::regex thread_re(R"(^(\*| ) thread #\d+)");
-  static const std::regex python_re(R"(frame #(\d+): (.*) at ([^ ]+):(\d+) \[synthetic\]$)");
-  std::vector<ThreadBlock> blocks;
-  bool previous_eval_loop = false, previous_python = false;
+  const std::regex& python_re = PythonFrameLine();
+  std::vector<BlockBuilder> threads;
   size_t start = 0;
   while (start < out.size()) {
     size_t end = out.find('\n', start);
@@ -53,24 +82,23 @@ std::vector<ThreadBlock> ParseBacktrace(const std::string& out) {
     start = end + 1;
     std::smatch m;
     if (std::regex_search(line, m, thread_re)) {
-      blocks.emplace_back();
-      blocks.back().selected = m[1] == "*";
-      previous_eval_loop = previous_python = false;
+      threads.emplace_back();
+      threads.back().block.selected = m[1] == "*";
       continue;
     }
-    if (blocks.empty() || line.find("frame #") == std::string::npos) continue;
+    if (threads.empty() || line.find("frame #") == std::string::npos) continue;
     if (std::regex_search(line, m, python_re)) {
-      ThreadBlock& b = blocks.back();
-      if (!previous_python && !previous_eval_loop) b.each_run_after_eval_loop = false;
-      b.python.push_back({m[2], m[3], std::stoi(m[4])});
-      b.python_numbers.push_back(std::stoi(m[1]));
-      previous_python = true;
-      previous_eval_loop = false;
+      const int number = std::stoi(m[1]);
+      if (std::stoull(m[2], nullptr, 16) != static_cast<unsigned long long>(number)) {
+        threads.back().block.pc_is_position = false;
+      }
+      threads.back().Python({m[3], m[4], std::stoi(m[5])}, number);
     } else {
-      previous_eval_loop = line.find("_PyEval_EvalFrameDefault") != std::string::npos;
-      previous_python = false;
+      threads.back().Native(line);
     }
   }
+  std::vector<ThreadBlock> blocks;
+  for (auto& t : threads) blocks.push_back(std::move(t.block));
   return blocks;
 }
 
@@ -111,59 +139,136 @@ std::string CompareBacktrace(const json& truth, const std::vector<ThreadBlock>& 
                 Describe(want);
     } else if (eval_loop && !found->each_run_after_eval_loop) {
       report += "thread " + t.at("native_id").dump() + ": a Python frame not after an eval-loop frame\n";
+    } else if (!found->pc_is_position) {
+      report += "thread " + t.at("native_id").dump() + ": a Python frame's pc is not its frame number\n";
     }
   }
   return report;
 }
 
+// A debugger that hangs (LLDB 22.1.8 did, with a provider that took its locks:
+// lldb_plugin/README.md) is killed after this long, and the case fails.
+constexpr double kHangTimeoutS = 60;
+
 std::vector<std::string> LldbArgv(const Lldb& lldb, const Install& install, const Target& target,
                                   const std::vector<std::string>& commands) {
   std::vector<std::string> argv = {lldb.path, "--batch", "--no-lldbinit"};
   if (!target.core.empty()) argv.insert(argv.end(), {"-c", target.core});
-  // LLDB prints a new stop on its event thread while batch mode goes on with the next
-  // command; LLDB 22.1 can deadlock when a frame provider is made on one thread while the
-  // other holds the thread list (lldb_plugin/README.md). A user types after the stop is
-  // printed; here a second does it.
   const std::string dir = install.lldb_plugin.substr(0, install.lldb_plugin.rfind('/'));
-  argv.insert(argv.end(), {"-o", "script import time; time.sleep(1)", "-o",
-                           "plugin load " + install.lldb_plugin, "-o",
+  argv.insert(argv.end(), {"-o", "plugin load " + install.lldb_plugin, "-o",
                            "command script import " + dir + "/pyunwind_lldb_frames.py"});
   for (const auto& c : commands) argv.insert(argv.end(), {"-o", c});
   if (target.pid) argv.insert(argv.end(), {"-p", std::to_string(target.pid)});
   return argv;
 }
 
-RunResult RunBatch(const Lldb& lldb, const std::vector<std::string>& argv) {
+std::map<std::string, std::string> LldbEnv(const Lldb& lldb) {
   std::map<std::string, std::string> env = DebuggerEnv();
   for (const auto& [k, v] : lldb.env) env[k] = v;
-  return RunCommand(argv, 120, env);
+  return env;
 }
 
-// LLDB 22.1.8 can hang with the provider registered (lldb_plugin/README.md): about one
-// batch run in four, live or from a core (a CI run of the core case timed out). The
-// provider is experimental and opt-in; so are its tests, never a flaky CI.
-constexpr char kProviderSkip[] =
-    "LLDB 22.1.8 hangs in some runs with the frame provider (lldb_plugin/README.md); "
-    "PYUNWIND_TEST_FRAME_PROVIDER=1 runs this";
-bool ProviderTestsWanted() { return std::getenv("PYUNWIND_TEST_FRAME_PROVIDER") != nullptr; }
+RunResult RunBatch(const Lldb& lldb, const std::vector<std::string>& argv) {
+  return RunCommand(argv, kHangTimeoutS, LldbEnv(lldb));
+}
 
-TEST(FrameProvider, Lldb22BtShowsPythonFramesOfLiveProcess) {
-  if (!ProviderTestsWanted()) GTEST_SKIP() << kProviderSkip;
-  std::string why;
-  auto lldb = FindLldb(22, &why);
-  if (!lldb) GTEST_SKIP() << why;
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  auto scenario = Scenario::Start(kDebianPython, "threads", &error);
-  if (!scenario) PYU_SKIP_OR_FAIL(error);
-  Target target;
-  target.pid = scenario->pid();
+// The call stacks an editor gets from LLDB 22's lldb-dap (tools/lldb_dap_stacks.py), as
+// thread blocks: a frame whose source is a .py file is a Python frame. *raw: the tool's output.
+std::vector<ThreadBlock> DapStacks(const Lldb& lldb, const Install& install, const Target& target,
+                                   std::string* raw, std::string* error) {
+  const std::string bin = lldb.path.substr(0, lldb.path.rfind('/'));
+  const std::string dir = install.lldb_plugin.substr(0, install.lldb_plugin.rfind('/'));
+  std::vector<std::string> argv = {kDebianPython, ProjectFile("tools/lldb_dap_stacks.py"),
+                                   bin + "/lldb-dap", dir};
+  if (target.pid) {
+    argv.insert(argv.end(), {"--pid", std::to_string(target.pid)});
+  } else {
+    argv.insert(argv.end(), {"--core", target.core});
+  }
+  RunResult r = RunCommand(argv, kHangTimeoutS, LldbEnv(lldb));
+  if (!r.exited || r.exit_code != 0) {
+    *error = r.Describe();
+    return {};
+  }
+  *raw = r.out;
+  std::vector<ThreadBlock> blocks;
+  const json document = json::parse(r.out, nullptr, false);
+  if (document.is_discarded() || !document.contains("threads")) {
+    *error = "not the tool's JSON: " + r.out;
+    return {};
+  }
+  for (const json& thread : document.at("threads")) {
+    BlockBuilder b;
+    int number = 0;
+    for (const json& f : thread.at("frames")) {
+      auto text = [&f](const char* key) {
+        return f.contains(key) && f[key].is_string() ? f[key].get<std::string>() : std::string();
+      };
+      const std::string file = text("file"), name = text("name");
+      const bool python_file = file.size() > 3 && file.compare(file.size() - 3, 3, ".py") == 0;
+      if (python_file && f.contains("line") && f["line"].is_number_integer()) {
+        b.Python({name, Basename(file), f["line"].get<int>()}, number);
+      } else {
+        b.Native(name);
+      }
+      ++number;
+    }
+    blocks.push_back(std::move(b.block));
+  }
+  return blocks;
+}
 
-  RunResult r = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {"bt all"}));
+// LLDB 22, the install, and a target with its truth: the live Debian 3.11 `threads` scenario,
+// or the 3.12.6 `threads` fixture core. Skips (or fails) the case when one cannot be had.
+class Lldb22 : public ::testing::Test {
+ protected:
+  void Prepare(bool live) {
+    std::string why;
+    lldb_ = FindLldb(22, &why);
+    if (!lldb_) GTEST_SKIP() << why;
+    std::string error;
+    install_ = Installed(&error);
+    ASSERT_NE(install_, nullptr) << error;
+    if (live) {
+      scenario_ = Scenario::Start(kDebianPython, "threads", &error);
+      if (!scenario_) PYU_SKIP_OR_FAIL(error);
+      target_.pid = scenario_->pid();
+      truth_ = scenario_->truth();
+      return;
+    }
+    const SourceCase source{"threads", "3.12.6", false, Debugger::kLldb};
+    if (!FileExists(source.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << source.CoreDir();
+    target_.core = TempDir() + "/threads-3.12.6.core";
+    ASSERT_TRUE(DecompressXz(source.CoreDir() + "/core.xz", target_.core, &error)) << error;
+    truth_ = json::parse(ReadFile(source.CoreDir() + "/truth.json"));
+  }
+  bool Ready() const { return !IsSkipped() && !HasFailure(); }
+
+  // lldb-dap's call stacks hold every truth thread's Python frames; live, each run of them
+  // after an eval-loop frame (from the core LLDB unwinds none).
+  void ExpectDapCallStacksHoldTruth(bool live) {
+    Prepare(live);
+    if (!Ready()) return;
+    std::string raw, error;
+    const auto blocks = DapStacks(*lldb_, *install_, target_, &raw, &error);
+    ASSERT_EQ(error, "");
+    EXPECT_EQ(CompareBacktrace(truth_, blocks, live), "") << raw;
+  }
+
+  std::optional<Lldb> lldb_;
+  const Install* install_ = nullptr;
+  std::unique_ptr<Scenario> scenario_;
+  Target target_;
+  json truth_;
+};
+
+TEST_F(Lldb22, BtShowsPythonFramesOfLiveProcess) {
+  Prepare(true);
+  if (!Ready()) return;
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {"bt all"}));
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   const auto blocks = ParseBacktrace(r.out);
-  EXPECT_EQ(CompareBacktrace(scenario->truth(), blocks, true), "") << r.out;
+  EXPECT_EQ(CompareBacktrace(truth_, blocks, true), "") << r.out;
 
   // frame select on the selected thread's first Python frame says where it is.
   const ThreadBlock* selected = nullptr;
@@ -173,34 +278,32 @@ TEST(FrameProvider, Lldb22BtShowsPythonFramesOfLiveProcess) {
   ASSERT_TRUE(selected && !selected->python.empty()) << r.out;
   const int n = selected->python_numbers.front();
   const PythonLine& f = selected->python.front();
-  RunResult s = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {"frame select " + std::to_string(n)}));
+  RunResult s = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {"frame select " + std::to_string(n)}));
   ASSERT_TRUE(s.exited && s.exit_code == 0) << s.Describe();
-  EXPECT_FALSE(LinesContaining(s.out, "frame #" + std::to_string(n) + ": " + f.qualname + " at " +
-                                           f.file + ":" + std::to_string(f.line))
-                   .empty())
-      << s.out;
+  size_t said = 0;
+  for (const std::string& line : LinesContaining(s.out, "[synthetic]")) {
+    std::smatch m;
+    if (std::regex_search(line, m, PythonFrameLine()) && std::stoi(m[1]) == n &&
+        PythonLine{m[3], m[4], std::stoi(m[5])} == f) {
+      ++said;
+    }
+  }
+  EXPECT_EQ(said, 1u) << "frame #" << n << ": " << f.qualname << " at " << f.file << ":" << f.line
+                      << "\n" << s.out;
 }
 
-TEST(FrameProvider, Lldb22BtShowsPythonFramesOfFixtureCore) {
-  if (!ProviderTestsWanted()) GTEST_SKIP() << kProviderSkip;
-  std::string why;
-  auto lldb = FindLldb(22, &why);
-  if (!lldb) GTEST_SKIP() << why;
-  const SourceCase source{"threads", "3.12.6", false, Debugger::kLldb};
-  if (!FileExists(source.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << source.CoreDir();
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  Target target;
-  target.core = TempDir() + "/threads-3.12.6.core";
-  ASSERT_TRUE(DecompressXz(source.CoreDir() + "/core.xz", target.core, &error)) << error;
-  const json truth = json::parse(ReadFile(source.CoreDir() + "/truth.json"));
-
-  RunResult r = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {"bt all"}));
+TEST_F(Lldb22, BtShowsPythonFramesOfFixtureCore) {
+  Prepare(false);
+  if (!Ready()) return;
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {"bt all"}));
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   // No executable here: LLDB unwinds no eval-loop frame, so the frames come after its own.
-  EXPECT_EQ(CompareBacktrace(truth, ParseBacktrace(r.out), false), "") << r.out;
+  EXPECT_EQ(CompareBacktrace(truth_, ParseBacktrace(r.out), false), "") << r.out;
 }
+
+TEST_F(Lldb22, DapCallStackShowsPythonFramesOfLiveProcess) { ExpectDapCallStacksHoldTruth(true); }
+
+TEST_F(Lldb22, DapCallStackShowsPythonFramesOfFixtureCore) { ExpectDapCallStacksHoldTruth(false); }
 
 TEST(FrameProvider, LldbWithoutFrameProvidersKeepsItsBt) {
   std::string why;
