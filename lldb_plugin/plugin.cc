@@ -1,7 +1,6 @@
 // The LLDB entry point: `plugin load libpyunwind_lldb.so` calls
 // lldb::PluginInitialize, which registers every pyunwind command. Each command
 // hands its arguments to the core with an LldbTarget for the selected process.
-#include <dlfcn.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,7 +16,6 @@
 #include <lldb/API/SBCommandInterpreter.h>
 #include <lldb/API/SBCommandReturnObject.h>
 #include <lldb/API/SBDebugger.h>
-#include <lldb/API/SBFile.h>
 #include <lldb/API/SBProcess.h>
 #include <lldb/API/SBTarget.h>
 #include <lldb/API/SBThread.h>
@@ -87,27 +85,6 @@ void PrintPiece(lldb::SBCommandReturnObject& result, std::string_view piece) {
     const size_t n = std::min(kSlice, piece.size() - at);
     result.Printf("%.*s", static_cast<int>(n), piece.data() + at);
   }
-}
-
-// Whether this thread holds Python's GIL: the command then runs from a Python script in LLDB
-// (a `script` line, a scripted command, a frame provider), which reads its text from the
-// result. No Python in the process: no script.
-bool RunFromPython() {
-  using GilCheck = int (*)();
-  static const auto check = reinterpret_cast<GilCheck>(dlsym(RTLD_DEFAULT, "PyGILState_Check"));
-  return check != nullptr && check() != 0;
-}
-
-// LLDB's command line prints a command's text after the command returns, one write(2) per
-// line on the driver's unbuffered stdout: 9,200 writes, about 8 ms, for py-bt --all on the
-// `scale` scenario. A command typed at LLDB's prompt (its command interpreter is the active
-// input handler and no Python script called it) has its output written to the debugger's
-// output file as it is handed over instead, through the result's immediate output: the same
-// bytes in two writes. The result keeps the text as well; other callers read it from there.
-void WriteTypedCommandThrough(lldb::SBDebugger& debugger, lldb::SBCommandReturnObject& result) {
-  if (!debugger.GetCommandInterpreter().IsActive() || RunFromPython()) return;
-  lldb::SBFile out = debugger.GetOutputFile();
-  if (out.IsValid()) result.SetImmediateOutputFile(out);
 }
 
 bool Fail(lldb::SBCommandReturnObject& result, const char* message) {
@@ -185,11 +162,7 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
     if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
-    if (!output.text.empty()) {
-      // Pieces already printed (py-tasks --json) are in the result: LLDB prints them all.
-      if (!printed) WriteTypedCommandThrough(debugger, result);
-      Print(result, output.text);
-    }
+    if (!output.text.empty()) Print(result, output.text);
     result.SetStatus(output.text.empty() && !printed ? lldb::eReturnStatusSuccessFinishNoResult
                                                      : lldb::eReturnStatusSuccessFinishResult);
     return true;
