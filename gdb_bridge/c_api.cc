@@ -90,6 +90,11 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     pyunwind::gdb::CallbackTarget target(*callbacks);
     pyunwind::CommandContext context{target, std::nullopt, is_terminal != 0};
     context.debugger = DebuggerVersion(*callbacks);
+    if (callbacks->write_output != nullptr) {
+      context.write_output = [callbacks](std::string_view piece) {
+        callbacks->write_output(callbacks->ctx, piece.data(), piece.size());
+      };
+    }
     if (selected_thread_id >= 0) context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
     const std::vector<std::string> args =
         pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 4
+#define PYUNWIND_ABI_VERSION 5
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -70,6 +70,13 @@ struct pyunwind_callbacks {
    * (GDB: InferiorThread.name; /proc/PID/task/TID/comm for a live process),
    * UTF-8. NULL or "" when it has none. May be NULL. */
   const char* (*thread_name)(void* ctx, uint64_t thread_id);
+
+  /* (ABI 5) Prints `size` bytes of a command's output (UTF-8, a piece of it,
+   * not ending at a character boundary necessarily) while the command runs:
+   * large outputs (py-tasks --json) come this way in pieces of about 1 MiB,
+   * and the string the command returns is the rest, printed after them. May
+   * be NULL: then all of it is returned. */
+  void (*write_output)(void* ctx, const char* text, uint64_t size);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

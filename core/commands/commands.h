@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +16,11 @@
 namespace pyunwind {
 
 class StopCache;
+
+// Takes a piece of a command's output, to print at once (CommandContext::write_output).
+using OutputWriter = std::function<void(std::string_view)>;
+// The size of the pieces a command hands to an OutputWriter.
+inline constexpr size_t kOutputPieceBytes = size_t{1} << 20;
 
 struct CommandContext {
   Target& target;
@@ -40,6 +46,10 @@ struct CommandContext {
   // The debugger pyunwind runs in and its version, for `pyunwind version`
   // ("GDB 13.1", "lldb version 14.0.6"); empty where unknown.
   std::string debugger = {};
+  // Where a command with large output (py-tasks --json) may print it in pieces
+  // before it returns; the text it returns follows them. Empty: every byte is
+  // in the returned text. Only output that cannot fail any more goes here.
+  OutputWriter write_output = {};
 };
 
 struct CommandOutput {

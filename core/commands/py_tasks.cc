@@ -85,7 +85,9 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
     if (options->stats) {
       stats = [&] { return StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms()); };
     }
-    return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr, stats), false};
+    return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr, stats,
+                            context.write_output),
+            false};
   }
   std::string out;
   if (options->summary) {

@@ -32,7 +32,8 @@ void AppendStrings(std::string& out, const std::vector<std::string>& strings) {
 
 std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
                             const std::vector<TaskGroupSummary>* groups,
-                            const std::function<std::string()>& stats) {
+                            const std::function<std::string()>& stats,
+                            const OutputWriter& write) {
   // "filename":..,"name":..,"qualname":.. of each code object, encoded once.
   std::unordered_map<uint64_t, std::string> frame_names;
   auto names_of = [&](uint64_t code) -> const std::string& {
@@ -49,7 +50,7 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   std::string out = fmt::format(
       "{{\"python\":{{\"version\":{},\"hexversion\":{},\"free_threaded\":{}}},",
       Quoted(s.python.version.ToString()), s.python.version.hexversion, s.python.free_threaded);
-  out.reserve(sel.tasks.size() * 300);
+  out.reserve(write ? kOutputPieceBytes + 4096 : sel.tasks.size() * 300);
   out += "\"tasks\":[";
   auto to = std::back_inserter(out);
   for (size_t t = 0; t < sel.tasks.size(); ++t) {
@@ -95,6 +96,10 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
       fmt::format_to(to, ",\"kind\":\"{}\"}}", edge.kind);
     }
     out += "]}";
+    if (write && out.size() >= kOutputPieceBytes) {
+      write(out);
+      out.clear();
+    }
   }
   out += "],\"asyncio_imported\":";
   out += s.asyncio_imported ? "true" : "false";
@@ -135,7 +140,8 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   out += ",\"warnings\":";
   AppendStrings(out, s.warnings);
   if (stats) out += ",\"stats\":" + stats();
-  return out + "}\n";
+  out += "}\n";  // appended: `out + "}\n"` would copy the whole document
+  return out;
 }
 
 }  // namespace pyunwind

@@ -22,6 +22,7 @@
 # after this script (a python3.X objfile loaded later), pyunwind registers its
 # commands again so that its names win (see README.md).
 
+import codecs
 import ctypes
 import json
 import os
@@ -48,6 +49,7 @@ def _pyunwind_setup():
     TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p)
     COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
+    WRITE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 
     class Callbacks(ctypes.Structure):
         _fields_ = [
@@ -59,6 +61,7 @@ def _pyunwind_setup():
             ("native_frames", THREAD_TEXT),
             ("debugger_version", TEXT),
             ("thread_name", THREAD_TEXT),
+            ("write_output", WRITE),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -91,8 +94,8 @@ def _pyunwind_setup():
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 4:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 4"
+    if lib.pyunwind_abi_version() != 5:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 5"
                            % (lib_path, lib.pyunwind_abi_version()))
 
     def take_text(result):
@@ -100,6 +103,36 @@ def _pyunwind_setup():
             raise gdb.GdbError("pyunwind: out of memory")
         try:
             return ctypes.string_at(result).decode("utf-8", "replace")
+        finally:
+            lib.pyunwind_free(result)
+
+    libc = ctypes.CDLL(None)
+    libc.strlen.restype = ctypes.c_size_t
+    libc.strlen.argtypes = [ctypes.c_void_p]
+    WRITE_CHUNK = 1 << 20
+
+    def new_decoder():
+        """UTF-8 decoding of output that comes in pieces: decoding them one after the
+        other gives what one decode of the whole gives (a character cut between two
+        pieces included)."""
+        return codecs.getincrementaldecoder("utf-8")("replace")
+
+    def write_text(result, decoder):
+        """gdb.write of a library string, 1 MiB at a time, then frees it: a large output
+        (py-tasks --tree on 100,000 tasks) is never one Python bytes, one str and one GDB
+        copy at once."""
+        if not result:
+            raise gdb.GdbError("pyunwind: out of memory")
+        try:
+            size = libc.strlen(result)
+            start = 0
+            while True:  # once at least: the decoder may hold the end of a piece before
+                n = min(WRITE_CHUNK, size - start)
+                final = start + n >= size
+                gdb.write(decoder.decode(ctypes.string_at(result + start, n), final))
+                if final:
+                    break
+                start += n
         finally:
             lib.pyunwind_free(result)
 
@@ -116,6 +149,7 @@ def _pyunwind_setup():
         def __init__(self, inferior):
             self.inferior = inferior
             self.pid = inferior.pid
+            self.decoder = new_decoder()  # of the output written while the command runs
             self.interrupted = False
             self.keep = {}  # buffers handed to the library, by callback name
             self.mem_fd = None
@@ -265,6 +299,9 @@ def _pyunwind_setup():
     def text_of(name):
         return lambda session, *args: session.text(name, getattr(session, name)(*args))
 
+    def write_output(session, text, size):
+        gdb.write(session.decoder.decode(ctypes.string_at(text, size)))
+
     def symbol(session, name, out):
         address = session.symbol(name.decode("utf-8", "replace"))
         if address:
@@ -282,7 +319,8 @@ def _pyunwind_setup():
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
                           TEXT(debugger_version),
-                          THREAD_TEXT(guarded(None, text_of("thread_name"))))
+                          THREAD_TEXT(guarded(None, text_of("thread_name"))),
+                          WRITE(guarded(None, write_output)))
 
     def selected_thread_id():
         try:
@@ -355,17 +393,21 @@ def _pyunwind_setup():
             current[0] = None
             if session is not None:
                 session.close()
-        text = take_text(result)
         if session is not None and session.interrupted:
+            lib.pyunwind_free(result)
             raise gdb.GdbError("pyunwind: interrupted")
         if failed.value:
-            raise gdb.GdbError(text.rstrip("\n"))  # GDB prints it as is, on one line
+            # GDB prints it as is, on one line
+            raise gdb.GdbError(take_text(result).rstrip("\n"))
         if native_frame.value >= 0:
             try:
                 select_native_frame(native_frame.value)
             except gdb.error:
                 pass
-        gdb.write(text)
+            except BaseException:
+                lib.pyunwind_free(result)
+                raise
+        write_text(result, session.decoder if session is not None else new_decoder())
 
     # Whether each inferior has Python, decided once (python_in); forgotten
     # when its files change (a dlopen'd libpython, another core).
