@@ -1,0 +1,235 @@
+// The bounds of core/base/limits.h at and just over each cap, over a CPython
+// 3.11 process built in memory (tests/fake_process311.h): what README.md's
+// "Limits" table says each cut prints. The big caps count visits, so one
+// code object (or one name, one value) is shared by every frame (local).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/base/limits.h"
+#include "core/commands/commands.h"
+#include "tests/fake_process311.h"
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::json;
+using namespace testing::fake311;
+
+class Limits : public Process {
+ public:
+  explicit Limits(uint64_t heap_size = 16 << 20) : Process(heap_size) { AddSymbols(); }
+
+  CommandOutput Run(const std::string& command, std::vector<std::string> args) {
+    CommandContext context{target, uint64_t{1}, false, std::nullopt, std::nullopt};  // thread 1 selected
+    return RunCommand(command, args, context);
+  }
+  Json RunJson(std::vector<std::string> args) {
+    CommandOutput out = Run("py-bt", std::move(args));
+    EXPECT_FALSE(out.failed) << out.text.substr(0, 500);
+    return out.failed ? Json::object() : Json::parse(out.text);
+  }
+  uint64_t OneLineCode() { return Code("/limits.py", "f", "f", 1, LineTable(1, {{2, 1}}), 2); }
+
+  // A thread whose stack is `frames` frames of one code object.
+  Thread311 ThreadWithFrames(size_t frames, uint64_t native_id = 1) {
+    const Thread311 thread = AddThread(native_id, 0x7f0000000000 + native_id);
+    SetMainThread(thread);
+    const uint64_t code = OneLineCode();
+    uint64_t chain = 0;
+    for (size_t i = 0; i < frames; ++i) chain = Frame(code, 1, chain);
+    SetCurrentFrame(thread, chain);
+    return thread;
+  }
+};
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+const Json& Warnings(const Json& doc) { return doc.at("warnings"); }
+
+bool HasWarning(const Json& doc, const std::string& warning) {
+  for (const Json& w : Warnings(doc)) {
+    if (w == warning) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------ interpreters
+
+// `extra` interpreters linked in front of the main one, each with no thread.
+void AddInterpreters(Limits& p, size_t extra) {
+  for (size_t i = 0; i < extra; ++i) {
+    const uint64_t interp = p.heap.Alloc(p.layout.interp.size);
+    p.target.Put<int64_t>(interp + p.layout.interp.id, 1 + i);
+    p.target.PutU64(interp + p.layout.interp.runtime, p.runtime);
+    p.target.PutU64(interp + p.layout.interp.next,
+                    *p.Read(p.runtime + p.layout.runtime.interpreters_head));
+    p.target.PutU64(p.runtime + p.layout.runtime.interpreters_head, interp);
+  }
+}
+
+TEST(Limits, InterpretersAtAndOverTheCap) {
+  const std::string warning =
+      "more than " + std::to_string(kMaxInterpreters) + " interpreters: the rest are not shown...truncated";
+  {
+    Limits p(64 << 20);
+    p.ThreadWithFrames(1);
+    AddInterpreters(p, kMaxInterpreters - 1);
+    const Json doc = p.RunJson({"--all", "--json"});
+    EXPECT_EQ(doc.at("interpreters").size(), kMaxInterpreters);
+    EXPECT_FALSE(HasWarning(doc, warning)) << Warnings(doc);
+  }
+  Limits p(64 << 20);
+  p.ThreadWithFrames(1);
+  AddInterpreters(p, kMaxInterpreters);
+  const Json doc = p.RunJson({"--all", "--json"});
+  EXPECT_EQ(doc.at("interpreters").size(), kMaxInterpreters);
+  EXPECT_TRUE(HasWarning(doc, warning)) << Warnings(doc);
+  EXPECT_NE(p.Run("py-bt", {"--all"}).text.find(warning), std::string::npos);
+}
+
+// ------------------------------------------------------------ threads
+
+TEST(Limits, ThreadsAtAndOverTheCap) {
+  const std::string warning =
+      "more than " + std::to_string(kMaxThreadsPerInterpreter) + " threads: the rest are not shown...truncated";
+  for (size_t threads : {kMaxThreadsPerInterpreter, kMaxThreadsPerInterpreter + 1}) {
+    SCOPED_TRACE(threads);
+    Limits p(32 << 20);
+    // One shared one-frame stack.
+    const uint64_t frame = p.Frame(p.OneLineCode(), 1, 0);
+    for (size_t i = 0; i < threads; ++i) p.SetCurrentFrame(p.AddThread(1 + i, 0x7f0000000000 + i), frame);
+    const Json doc = p.RunJson({"--all", "--json"});
+    EXPECT_EQ(doc.at("interpreters").at(0).at("threads").size(), kMaxThreadsPerInterpreter);
+    EXPECT_EQ(HasWarning(doc, warning), threads > kMaxThreadsPerInterpreter) << Warnings(doc);
+  }
+}
+
+// ------------------------------------------------------------ frames
+
+TEST(Limits, FramesAtAndOverTheCap) {
+  const std::string mark = "...truncated: more than " + std::to_string(kMaxFramesPerThread) +
+                           " frames: the rest are not shown";
+  for (size_t frames : {kMaxFramesPerThread, kMaxFramesPerThread + 1}) {
+    SCOPED_TRACE(frames);
+    Limits p(32 << 20);
+    p.ThreadWithFrames(frames);
+    const std::string text = p.Run("py-bt", {"--all"}).text;
+    EXPECT_EQ(Count(text, "File \"/limits.py\", line 1, in f"), kMaxFramesPerThread);
+    EXPECT_EQ(text.find(mark) != std::string::npos, frames > kMaxFramesPerThread)
+        << text.substr(text.size() - 300);
+    const Json thread = p.RunJson({"--all", "--json"}).at("interpreters").at(0).at("threads").at(0);
+    EXPECT_EQ(thread.at("frames").size(), kMaxFramesPerThread);
+    if (frames > kMaxFramesPerThread) {
+      EXPECT_EQ(thread.at("truncated"),
+                "more than " + std::to_string(kMaxFramesPerThread) + " frames: the rest are not shown");
+    } else {
+      EXPECT_FALSE(thread.contains("truncated") && !thread.at("truncated").is_null()) << thread.at("truncated");
+    }
+  }
+  // --limit N: the frames past N are counted.
+  Limits p;
+  p.ThreadWithFrames(10);
+  const std::string text = p.Run("py-bt", {"--all", "--limit", "3"}).text;
+  EXPECT_EQ(Count(text, "in f\n"), 3u) << text;
+  EXPECT_NE(text.find("  ...truncated: 7 more frames (--limit 3)\n"), std::string::npos)
+      << text;
+}
+
+// ------------------------------------------------------------ location tables
+
+TEST(Limits, LocationTableOverOneMebibyteLeavesTheLineUnknown) {
+  for (size_t bytes : {kMaxLocationTableBytes, kMaxLocationTableBytes + 1}) {
+    SCOPED_TRACE(bytes);
+    Limits p(8 << 20);
+    // One entry giving line 1 for the running unit, then "no location" entries to fill.
+    std::string table = LineTable(1, {{2, 1}});
+    table.resize(bytes, static_cast<char>(0x80 | (15 << 3)));
+    const uint64_t code = p.Code("/limits.py", "f", "f", 1, table, 2);
+    const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+    p.SetMainThread(thread);
+    p.SetCurrentFrame(thread, p.Frame(code, 1, 0));
+    const std::string text = p.Run("py-bt", {"--all"}).text;
+    const bool over = bytes > kMaxLocationTableBytes;
+    EXPECT_NE(text.find(over ? "File \"/limits.py\", line ?, in f" : "File \"/limits.py\", line 1, in f"),
+              std::string::npos)
+        << text;
+  }
+}
+
+// ------------------------------------------------------------ locals
+
+// A frame of one code object with `count` locals, every one bound to the int 7
+// and named by one shared str "v" (except the first, "first", and the last, "last").
+std::string LocalsOfAFrameWith(Limits& p, size_t count, std::vector<std::string> args) {
+  const Layout& l = p.layout;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t shared = p.objects.Str("v");
+  std::vector<uint64_t> names(count, shared);
+  names.front() = p.objects.Str("first");
+  names.back() = p.objects.Str("last");
+  const uint64_t tuple = p.heap.Alloc(l.tuple.ob_item + 8 * count + 8);
+  p.target.Put<int64_t>(tuple + l.tuple.ob_size, count);
+  for (size_t i = 0; i < count; ++i) p.target.PutU64(tuple + l.tuple.ob_item + 8 * i, names[i]);
+  p.target.PutU64(code + l.code.localsplusnames, tuple);
+  p.target.PutU64(code + l.code.localspluskinds, p.objects.Bytes(std::string(count, '\x20')));
+  const uint64_t seven = p.objects.Int(7);
+  const uint64_t long_subclass = 1ull << 24;  // Py_TPFLAGS_LONG_SUBCLASS: repr as an int
+  uint64_t int_type = 0;
+  p.target.ReadMemory(seven + l.object.ob_type, &int_type, 8);
+  p.target.PutU64(int_type + l.type.tp_flags, long_subclass);
+  const uint64_t frame = p.heap.Alloc(l.frame.localsplus + 8 * count);
+  p.target.PutU64(frame + l.frame.executable, code);
+  p.target.PutU64(frame + l.frame.instr_ptr, code + l.code.code_adaptive + 2);
+  for (size_t i = 0; i < count; ++i) p.target.PutU64(frame + l.frame.localsplus + 8 * i, seven);
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  p.SetCurrentFrame(thread, frame);
+  const CommandOutput out = p.Run(args.front(), {args.begin() + 1, args.end()});
+  EXPECT_FALSE(out.failed) << out.text;
+  return out.text;
+}
+
+TEST(Limits, LocalsPerFrameAtAndOverTheCap) {
+  const std::string mark = std::to_string(kMaxLocalsPerFrame) + " are)...truncated";
+  {
+    Limits p;
+    const std::string text = LocalsOfAFrameWith(p, kMaxLocalsPerFrame, {"py-bt", "--all", "--locals"});
+    EXPECT_EQ(Count(text, "    v = 7\n"), kMaxLocalsPerFrame - 2);
+    EXPECT_NE(text.find("    first = 7\n"), std::string::npos);
+    EXPECT_NE(text.find("    last = 7\n"), std::string::npos);
+    EXPECT_EQ(text.find("not shown"), std::string::npos);
+  }
+  Limits p;
+  const std::string text =
+      LocalsOfAFrameWith(p, kMaxLocalsPerFrame + 5, {"py-bt", "--all", "--locals"});
+  EXPECT_NE(text.find("    first = 7\n"), std::string::npos);
+  EXPECT_EQ(Count(text, "    v = 7\n"), kMaxLocalsPerFrame - 1);
+  EXPECT_EQ(text.find("last"), std::string::npos);
+  EXPECT_NE(text.find("    ... 5 more locals not shown (the first " + mark), std::string::npos)
+      << text.substr(text.size() - std::min<size_t>(text.size(), 300));
+
+  const Json frame = Json::parse(p.Run("py-bt", {"--all", "--locals", "--json"}).text)
+                         .at("interpreters").at(0).at("threads").at(0).at("frames").at(0);
+  EXPECT_EQ(frame.at("locals_not_shown"), 5);
+  EXPECT_EQ(frame.at("locals").at("first").at("repr"), "7");
+  EXPECT_FALSE(frame.contains("locals_error"));
+
+  const std::string locals = p.Run("py-locals", {}).text;
+  EXPECT_NE(locals.find("  ... 5 more locals not shown (the first " + mark), std::string::npos)
+      << locals.substr(locals.size() - std::min<size_t>(locals.size(), 300));
+  EXPECT_EQ(Json::parse(p.Run("py-locals", {"--json"}).text).at("locals_not_shown"), 5);
+  const CommandOutput missing = p.Run("py-print", {"last"});
+  EXPECT_TRUE(missing.failed);
+  EXPECT_NE(missing.text.find("(5 more locals were not read)"), std::string::npos) << missing.text;
+}
+
+}  // namespace
+}  // namespace pyunwind
