@@ -2,15 +2,20 @@
 // 3.11 process built in memory (tests/fake_process311.h): what README.md's
 // "Limits" table says each cut prints. The big caps count visits, so one
 // code object (or one name, one value) is shared by every frame (local).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
+#include "core/commands/source_file.h"
+#include "core/objects/remote_collections.h"
 #include "tests/fake_process311.h"
 
 namespace pyunwind {
@@ -229,6 +234,111 @@ TEST(Limits, LocalsPerFrameAtAndOverTheCap) {
   const CommandOutput missing = p.Run("py-print", {"last"});
   EXPECT_TRUE(missing.failed);
   EXPECT_NE(missing.text.find("(5 more locals were not read)"), std::string::npos) << missing.text;
+}
+
+// ------------------------------------------------------------ source files
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// One stack of kMaxSourceFilesPerCommand + 1 frames, each in a file of its own:
+// py-bt reads the first kMaxSourceFilesPerCommand files (in name order) and
+// the frame of the last shows no source line.
+TEST(Limits, SourceFilesReadByOnePyBt) {
+  Limits p(32 << 20);
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  uint64_t chain = 0;
+  std::string last_file;
+  for (size_t i = 0; i <= kMaxSourceFilesPerCommand; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "source%04zu.py", i);
+    last_file = WriteFile(name, "line_of_file = " + std::to_string(i) + "\n");
+    chain = p.Frame(p.Code(last_file, "f", "f", 1, LineTable(1, {{2, 1}}), 2), 1, chain);
+  }
+  p.SetCurrentFrame(thread, chain);
+  const std::string text = p.Run("py-bt", {"--all"}).text;
+  EXPECT_EQ(Count(text, "    line_of_file = "), kMaxSourceFilesPerCommand) << text.substr(0, 600);
+  EXPECT_NE(text.find("line_of_file = " + std::to_string(kMaxSourceFilesPerCommand - 1) + "\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("line_of_file = " + std::to_string(kMaxSourceFilesPerCommand) + "\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("File \"" + last_file + "\", line 1, in f\n"), std::string::npos);
+}
+
+// py-list reads at most kMaxSourceLines lines of a file: line 2^20 is there, 2^20 + 1 is not.
+TEST(Limits, SourceLinesReadOfOneFile) {
+  std::string text;
+  for (size_t i = 1; i <= kMaxSourceLines + 1; ++i) text += i % 1000 == 0 ? "k\n" : "\n";
+  text.back() = 'z';
+  text += "\n";
+  const std::string path = WriteFile("long.py", text);
+  const int cap = static_cast<int>(kMaxSourceLines);
+  auto lines = ReadSourceLines(path, cap - 1, cap + 1);
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  EXPECT_EQ(lines->first, cap - 1);
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"", ""}));  // line 2^20 + 1 ("z") is cut
+}
+
+// ------------------------------------------------------------ containers
+
+TEST(Limits, ContainerEntriesAtAndOverTheCap) {
+  Limits p(8 << 20);
+  RemoteMemory memory(p.target);
+  ObjectReader reader(memory, p.layout);
+  RemoteCollections collections(reader);
+  // Each object is built after the reader's cache may have read its page: Clear() first.
+  const uint64_t items = p.heap.Alloc(8 * (kMaxContainerEntries + 1));
+  auto list_of = [&](int64_t size) {
+    const uint64_t list = p.heap.Alloc(48);
+    p.target.Put<int64_t>(list + p.layout.list.ob_size, size);
+    p.target.PutU64(list + p.layout.list.ob_item, items);
+    return list;
+  };
+  auto tuple_of = [&](int64_t size) {
+    const uint64_t tuple = p.heap.Alloc(p.layout.tuple.ob_item + 8 * size);
+    p.target.Put<int64_t>(tuple + p.layout.tuple.ob_size, size);
+    return tuple;
+  };
+  const int64_t cap = kMaxContainerEntries;
+  memory.Clear();
+  auto list = collections.ListItems(list_of(cap));
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  EXPECT_EQ(list->size(), kMaxContainerEntries);
+  const uint64_t over = list_of(cap + 1);
+  memory.Clear();
+  ASSERT_FALSE(collections.ListItems(over).ok());
+  EXPECT_EQ(collections.ListItems(over).error().message,
+            fmt::format("the list at {:#x} has an implausible size {}", over, cap + 1));
+  memory.Clear();
+  EXPECT_EQ(collections.TupleItems(tuple_of(cap))->size(), kMaxContainerEntries);
+  const uint64_t over_tuple = tuple_of(cap + 1);
+  memory.Clear();
+  ASSERT_FALSE(collections.TupleItems(over_tuple).ok());
+  EXPECT_EQ(collections.TupleItems(over_tuple).error().message,
+            fmt::format("the tuple at {:#x} has an implausible size {}", over_tuple, cap + 1));
+  // A dict's key table: dk_nentries at offset 24 of the keys (3.11-3.14).
+  const uint64_t keys = p.heap.Alloc(64);
+  p.target.PutU8(keys + 9, 3);  // dk_log2_index_bytes
+  p.target.Put<int64_t>(keys + 24, cap + 1);
+  const uint64_t dict = p.objects.Dict({});
+  p.target.PutU64(dict + p.layout.dict.ma_keys, keys);
+  memory.Clear();
+  ASSERT_FALSE(collections.DictItems(dict).ok());
+  EXPECT_EQ(collections.DictItems(dict).error().message,
+            fmt::format("the dict keys at {:#x} are not plausible", keys));
+  // A set's table: 2^23 slots would be 128 MiB here, so only the refusal of a
+  // larger one is built (mask + 1 = 2^24 slots).
+  const uint64_t set = p.heap.Alloc(200);
+  p.target.Put<int64_t>(set + p.layout.set.mask, static_cast<int64_t>(kMaxSetSlots) * 2 - 1);
+  p.target.PutU64(set + p.layout.set.table, items);
+  memory.Clear();
+  ASSERT_FALSE(collections.SetItems(set).ok());
+  EXPECT_EQ(collections.SetItems(set).error().message,
+            fmt::format("the set at {:#x} has an implausible size", set));
 }
 
 }  // namespace
