@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/asyncio/task_reader.h"
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
 #include "core/commands/source_file.h"
@@ -339,6 +340,32 @@ TEST(Limits, ContainerEntriesAtAndOverTheCap) {
   ASSERT_FALSE(collections.SetItems(set).ok());
   EXPECT_EQ(collections.SetItems(set).error().message,
             fmt::format("the set at {:#x} has an implausible size", set));
+}
+
+// ------------------------------------------------------------ py-tasks warnings
+
+// The cap py-tasks' TaskReader puts on its warnings (BoundedWarnings' own
+// counting is tests/warnings_test.cc): kMaxTaskWarnings kept, then one line.
+TEST(Limits, WarningsOfOnePyTasks) {
+  for (size_t warned : {kMaxTaskWarnings, kMaxTaskWarnings + 6}) {
+    SCOPED_TRACE(warned);
+    Limits p;
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, p.layout);
+    CodeCache codes(objects);
+    AsyncioLayout layout;
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, layout, out);
+    for (size_t i = 0; i < warned; ++i) reader.Warn("task " + std::to_string(i) + ": damaged");
+    reader.FinishWarnings();
+    if (warned == kMaxTaskWarnings) {
+      EXPECT_EQ(out.warnings.size(), kMaxTaskWarnings);
+      EXPECT_EQ(out.warnings.back(), "task " + std::to_string(kMaxTaskWarnings - 1) + ": damaged");
+    } else {
+      ASSERT_EQ(out.warnings.size(), kMaxTaskWarnings + 1);
+      EXPECT_EQ(out.warnings.back(), "6 more warnings like these were not shown...truncated");
+    }
+  }
 }
 
 }  // namespace
