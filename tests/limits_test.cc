@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/asyncio/asyncio_layout.h"
 #include "core/asyncio/task_reader.h"
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
@@ -366,6 +367,55 @@ TEST(Limits, WarningsOfOnePyTasks) {
       EXPECT_EQ(out.warnings.back(), "6 more warnings like these were not shown...truncated");
     }
   }
+}
+
+// ------------------------------------------------------------ a cyclic coroutine chain
+
+// README "Bad input": a task whose coroutine awaits a coroutine that awaits
+// the first shows both coroutines, then `task T: the coroutine chain loops`.
+TEST(Limits, CyclicCoroutineChainIsCut) {
+  Limits p;
+  const Layout& l = p.layout;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t coroutine_type = p.objects.Type("coroutine");
+  // A coroutine suspended in `await`: its embedded frame's value stack holds
+  // the awaited object awaited_from_top slots from the top.
+  auto coroutine = [&] {
+    const uint64_t coro = p.heap.Alloc(l.gen.iframe + l.frame.localsplus + 64);
+    p.objects.Header(coro, coroutine_type);
+    p.target.Put<int8_t>(coro + l.gen.frame_state, l.frame_state.suspended_yield_from);
+    const uint64_t frame = coro + l.gen.iframe;
+    p.target.PutU64(frame + l.frame.executable, code);
+    p.target.PutU64(frame + l.frame.instr_ptr, code + l.code.code_adaptive + 2);
+    p.target.Put<int32_t>(frame + l.frame.stacktop, l.frame.awaited_from_top);
+    return coro;
+  };
+  auto await = [&](uint64_t coro, uint64_t awaited) {
+    p.target.PutU64(coro + l.gen.iframe + l.frame.localsplus, awaited);
+  };
+  const uint64_t outer = coroutine(), inner = coroutine();
+  await(outer, inner);
+  await(inner, outer);
+
+  RemoteMemory memory(p.target);
+  ObjectReader objects(memory, l);
+  CodeCache codes(objects);
+  auto layout = AsyncioLayoutFor(l, memory);
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  const uint64_t task = p.heap.Alloc(512);
+  p.target.PutU64(task + layout->task.coro, outer);
+  p.target.PutU64(task + layout->task.name, p.objects.Str("T"));
+  memory.Clear();
+  AsyncSnapshot out;
+  TaskReader reader(objects, codes, *layout, out);
+  reader.known.coroutine = coroutine_type;
+  AsyncTask read;
+  reader.ReadTask(task, read);
+  EXPECT_EQ(read.name, "T");
+  ASSERT_EQ(read.coroutine_stack.size(), 2u);
+  EXPECT_EQ(read.coroutine_stack.at(0).frame_address, inner + l.gen.iframe);
+  EXPECT_EQ(read.coroutine_stack.at(1).frame_address, outer + l.gen.iframe);
+  EXPECT_EQ(out.warnings, std::vector<std::string>{"task T: the coroutine chain loops"});
 }
 
 }  // namespace
