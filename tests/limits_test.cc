@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/asyncio/asyncio_layout.h"
+#include "core/asyncio/task_discovery.h"
 #include "core/asyncio/task_reader.h"
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
@@ -416,6 +417,76 @@ TEST(Limits, CyclicCoroutineChainIsCut) {
   EXPECT_EQ(read.coroutine_stack.at(0).frame_address, inner + l.gen.iframe);
   EXPECT_EQ(read.coroutine_stack.at(1).frame_address, outer + l.gen.iframe);
   EXPECT_EQ(out.warnings, std::vector<std::string>{"task T: the coroutine chain loops"});
+}
+
+// ------------------------------------------------------------ 3.14+ task lists
+
+// The _asyncio module's per-interpreter task list (3.14+: an llist through each
+// task's task_node), as FindTaskCandidates walks it. The fake is 3.11's image
+// with the 3.14 list offsets stated here: the walk reads only the links.
+struct TaskList {
+  static constexpr int32_t kNode = 16;  // task_node within a (fake) task
+  explicit TaskList(Limits& p) : p(p) {
+    layout.task_node = kNode;
+    layout.interp_tasks_head = 8;
+    interp.address = p.heap.Alloc(p.layout.interp.size);
+    snapshot.interpreters.push_back(interp);
+    head = interp.address + layout.interp_tasks_head;
+  }
+  // Links `nodes` consecutive 8-byte nodes after the head; the last links
+  // back to node `back_to` (or to the head, which ends the list).
+  void Link(size_t nodes, std::optional<size_t> back_to = std::nullopt) {
+    const uint64_t base = p.heap.Alloc(8 * nodes);
+    p.target.PutU64(head, base);
+    for (size_t i = 0; i + 1 < nodes; ++i) p.target.PutU64(base + 8 * i, base + 8 * (i + 1));
+    p.target.PutU64(base + 8 * (nodes - 1), back_to ? base + 8 * *back_to : head);
+  }
+  TaskCandidates Find(std::vector<std::string>& warnings) {
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, p.layout);
+    CodeCache codes(objects);
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, layout, out);
+    TaskCandidates found = FindTaskCandidates(reader, layout, snapshot);
+    reader.FinishWarnings();
+    warnings = out.warnings;
+    return found;
+  }
+  Limits& p;
+  AsyncioLayout layout;
+  Interpreter interp;
+  Snapshot snapshot;
+  uint64_t head = 0;
+};
+
+TEST(Limits, CyclicTaskListIsCut) {
+  Limits p;
+  TaskList list(p);
+  list.Link(3, /*back_to=*/1);  // node 2 links back to node 1
+  std::vector<std::string> warnings;
+  EXPECT_EQ(list.Find(warnings).objects.size(), 3u);
+  EXPECT_EQ(warnings, std::vector<std::string>{
+                          fmt::format("the task list at {:#x} is damaged or loops: cut", list.head)});
+}
+
+// A literal list of kMaxTasks + 1 tasks: 8 MB of links, under a second.
+TEST(Limits, TaskListAtAndOverTheCap) {
+  for (size_t tasks : {kMaxTasks, kMaxTasks + 1}) {
+    SCOPED_TRACE(tasks);
+    Limits p(12 << 20);
+    TaskList list(p);
+    list.Link(tasks);
+    std::vector<std::string> warnings;
+    EXPECT_EQ(list.Find(warnings).objects.size(), kMaxTasks);
+    if (tasks == kMaxTasks) {
+      EXPECT_TRUE(warnings.empty()) << warnings.front();
+    } else {
+      EXPECT_EQ(warnings, std::vector<std::string>{fmt::format(
+                              "the task list at {:#x} has more than {} tasks: the rest are not "
+                              "shown...truncated",
+                              list.head, kMaxTasks)});
+    }
+  }
 }
 
 }  // namespace
