@@ -489,5 +489,62 @@ TEST(Limits, TaskListAtAndOverTheCap) {
   }
 }
 
+// The registry of 3.11-3.13 (asyncio.tasks._all_tasks, a WeakSet whose `data`
+// set holds weakrefs to the tasks), found through sys.modules. Every member of
+// the set is one and the same weakref: the cap counts members read.
+TEST(Limits, TaskRegistryAtAndOverTheCap) {
+  for (size_t tasks : {kMaxTasks, kMaxTasks + 1}) {
+    SCOPED_TRACE(tasks);
+    Limits p(40 << 20);
+    const Layout& l = p.layout;
+    const uint64_t task = p.heap.Alloc(64);
+    const uint64_t ref = p.heap.Alloc(64);
+    p.target.PutU64(ref + l.weakref.wr_object, task);
+    const uint64_t slots = 1u << 21;
+    const uint64_t table = p.heap.Alloc(16 * slots);
+    for (size_t i = 0; i < tasks; ++i) {
+      p.target.PutU64(table + 16 * i, ref);
+      p.target.PutU64(table + 16 * i + 8, i);  // its hash
+    }
+    const uint64_t data = p.heap.Alloc(200);
+    p.target.Put<int64_t>(data + l.set.mask, slots - 1);
+    p.target.PutU64(data + l.set.table, table);
+    // The WeakSet: an instance whose dict (at tp_dictoffset) holds `data`.
+    const uint64_t weakset_type = p.objects.Type("WeakSet");
+    p.target.Put<int64_t>(weakset_type + l.type.tp_dictoffset, 16);
+    const uint64_t weakset = p.heap.Alloc(32);
+    p.objects.Header(weakset, weakset_type);
+    p.target.PutU64(weakset + 16, p.objects.Dict({{p.objects.Str("data"), data}}));
+    const uint64_t module = p.heap.Alloc(64);
+    p.target.PutU64(module + l.module.md_dict,
+                    p.objects.Dict({{p.objects.Str("_all_tasks"), weakset}}));
+    p.target.PutU64(p.interp + l.interp.modules,
+                    p.objects.Dict({{p.objects.Str("asyncio.tasks"), module}}));
+
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, l);
+    CodeCache codes(objects);
+    auto layout = AsyncioLayoutFor(l, memory);
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    Snapshot snapshot;
+    snapshot.interpreters.emplace_back().address = p.interp;
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, *layout, out);
+    const TaskCandidates found = FindTaskCandidates(reader, *layout, snapshot);
+    reader.FinishWarnings();
+    EXPECT_TRUE(found.asyncio_imported);
+    EXPECT_EQ(found.objects.size(), kMaxTasks);
+    if (tasks == kMaxTasks) {
+      EXPECT_TRUE(out.warnings.empty()) << out.warnings.front();
+    } else {
+      EXPECT_EQ(out.warnings,
+                std::vector<std::string>{fmt::format(
+                    "asyncio.tasks._all_tasks: 1 more tasks than the {} read were not "
+                    "shown...truncated",
+                    kMaxTasks)});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pyunwind
