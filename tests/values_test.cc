@@ -189,6 +189,31 @@ TEST_F(ValuesTest, BigIntFromDigits) {
   EXPECT_NE(Repr(object).find("ERROR"), std::string::npos);
 }
 
+// README "Limits": ints of up to kMaxReprIntDigits 30-bit digits (about 9,000
+// decimal digits) are shown in full, longer ones by size only.
+TEST_F(ValuesTest, IntsOverTheDigitCapShowTheirSize) {
+  auto int_of = [&](size_t digits) {
+    const uint64_t object = heap_.Alloc(layout_.long_object.ob_digit + 4 * digits + 8);
+    objects_.Header(object, TypeOf(objects_.Int(1)));
+    target_.Put<int64_t>(object + layout_.long_object.ob_size, digits);
+    for (size_t i = 0; i < digits; ++i) {
+      target_.PutU32(object + layout_.long_object.ob_digit + 4 * i, (1u << 30) - 1);
+    }
+    return object;
+  };
+  // 2**30000 - 1 has 9,031 decimal digits: the cap is about 9,000, not 1,000
+  // (--locals then cuts the text at 200 characters; py-print shows it all).
+  memory_.Clear();
+  ValueFormatter values(reader_, ReprLimits{kMaxPrintReprLength, kMaxReprItems, kMaxReprDepth});
+  auto repr = values.Repr(int_of(kMaxReprIntDigits));
+  ASSERT_TRUE(repr.ok()) << repr.error().message;
+  const std::string& at_cap = *repr;
+  EXPECT_EQ(at_cap.size(), 9031u) << at_cap.substr(0, 100);
+  EXPECT_EQ(at_cap.find_first_not_of("0123456789"), std::string::npos) << at_cap.substr(0, 100);
+  EXPECT_EQ(Repr(int_of(kMaxReprIntDigits + 1)),
+            "<int of " + std::to_string(kMaxReprIntDigits + 1) + " 30-bit digits>");
+}
+
 TEST_F(ValuesTest, Containers) {
   const uint64_t one = objects_.Int(1);
   const uint64_t two = objects_.Str("two");

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/limits.h"
 #include "core/base/printable.h"
 #include "core/commands/source_carets.h"
 #include "core/commands/work_stats.h"
@@ -185,6 +186,10 @@ std::string LocalsText(const Frame& frame, const std::string& indent) {
                          PrintableText(local.error.value_or("?")));
     }
   }
+  if (frame.locals_not_shown > 0) {
+    out += fmt::format("{}... {} more locals not shown (the first {} are)...truncated\n", indent,
+                       frame.locals_not_shown, kMaxLocalsPerFrame);
+  }
   return out;
 }
 
@@ -196,6 +201,7 @@ std::string FormatLocalsJson(const Frame& frame, size_t index) {
                          {"qualname", frame.qualname}}},
               {"locals", LocalsJson(frame)}};
   if (frame.locals_error) doc["locals_error"] = *frame.locals_error;
+  if (frame.locals_not_shown > 0) doc["locals_not_shown"] = frame.locals_not_shown;
   return Dump(doc) + "\n";
 }
 
@@ -337,6 +343,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
         }
         if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
         if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
+        if (frame.locals_not_shown > 0) frames.back()["locals_not_shown"] = frame.locals_not_shown;
       }
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
                     {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},

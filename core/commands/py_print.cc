@@ -97,7 +97,7 @@ CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& c
     //    up further (unbound, it is an UnboundLocalError / NameError).
     auto slots = ReadLocalSlots(objects, values, frame.frame_address, frame.code_address);
     if (!slots.ok()) return Failure("py-print: " + slots.error().message);
-    for (const LocalSlot& slot : *slots) {
+    for (const LocalSlot& slot : slots->slots) {
       if (slot.name != options.name) continue;
       const char* scope = slot.cell_or_free ? "cell" : "local";
       if (!slot.bound) {
@@ -137,6 +137,12 @@ CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& c
                                    value.error().message));
       }
       if (*value != 0) return show(ns.scope, *value);
+    }
+    if (slots->not_shown > 0) {
+      return Failure(fmt::format(
+          "py-print: '{}' is not defined in {}: no global or builtin and none of its first {} "
+          "locals has that name ({} more locals were not read)",
+          options.name, where, kMaxLocalsPerFrame, slots->not_shown));
     }
     return Failure(fmt::format("py-print: '{}' is not defined in {}: no local, global or builtin has that name",
                                options.name, where));

@@ -63,7 +63,8 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
     values.LoadBuiltins(selected.interp);
     auto locals = ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address);
     if (locals.ok()) {
-      frame.locals = std::move(*locals);
+      frame.locals = std::move(locals->shown);
+      frame.locals_not_shown = locals->not_shown;
     } else {
       frame.locals_error = locals.error().message;
     }

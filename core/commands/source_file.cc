@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -45,6 +46,7 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
   }
   SourceLines out;
   out.first = first < 1 ? 1 : first;
+  last = std::min(last, static_cast<int>(kMaxSourceLines));  // lines past it are not read
   std::string line;
   int number = 1;
   bool cut = false;  // the current line passed kMaxSourceLineLength
@@ -59,8 +61,7 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
     cut = false;
     ++number;
   };
-  while (number <= last && static_cast<size_t>(number) <= kMaxSourceLines &&
-         total < kMaxSourceFileBytes) {
+  while (number <= last && total < kMaxSourceFileBytes) {
     const ssize_t n = read(fd.get(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));

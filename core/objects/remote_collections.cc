@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/base/address.h"
@@ -164,19 +165,29 @@ Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t
 }
 
 Result<std::vector<uint64_t>> RemoteCollections::TupleItems(uint64_t tuple, size_t max_entries) {
+  PYU_ASSIGN_OR_RETURN(TupleHead head, TupleFirstItems(tuple, max_entries, max_entries));
+  return std::move(head.items);
+}
+
+Result<RemoteCollections::TupleHead> RemoteCollections::TupleFirstItems(uint64_t tuple,
+                                                                        size_t keep,
+                                                                        uint64_t max_size) {
   if (!Aligned(tuple)) return MakeError(fmt::format("bad tuple pointer {:#x}", tuple));
   const Layout::Tuple& t = layout_.tuple;
   auto size = memory_.ReadValue<int64_t>(tuple + t.ob_size);
   if (!size) return MakeError(fmt::format("cannot read the tuple at {:#x}", tuple));
-  if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
+  if (*size < 0 || static_cast<uint64_t>(*size) > max_size) {
     return MakeError(fmt::format("the tuple at {:#x} has an implausible size {}", tuple, *size));
   }
-  PYU_RETURN_IF_ERROR(SpendEntries(*size));
-  std::vector<uint64_t> out(*size);
-  if (*size > 0 && !memory_.Read(tuple + t.ob_item, out.data(), out.size() * 8)) {
+  TupleHead head;
+  head.size = static_cast<uint64_t>(*size);
+  const size_t read = std::min<uint64_t>(head.size, keep);
+  PYU_RETURN_IF_ERROR(SpendEntries(read));
+  head.items.resize(read);
+  if (read > 0 && !memory_.Read(tuple + t.ob_item, head.items.data(), read * 8)) {
     return MakeError(fmt::format("cannot read the items of the tuple at {:#x}", tuple));
   }
-  return out;
+  return head;
 }
 
 Result<uint64_t> RemoteCollections::WeakrefTarget(uint64_t weakref) {

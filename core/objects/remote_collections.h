@@ -36,6 +36,13 @@ class RemoteCollections {
   Result<std::vector<uint64_t>> ListItems(uint64_t list, size_t max_entries = kMaxContainerEntries);
   Result<std::vector<uint64_t>> TupleItems(uint64_t tuple,
                                            size_t max_entries = kMaxContainerEntries);
+  // The first `keep` items of a tuple and how many it holds; a size over
+  // `max_size` is refused as implausible.
+  struct TupleHead {
+    std::vector<uint64_t> items;
+    uint64_t size = 0;
+  };
+  Result<TupleHead> TupleFirstItems(uint64_t tuple, size_t keep, uint64_t max_size);
 
   // The referent of a weakref: Py_None once it is dead.
   Result<uint64_t> WeakrefTarget(uint64_t weakref);

@@ -89,9 +89,11 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
   info.bytecode_address = address + c.code_adaptive;
   if (c.tlbc != kAbsent) info.tlbc_array = FieldAt<uint64_t>(raw, c.tlbc);
-  PYU_ASSIGN_OR_RETURN(
-      std::string table,
-      objects_.ReadBytes(FieldAt<uint64_t>(raw, c.linetable), kMaxLocationTableBytes));
+  // A table over the bound is not read: the frame is shown, its line unknown.
+  const uint64_t table_address = FieldAt<uint64_t>(raw, c.linetable);
+  auto table_size = objects_.memory().ReadValue<int64_t>(table_address + objects_.layout().bytes.ob_size);
+  if (table_size && *table_size > static_cast<int64_t>(kMaxLocationTableBytes)) return info;
+  PYU_ASSIGN_OR_RETURN(std::string table, objects_.ReadBytes(table_address, kMaxLocationTableBytes));
   if (budget.Exhausted()) return MakeError(*budget.Reason());
   info.lines = DecodeLocationTable(table, info.first_line);
   // Counted after the fact: one decode is bounded by the table's size (1 MiB).

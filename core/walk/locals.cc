@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
+
 #include "core/objects/remote_collections.h"
 
 namespace pyunwind {
@@ -14,7 +16,7 @@ constexpr uint8_t kFastFree = 0x80;
 
 }  // namespace
 
-Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
+Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
                                               uint64_t frame_address, uint64_t code_address) {
   const Layout& l = objects.layout();
   RemoteMemory& memory = objects.memory();
@@ -28,15 +30,25 @@ Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormat
   if (!names_address || !kinds_address) {
     return MakeError(fmt::format("cannot read the local names of the code object at {:#x}", code_address));
   }
+  // co_nlocalsplus is a C int: any size up to INT_MAX is a real frame; the
+  // first kMaxLocalsPerFrame names are read and the rest counted.
   RemoteCollections collections(objects);
-  auto names = collections.TupleItems(*names_address, kMaxLocalsPerFrame);
+  auto names = collections.TupleFirstItems(*names_address, kMaxLocalsPerFrame, INT32_MAX);
   if (!names.ok()) return MakeError("cannot read co_localsplusnames: " + names.error().message);
-  PYU_ASSIGN_OR_RETURN(std::string kinds, objects.ReadBytes(*kinds_address, kMaxLocalsPerFrame));
-  if (kinds.size() != names->size()) {
-    return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", kinds.size(),
-                                 names->size()));
+  const size_t count = names->items.size();
+  auto kinds_size = memory.ReadValue<int64_t>(*kinds_address + l.bytes.ob_size);
+  if (!kinds_size) return MakeError(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+  if (static_cast<uint64_t>(*kinds_size) != names->size) {
+    return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", *kinds_size,
+                                 names->size));
   }
-  std::vector<uint64_t> raw(names->size());
+  std::string kinds(count, '\0');
+  if (count > 0 && !memory.Read(*kinds_address + l.bytes.ob_sval, kinds.data(), count)) {
+    return MakeError(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+  }
+  LocalSlots out;
+  out.not_shown = names->size - count;
+  std::vector<uint64_t> raw(count);
   if (!raw.empty() &&
       !memory.Read(frame_address + l.frame.localsplus, raw.data(), raw.size() * 8)) {
     return MakeError(fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
@@ -44,11 +56,11 @@ Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormat
   // 3.14+ keeps _PyStackRef: the low bits are tags, and both low bits set
   // mark an int stored in the reference itself (value << 2 | 0b11).
   const bool tagged = l.frame.stackref_ints;
-  std::vector<LocalSlot> out(raw.size());
+  out.slots.resize(raw.size());
   for (size_t i = 0; i < raw.size(); ++i) {
     const auto kind = static_cast<uint8_t>(kinds[i]);
-    LocalSlot& slot = out[i];
-    auto name = objects.ReadString((*names)[i]);
+    LocalSlot& slot = out.slots[i];
+    auto name = objects.ReadString(names->items[i]);
     slot.name = name.ok() ? *name : fmt::format("<local {}>", i);
     slot.cell_or_free = (kind & (kFastCell | kFastFree)) != 0;
     uint64_t value = raw[i];
@@ -84,12 +96,13 @@ Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormat
   return out;
 }
 
-Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
-                                                   uint64_t frame_address, uint64_t code_address) {
-  PYU_ASSIGN_OR_RETURN(std::vector<LocalSlot> slots,
+Result<FrameLocals> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                                    uint64_t frame_address, uint64_t code_address) {
+  PYU_ASSIGN_OR_RETURN(LocalSlots slots,
                        ReadLocalSlots(objects, values, frame_address, code_address));
-  std::vector<LocalVariable> out;
-  for (LocalSlot& slot : slots) {
+  FrameLocals out;
+  out.not_shown = slots.not_shown;
+  for (LocalSlot& slot : slots.slots) {
     if (!slot.bound) continue;
     LocalVariable variable;
     variable.name = std::move(slot.name);
@@ -102,7 +115,7 @@ Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueF
       variable.repr = std::move(d.repr);
       variable.error = std::move(d.error);
     }
-    out.push_back(std::move(variable));
+    out.shown.push_back(std::move(variable));
   }
   return out;
 }
@@ -116,7 +129,8 @@ void AddLocals(ObjectReader& objects, Snapshot& snapshot) {
         if (frame.kind != FrameKind::kPython || frame.frame_address == 0) continue;
         auto locals = ReadFrameLocals(objects, values, frame.frame_address, frame.code_address);
         if (locals.ok()) {
-          frame.locals = std::move(*locals);
+          frame.locals = std::move(locals->shown);
+          frame.locals_not_shown = locals->not_shown;
         } else {
           frame.locals_error = locals.error().message;
         }

@@ -27,17 +27,28 @@ struct LocalSlot {
   std::optional<std::string> error;   // why the value cannot be read
 };
 
-// Every slot, bound or not; fails only when the code object's names cannot
-// be read.
-Result<std::vector<LocalSlot>> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
+// The first kMaxLocalsPerFrame slots, bound or not, and how many further
+// slots the frame has (not read).
+struct LocalSlots {
+  std::vector<LocalSlot> slots;
+  size_t not_shown = 0;
+};
+
+// Fails only when the code object's names cannot be read.
+Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
                                               uint64_t frame_address, uint64_t code_address);
 
-// Locals that are bound, in co_localsplusnames order (unbound ones are left
-// out, as frame.f_locals leaves them out). A value that cannot be read gets
-// a null repr and the reason; the whole call fails only when the code
-// object's names cannot be read.
-Result<std::vector<LocalVariable>> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
-                                                   uint64_t frame_address, uint64_t code_address);
+// Locals that are bound among the first kMaxLocalsPerFrame slots, in
+// co_localsplusnames order (unbound ones are left out, as frame.f_locals
+// leaves them out), and how many slots past those were not read. A value
+// that cannot be read gets a null repr and the reason; the whole call fails
+// only when the code object's names cannot be read.
+struct FrameLocals {
+  std::vector<LocalVariable> shown;
+  size_t not_shown = 0;
+};
+Result<FrameLocals> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                                    uint64_t frame_address, uint64_t code_address);
 
 // Fills `frame.locals` (or `frame.locals_error`) for every Python frame of
 // every thread of `snapshot`.

@@ -50,6 +50,7 @@ struct Frame {
   // --locals only: arguments and locals in co_localsplusnames order, or why not.
   std::optional<std::vector<LocalVariable>> locals;
   std::optional<std::string> locals_error;
+  size_t locals_not_shown = 0;  // slots past the first kMaxLocalsPerFrame, not read
   // kind "native" only (py-bt --native): the debugger's own unwind of the C stack.
   uint64_t pc = 0;
   std::string function;  // empty where the debugger has no symbol

@@ -1,0 +1,550 @@
+// The bounds of core/base/limits.h at and just over each cap, over a CPython
+// 3.11 process built in memory (tests/fake_process311.h): what README.md's
+// "Limits" table says each cut prints. The big caps count visits, so one
+// code object (or one name, one value) is shared by every frame (local).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "core/asyncio/asyncio_layout.h"
+#include "core/asyncio/task_discovery.h"
+#include "core/asyncio/task_reader.h"
+#include "core/base/limits.h"
+#include "core/commands/commands.h"
+#include "core/commands/source_file.h"
+#include "core/objects/remote_collections.h"
+#include "tests/fake_process311.h"
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::json;
+using namespace testing::fake311;
+
+class Limits : public Process {
+ public:
+  explicit Limits(uint64_t heap_size = 16 << 20) : Process(heap_size) { AddSymbols(); }
+
+  CommandOutput Run(const std::string& command, std::vector<std::string> args) {
+    CommandContext context{target, uint64_t{1}, false, std::nullopt, std::nullopt};  // thread 1 selected
+    return RunCommand(command, args, context);
+  }
+  Json RunJson(std::vector<std::string> args) {
+    CommandOutput out = Run("py-bt", std::move(args));
+    EXPECT_FALSE(out.failed) << out.text.substr(0, 500);
+    return out.failed ? Json::object() : Json::parse(out.text);
+  }
+  uint64_t OneLineCode() { return Code("/limits.py", "f", "f", 1, LineTable(1, {{2, 1}}), 2); }
+
+  // A thread whose stack is `frames` frames of one code object.
+  Thread311 ThreadWithFrames(size_t frames, uint64_t native_id = 1) {
+    const Thread311 thread = AddThread(native_id, 0x7f0000000000 + native_id);
+    SetMainThread(thread);
+    const uint64_t code = OneLineCode();
+    uint64_t chain = 0;
+    for (size_t i = 0; i < frames; ++i) chain = Frame(code, 1, chain);
+    SetCurrentFrame(thread, chain);
+    return thread;
+  }
+};
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+const Json& Warnings(const Json& doc) { return doc.at("warnings"); }
+
+bool HasWarning(const Json& doc, const std::string& warning) {
+  for (const Json& w : Warnings(doc)) {
+    if (w == warning) return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------ interpreters
+
+// `extra` interpreters linked in front of the main one, each with no thread.
+void AddInterpreters(Limits& p, size_t extra) {
+  for (size_t i = 0; i < extra; ++i) {
+    const uint64_t interp = p.heap.Alloc(p.layout.interp.size);
+    p.target.Put<int64_t>(interp + p.layout.interp.id, 1 + i);
+    p.target.PutU64(interp + p.layout.interp.runtime, p.runtime);
+    p.target.PutU64(interp + p.layout.interp.next,
+                    *p.Read(p.runtime + p.layout.runtime.interpreters_head));
+    p.target.PutU64(p.runtime + p.layout.runtime.interpreters_head, interp);
+  }
+}
+
+TEST(Limits, InterpretersAtAndOverTheCap) {
+  const std::string warning =
+      "more than " + std::to_string(kMaxInterpreters) + " interpreters: the rest are not shown...truncated";
+  {
+    Limits p(64 << 20);
+    p.ThreadWithFrames(1);
+    AddInterpreters(p, kMaxInterpreters - 1);
+    const Json doc = p.RunJson({"--all", "--json"});
+    EXPECT_EQ(doc.at("interpreters").size(), kMaxInterpreters);
+    EXPECT_FALSE(HasWarning(doc, warning)) << Warnings(doc);
+  }
+  Limits p(64 << 20);
+  p.ThreadWithFrames(1);
+  AddInterpreters(p, kMaxInterpreters);
+  const Json doc = p.RunJson({"--all", "--json"});
+  EXPECT_EQ(doc.at("interpreters").size(), kMaxInterpreters);
+  EXPECT_TRUE(HasWarning(doc, warning)) << Warnings(doc);
+  EXPECT_NE(p.Run("py-bt", {"--all"}).text.find(warning), std::string::npos);
+}
+
+// ------------------------------------------------------------ threads
+
+TEST(Limits, ThreadsAtAndOverTheCap) {
+  const std::string warning =
+      "more than " + std::to_string(kMaxThreadsPerInterpreter) + " threads: the rest are not shown...truncated";
+  for (size_t threads : {kMaxThreadsPerInterpreter, kMaxThreadsPerInterpreter + 1}) {
+    SCOPED_TRACE(threads);
+    Limits p(32 << 20);
+    // One shared one-frame stack.
+    const uint64_t frame = p.Frame(p.OneLineCode(), 1, 0);
+    for (size_t i = 0; i < threads; ++i) p.SetCurrentFrame(p.AddThread(1 + i, 0x7f0000000000 + i), frame);
+    const Json doc = p.RunJson({"--all", "--json"});
+    EXPECT_EQ(doc.at("interpreters").at(0).at("threads").size(), kMaxThreadsPerInterpreter);
+    EXPECT_EQ(HasWarning(doc, warning), threads > kMaxThreadsPerInterpreter) << Warnings(doc);
+  }
+}
+
+// ------------------------------------------------------------ frames
+
+TEST(Limits, FramesAtAndOverTheCap) {
+  const std::string mark = "...truncated: more than " + std::to_string(kMaxFramesPerThread) +
+                           " frames: the rest are not shown";
+  for (size_t frames : {kMaxFramesPerThread, kMaxFramesPerThread + 1}) {
+    SCOPED_TRACE(frames);
+    Limits p(32 << 20);
+    p.ThreadWithFrames(frames);
+    const std::string text = p.Run("py-bt", {"--all"}).text;
+    EXPECT_EQ(Count(text, "File \"/limits.py\", line 1, in f"), kMaxFramesPerThread);
+    EXPECT_EQ(text.find(mark) != std::string::npos, frames > kMaxFramesPerThread)
+        << text.substr(text.size() - 300);
+    const Json thread = p.RunJson({"--all", "--json"}).at("interpreters").at(0).at("threads").at(0);
+    EXPECT_EQ(thread.at("frames").size(), kMaxFramesPerThread);
+    if (frames > kMaxFramesPerThread) {
+      EXPECT_EQ(thread.at("truncated"),
+                "more than " + std::to_string(kMaxFramesPerThread) + " frames: the rest are not shown");
+    } else {
+      EXPECT_FALSE(thread.contains("truncated") && !thread.at("truncated").is_null()) << thread.at("truncated");
+    }
+  }
+  // --limit N: the frames past N are counted.
+  Limits p;
+  p.ThreadWithFrames(10);
+  const std::string text = p.Run("py-bt", {"--all", "--limit", "3"}).text;
+  EXPECT_EQ(Count(text, "in f\n"), 3u) << text;
+  EXPECT_NE(text.find("  ...truncated: 7 more frames (--limit 3)\n"), std::string::npos)
+      << text;
+}
+
+// ------------------------------------------------------------ location tables
+
+TEST(Limits, LocationTableOverOneMebibyteLeavesTheLineUnknown) {
+  for (size_t bytes : {kMaxLocationTableBytes, kMaxLocationTableBytes + 1}) {
+    SCOPED_TRACE(bytes);
+    Limits p(8 << 20);
+    // One entry giving line 1 for the running unit, then "no location" entries to fill.
+    std::string table = LineTable(1, {{2, 1}});
+    table.resize(bytes, static_cast<char>(0x80 | (15 << 3)));
+    const uint64_t code = p.Code("/limits.py", "f", "f", 1, table, 2);
+    const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+    p.SetMainThread(thread);
+    p.SetCurrentFrame(thread, p.Frame(code, 1, 0));
+    const std::string text = p.Run("py-bt", {"--all"}).text;
+    const bool over = bytes > kMaxLocationTableBytes;
+    EXPECT_NE(text.find(over ? "File \"/limits.py\", line ?, in f" : "File \"/limits.py\", line 1, in f"),
+              std::string::npos)
+        << text;
+  }
+}
+
+// ------------------------------------------------------------ locals
+
+// A frame of one code object with `count` locals, every one bound to the int 7
+// and named by one shared str "v" (except the first, "first", and the last, "last").
+std::string LocalsOfAFrameWith(Limits& p, size_t count, std::vector<std::string> args) {
+  const Layout& l = p.layout;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t shared = p.objects.Str("v");
+  std::vector<uint64_t> names(count, shared);
+  names.front() = p.objects.Str("first");
+  names.back() = p.objects.Str("last");
+  const uint64_t tuple = p.heap.Alloc(l.tuple.ob_item + 8 * count + 8);
+  p.target.Put<int64_t>(tuple + l.tuple.ob_size, count);
+  for (size_t i = 0; i < count; ++i) p.target.PutU64(tuple + l.tuple.ob_item + 8 * i, names[i]);
+  p.target.PutU64(code + l.code.localsplusnames, tuple);
+  p.target.PutU64(code + l.code.localspluskinds, p.objects.Bytes(std::string(count, '\x20')));
+  const uint64_t seven = p.objects.Int(7);
+  const uint64_t long_subclass = 1ull << 24;  // Py_TPFLAGS_LONG_SUBCLASS: repr as an int
+  uint64_t int_type = 0;
+  p.target.ReadMemory(seven + l.object.ob_type, &int_type, 8);
+  p.target.PutU64(int_type + l.type.tp_flags, long_subclass);
+  const uint64_t frame = p.heap.Alloc(l.frame.localsplus + 8 * count);
+  p.target.PutU64(frame + l.frame.executable, code);
+  p.target.PutU64(frame + l.frame.instr_ptr, code + l.code.code_adaptive + 2);
+  for (size_t i = 0; i < count; ++i) p.target.PutU64(frame + l.frame.localsplus + 8 * i, seven);
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  p.SetCurrentFrame(thread, frame);
+  const CommandOutput out = p.Run(args.front(), {args.begin() + 1, args.end()});
+  EXPECT_FALSE(out.failed) << out.text;
+  return out.text;
+}
+
+TEST(Limits, LocalsPerFrameAtAndOverTheCap) {
+  const std::string mark = std::to_string(kMaxLocalsPerFrame) + " are)...truncated";
+  {
+    Limits p;
+    const std::string text = LocalsOfAFrameWith(p, kMaxLocalsPerFrame, {"py-bt", "--all", "--locals"});
+    EXPECT_EQ(Count(text, "    v = 7\n"), kMaxLocalsPerFrame - 2);
+    EXPECT_NE(text.find("    first = 7\n"), std::string::npos);
+    EXPECT_NE(text.find("    last = 7\n"), std::string::npos);
+    EXPECT_EQ(text.find("not shown"), std::string::npos);
+  }
+  Limits p;
+  const std::string text =
+      LocalsOfAFrameWith(p, kMaxLocalsPerFrame + 5, {"py-bt", "--all", "--locals"});
+  EXPECT_NE(text.find("    first = 7\n"), std::string::npos);
+  EXPECT_EQ(Count(text, "    v = 7\n"), kMaxLocalsPerFrame - 1);
+  EXPECT_EQ(text.find("last"), std::string::npos);
+  EXPECT_NE(text.find("    ... 5 more locals not shown (the first " + mark), std::string::npos)
+      << text.substr(text.size() - std::min<size_t>(text.size(), 300));
+
+  const Json frame = Json::parse(p.Run("py-bt", {"--all", "--locals", "--json"}).text)
+                         .at("interpreters").at(0).at("threads").at(0).at("frames").at(0);
+  EXPECT_EQ(frame.at("locals_not_shown"), 5);
+  EXPECT_EQ(frame.at("locals").at("first").at("repr"), "7");
+  EXPECT_FALSE(frame.contains("locals_error"));
+
+  const std::string locals = p.Run("py-locals", {}).text;
+  EXPECT_NE(locals.find("  ... 5 more locals not shown (the first " + mark), std::string::npos)
+      << locals.substr(locals.size() - std::min<size_t>(locals.size(), 300));
+  EXPECT_EQ(Json::parse(p.Run("py-locals", {"--json"}).text).at("locals_not_shown"), 5);
+  const CommandOutput missing = p.Run("py-print", {"last"});
+  EXPECT_TRUE(missing.failed);
+  EXPECT_NE(missing.text.find("(5 more locals were not read)"), std::string::npos) << missing.text;
+}
+
+// ------------------------------------------------------------ source files
+
+std::string WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// One stack of kMaxSourceFilesPerCommand + 1 frames, each in a file of its own:
+// py-bt reads the first kMaxSourceFilesPerCommand files (in name order) and
+// the frame of the last shows no source line.
+TEST(Limits, SourceFilesReadByOnePyBt) {
+  Limits p(32 << 20);
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  uint64_t chain = 0;
+  std::string last_file;
+  for (size_t i = 0; i <= kMaxSourceFilesPerCommand; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "source%04zu.py", i);
+    last_file = WriteFile(name, "line_of_file = " + std::to_string(i) + "\n");
+    chain = p.Frame(p.Code(last_file, "f", "f", 1, LineTable(1, {{2, 1}}), 2), 1, chain);
+  }
+  p.SetCurrentFrame(thread, chain);
+  const std::string text = p.Run("py-bt", {"--all"}).text;
+  EXPECT_EQ(Count(text, "    line_of_file = "), kMaxSourceFilesPerCommand) << text.substr(0, 600);
+  EXPECT_NE(text.find("line_of_file = " + std::to_string(kMaxSourceFilesPerCommand - 1) + "\n"),
+            std::string::npos);
+  EXPECT_EQ(text.find("line_of_file = " + std::to_string(kMaxSourceFilesPerCommand) + "\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("File \"" + last_file + "\", line 1, in f\n"), std::string::npos);
+}
+
+// py-list reads at most kMaxSourceLines lines of a file: line 2^20 is there, 2^20 + 1 is not.
+TEST(Limits, SourceLinesReadOfOneFile) {
+  std::string text;
+  for (size_t i = 1; i <= kMaxSourceLines + 1; ++i) text += i % 1000 == 0 ? "k\n" : "\n";
+  text.back() = 'z';
+  text += "\n";
+  const std::string path = WriteFile("long.py", text);
+  const int cap = static_cast<int>(kMaxSourceLines);
+  auto lines = ReadSourceLines(path, cap - 1, cap + 1);
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  EXPECT_EQ(lines->first, cap - 1);
+  EXPECT_EQ(lines->lines, (std::vector<std::string>{"", ""}));  // line 2^20 + 1 ("z") is cut
+}
+
+// ------------------------------------------------------------ containers
+
+TEST(Limits, ContainerEntriesAtAndOverTheCap) {
+  Limits p(8 << 20);
+  RemoteMemory memory(p.target);
+  ObjectReader reader(memory, p.layout);
+  RemoteCollections collections(reader);
+  // Each object is built after the reader's cache may have read its page: Clear() first.
+  const uint64_t items = p.heap.Alloc(8 * (kMaxContainerEntries + 1));
+  auto list_of = [&](int64_t size) {
+    const uint64_t list = p.heap.Alloc(48);
+    p.target.Put<int64_t>(list + p.layout.list.ob_size, size);
+    p.target.PutU64(list + p.layout.list.ob_item, items);
+    return list;
+  };
+  auto tuple_of = [&](int64_t size) {
+    const uint64_t tuple = p.heap.Alloc(p.layout.tuple.ob_item + 8 * size);
+    p.target.Put<int64_t>(tuple + p.layout.tuple.ob_size, size);
+    return tuple;
+  };
+  const int64_t cap = kMaxContainerEntries;
+  memory.Clear();
+  auto list = collections.ListItems(list_of(cap));
+  ASSERT_TRUE(list.ok()) << list.error().message;
+  EXPECT_EQ(list->size(), kMaxContainerEntries);
+  const uint64_t over = list_of(cap + 1);
+  memory.Clear();
+  ASSERT_FALSE(collections.ListItems(over).ok());
+  EXPECT_EQ(collections.ListItems(over).error().message,
+            fmt::format("the list at {:#x} has an implausible size {}", over, cap + 1));
+  memory.Clear();
+  EXPECT_EQ(collections.TupleItems(tuple_of(cap))->size(), kMaxContainerEntries);
+  const uint64_t over_tuple = tuple_of(cap + 1);
+  memory.Clear();
+  ASSERT_FALSE(collections.TupleItems(over_tuple).ok());
+  EXPECT_EQ(collections.TupleItems(over_tuple).error().message,
+            fmt::format("the tuple at {:#x} has an implausible size {}", over_tuple, cap + 1));
+  // A dict's key table: dk_nentries at offset 24 of the keys (3.11-3.14).
+  const uint64_t keys = p.heap.Alloc(64);
+  p.target.PutU8(keys + 9, 3);  // dk_log2_index_bytes
+  p.target.Put<int64_t>(keys + 24, cap + 1);
+  const uint64_t dict = p.objects.Dict({});
+  p.target.PutU64(dict + p.layout.dict.ma_keys, keys);
+  memory.Clear();
+  ASSERT_FALSE(collections.DictItems(dict).ok());
+  EXPECT_EQ(collections.DictItems(dict).error().message,
+            fmt::format("the dict keys at {:#x} are not plausible", keys));
+  // A set's table: 2^23 slots would be 128 MiB here, so only the refusal of a
+  // larger one is built (mask + 1 = 2^24 slots).
+  const uint64_t set = p.heap.Alloc(200);
+  p.target.Put<int64_t>(set + p.layout.set.mask, static_cast<int64_t>(kMaxSetSlots) * 2 - 1);
+  p.target.PutU64(set + p.layout.set.table, items);
+  memory.Clear();
+  ASSERT_FALSE(collections.SetItems(set).ok());
+  EXPECT_EQ(collections.SetItems(set).error().message,
+            fmt::format("the set at {:#x} has an implausible size", set));
+}
+
+// ------------------------------------------------------------ py-tasks warnings
+
+// The cap py-tasks' TaskReader puts on its warnings (BoundedWarnings' own
+// counting is tests/warnings_test.cc): kMaxTaskWarnings kept, then one line.
+TEST(Limits, WarningsOfOnePyTasks) {
+  for (size_t warned : {kMaxTaskWarnings, kMaxTaskWarnings + 6}) {
+    SCOPED_TRACE(warned);
+    Limits p;
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, p.layout);
+    CodeCache codes(objects);
+    AsyncioLayout layout;
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, layout, out);
+    for (size_t i = 0; i < warned; ++i) reader.Warn("task " + std::to_string(i) + ": damaged");
+    reader.FinishWarnings();
+    if (warned == kMaxTaskWarnings) {
+      EXPECT_EQ(out.warnings.size(), kMaxTaskWarnings);
+      EXPECT_EQ(out.warnings.back(), "task " + std::to_string(kMaxTaskWarnings - 1) + ": damaged");
+    } else {
+      ASSERT_EQ(out.warnings.size(), kMaxTaskWarnings + 1);
+      EXPECT_EQ(out.warnings.back(), "6 more warnings like these were not shown...truncated");
+    }
+  }
+}
+
+// ------------------------------------------------------------ a cyclic coroutine chain
+
+// README "Bad input": a task whose coroutine awaits a coroutine that awaits
+// the first shows both coroutines, then `task T: the coroutine chain loops`.
+TEST(Limits, CyclicCoroutineChainIsCut) {
+  Limits p;
+  const Layout& l = p.layout;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t coroutine_type = p.objects.Type("coroutine");
+  // A coroutine suspended in `await`: its embedded frame's value stack holds
+  // the awaited object awaited_from_top slots from the top.
+  auto coroutine = [&] {
+    const uint64_t coro = p.heap.Alloc(l.gen.iframe + l.frame.localsplus + 64);
+    p.objects.Header(coro, coroutine_type);
+    p.target.Put<int8_t>(coro + l.gen.frame_state, l.frame_state.suspended_yield_from);
+    const uint64_t frame = coro + l.gen.iframe;
+    p.target.PutU64(frame + l.frame.executable, code);
+    p.target.PutU64(frame + l.frame.instr_ptr, code + l.code.code_adaptive + 2);
+    p.target.Put<int32_t>(frame + l.frame.stacktop, l.frame.awaited_from_top);
+    return coro;
+  };
+  auto await = [&](uint64_t coro, uint64_t awaited) {
+    p.target.PutU64(coro + l.gen.iframe + l.frame.localsplus, awaited);
+  };
+  const uint64_t outer = coroutine(), inner = coroutine();
+  await(outer, inner);
+  await(inner, outer);
+
+  RemoteMemory memory(p.target);
+  ObjectReader objects(memory, l);
+  CodeCache codes(objects);
+  auto layout = AsyncioLayoutFor(l, memory);
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  const uint64_t task = p.heap.Alloc(512);
+  p.target.PutU64(task + layout->task.coro, outer);
+  p.target.PutU64(task + layout->task.name, p.objects.Str("T"));
+  memory.Clear();
+  AsyncSnapshot out;
+  TaskReader reader(objects, codes, *layout, out);
+  reader.known.coroutine = coroutine_type;
+  AsyncTask read;
+  reader.ReadTask(task, read);
+  EXPECT_EQ(read.name, "T");
+  ASSERT_EQ(read.coroutine_stack.size(), 2u);
+  EXPECT_EQ(read.coroutine_stack.at(0).frame_address, inner + l.gen.iframe);
+  EXPECT_EQ(read.coroutine_stack.at(1).frame_address, outer + l.gen.iframe);
+  EXPECT_EQ(out.warnings, std::vector<std::string>{"task T: the coroutine chain loops"});
+}
+
+// ------------------------------------------------------------ 3.14+ task lists
+
+// The _asyncio module's per-interpreter task list (3.14+: an llist through each
+// task's task_node), as FindTaskCandidates walks it. The fake is 3.11's image
+// with the 3.14 list offsets stated here: the walk reads only the links.
+struct TaskList {
+  static constexpr int32_t kNode = 16;  // task_node within a (fake) task
+  explicit TaskList(Limits& p) : p(p) {
+    layout.task_node = kNode;
+    layout.interp_tasks_head = 8;
+    interp.address = p.heap.Alloc(p.layout.interp.size);
+    snapshot.interpreters.push_back(interp);
+    head = interp.address + layout.interp_tasks_head;
+  }
+  // Links `nodes` consecutive 8-byte nodes after the head; the last links
+  // back to node `back_to` (or to the head, which ends the list).
+  void Link(size_t nodes, std::optional<size_t> back_to = std::nullopt) {
+    const uint64_t base = p.heap.Alloc(8 * nodes);
+    p.target.PutU64(head, base);
+    for (size_t i = 0; i + 1 < nodes; ++i) p.target.PutU64(base + 8 * i, base + 8 * (i + 1));
+    p.target.PutU64(base + 8 * (nodes - 1), back_to ? base + 8 * *back_to : head);
+  }
+  TaskCandidates Find(std::vector<std::string>& warnings) {
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, p.layout);
+    CodeCache codes(objects);
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, layout, out);
+    TaskCandidates found = FindTaskCandidates(reader, layout, snapshot);
+    reader.FinishWarnings();
+    warnings = out.warnings;
+    return found;
+  }
+  Limits& p;
+  AsyncioLayout layout;
+  Interpreter interp;
+  Snapshot snapshot;
+  uint64_t head = 0;
+};
+
+TEST(Limits, CyclicTaskListIsCut) {
+  Limits p;
+  TaskList list(p);
+  list.Link(3, /*back_to=*/1);  // node 2 links back to node 1
+  std::vector<std::string> warnings;
+  EXPECT_EQ(list.Find(warnings).objects.size(), 3u);
+  EXPECT_EQ(warnings, std::vector<std::string>{
+                          fmt::format("the task list at {:#x} is damaged or loops: cut", list.head)});
+}
+
+// A literal list of kMaxTasks + 1 tasks: 8 MB of links, under a second.
+TEST(Limits, TaskListAtAndOverTheCap) {
+  for (size_t tasks : {kMaxTasks, kMaxTasks + 1}) {
+    SCOPED_TRACE(tasks);
+    Limits p(12 << 20);
+    TaskList list(p);
+    list.Link(tasks);
+    std::vector<std::string> warnings;
+    EXPECT_EQ(list.Find(warnings).objects.size(), kMaxTasks);
+    if (tasks == kMaxTasks) {
+      EXPECT_TRUE(warnings.empty()) << warnings.front();
+    } else {
+      EXPECT_EQ(warnings, std::vector<std::string>{fmt::format(
+                              "the task list at {:#x} has more than {} tasks: the rest are not "
+                              "shown...truncated",
+                              list.head, kMaxTasks)});
+    }
+  }
+}
+
+// The registry of 3.11-3.13 (asyncio.tasks._all_tasks, a WeakSet whose `data`
+// set holds weakrefs to the tasks), found through sys.modules. Every member of
+// the set is one and the same weakref: the cap counts members read.
+TEST(Limits, TaskRegistryAtAndOverTheCap) {
+  for (size_t tasks : {kMaxTasks, kMaxTasks + 1}) {
+    SCOPED_TRACE(tasks);
+    Limits p(40 << 20);
+    const Layout& l = p.layout;
+    const uint64_t task = p.heap.Alloc(64);
+    const uint64_t ref = p.heap.Alloc(64);
+    p.target.PutU64(ref + l.weakref.wr_object, task);
+    const uint64_t slots = 1u << 21;
+    const uint64_t table = p.heap.Alloc(16 * slots);
+    for (size_t i = 0; i < tasks; ++i) {
+      p.target.PutU64(table + 16 * i, ref);
+      p.target.PutU64(table + 16 * i + 8, i);  // its hash
+    }
+    const uint64_t data = p.heap.Alloc(200);
+    p.target.Put<int64_t>(data + l.set.mask, slots - 1);
+    p.target.PutU64(data + l.set.table, table);
+    // The WeakSet: an instance whose dict (at tp_dictoffset) holds `data`.
+    const uint64_t weakset_type = p.objects.Type("WeakSet");
+    p.target.Put<int64_t>(weakset_type + l.type.tp_dictoffset, 16);
+    const uint64_t weakset = p.heap.Alloc(32);
+    p.objects.Header(weakset, weakset_type);
+    p.target.PutU64(weakset + 16, p.objects.Dict({{p.objects.Str("data"), data}}));
+    const uint64_t module = p.heap.Alloc(64);
+    p.target.PutU64(module + l.module.md_dict,
+                    p.objects.Dict({{p.objects.Str("_all_tasks"), weakset}}));
+    p.target.PutU64(p.interp + l.interp.modules,
+                    p.objects.Dict({{p.objects.Str("asyncio.tasks"), module}}));
+
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, l);
+    CodeCache codes(objects);
+    auto layout = AsyncioLayoutFor(l, memory);
+    ASSERT_TRUE(layout.ok()) << layout.error().message;
+    Snapshot snapshot;
+    snapshot.interpreters.emplace_back().address = p.interp;
+    AsyncSnapshot out;
+    TaskReader reader(objects, codes, *layout, out);
+    const TaskCandidates found = FindTaskCandidates(reader, *layout, snapshot);
+    reader.FinishWarnings();
+    EXPECT_TRUE(found.asyncio_imported);
+    EXPECT_EQ(found.objects.size(), kMaxTasks);
+    if (tasks == kMaxTasks) {
+      EXPECT_TRUE(out.warnings.empty()) << out.warnings.front();
+    } else {
+      EXPECT_EQ(out.warnings,
+                std::vector<std::string>{fmt::format(
+                    "asyncio.tasks._all_tasks: 1 more tasks than the {} read were not "
+                    "shown...truncated",
+                    kMaxTasks)});
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pyunwind
