@@ -9,6 +9,7 @@
 // `bt` unchanged and says so once. A hung debugger is killed after kHangTimeoutS: a failure.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -305,6 +306,30 @@ TEST_F(Lldb22, BtShowsPythonFramesOfFixtureCore) {
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   // No executable here: LLDB unwinds no eval-loop frame, so the frames come after its own.
   EXPECT_EQ(CompareBacktrace(truth_, ParseBacktrace(r.out), false), "") << r.out;
+}
+
+// The plugin loaded from ~/.lldbinit, before any target: the first stop after attaching (the
+// one LLDB prints) shows every truth thread's Python frames, the selected thread's included,
+// in `bt all` and in plain `bt`.
+TEST_F(Lldb22, LoadedFromLldbinitBeforeAnyTarget) {
+  Prepare(true);
+  if (!Ready()) return;
+  const std::string home = TempDir() + "/home-frame-provider";
+  ASSERT_TRUE(RunCommand({"mkdir", "-p", home}, 10).exit_code == 0);
+  {
+    std::ofstream init(home + "/.lldbinit");
+    init << "plugin load " << install_->lldb_plugin << "\n";
+  }
+  RunResult r = RunBatch(*lldb_, {lldb_->path, "--batch", "-p", std::to_string(target_.pid),
+                                  "-o", "bt all", "-o", "bt"},
+                         {{"HOME", home}});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  std::vector<ThreadBlock> blocks = ParseBacktrace(r.out);
+  // The last block is plain `bt`'s: the selected thread, with its Python frames.
+  ASSERT_FALSE(blocks.empty()) << r.out;
+  EXPECT_TRUE(blocks.back().selected && !blocks.back().python.empty()) << r.out;
+  blocks.pop_back();
+  EXPECT_EQ(CompareBacktrace(truth_, blocks, true), "") << r.out;
 }
 
 // Importing the provider by hand after `plugin load` (the line this needed before) changes
