@@ -1,12 +1,13 @@
 // Issue 16: LLDB 22's frame providers put each Python frame into LLDB's own `bt`
-// (lldb_plugin/pyunwind_lldb_frames.py, imported after the plugin): on a live Debian python3.11
+// (lldb_plugin/pyunwind_lldb_frames.py, which `plugin load` alone imports): on a live Debian python3.11
 // `threads` scenario every truth thread's Python frames appear in one thread's `bt all`, in
 // order, each run of them right after an eval-loop frame (_PyEval_EvalFrameDefault), and
 // `frame select N` on one says where it is; on the 3.12.6 threads fixture core (no
 // executable: LLDB cannot unwind past frame 0, so they come after the native frames). The
 // same in an editor's call stack: lldb-dap over stdio (tools/lldb_dap_stacks.py), each
-// Python frame with its own name, file and line. LLDB 19 (no frame providers) shows its own
-// `bt` unchanged and says so once. A hung debugger is killed after kHangTimeoutS: a failure.
+// Python frame with its own name, file and line. Also: loaded from ~/.lldbinit before any
+// target, a second import by hand, the opt-out; LLDB 14 and 19 (no frame providers): silent,
+// `bt` unchanged. A hung debugger is killed after kHangTimeoutS: a failure.
 #include <gtest/gtest.h>
 
 #include <fstream>
