@@ -23,6 +23,7 @@
 #include "core/commands/commands.h"
 #include "core/commands/stop_cache.h"
 #include "lldb_plugin/args.h"
+#include "lldb_plugin/frame_provider.h"
 #include "lldb_plugin/lldb_target.h"
 #include "lldb_plugin/sb_api.h"
 
@@ -215,7 +216,9 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
       std::fprintf(stderr, "error: %s\n", why.c_str());
       return true;
     }
-    return pyunwind_lldb::RegisterCommands(debugger);
+    if (!pyunwind_lldb::RegisterCommands(debugger)) return false;
+    pyunwind_lldb::ImportFrameProvider(debugger);
+    return true;
   } catch (...) {
     return false;
   }

@@ -1,7 +1,8 @@
 # Python frames in LLDB's own backtrace (`bt`, `thread backtrace all`, `frame select`, and
-# front ends built on LLDB), through LLDB 22's frame providers. EXPERIMENTAL, opt-in: after
-# `plugin load DIR/libpyunwind_lldb.so`, `command script import DIR/pyunwind_lldb_frames.py`.
-# An LLDB without frame providers says so, once.
+# front ends built on LLDB), through LLDB 22's frame providers. `plugin load
+# DIR/libpyunwind_lldb.so` imports it from DIR in an LLDB with frame providers (unless
+# PYUNWIND_LLDB_FRAME_PROVIDER=0); importing it again by hand changes nothing. Imported by hand
+# into an LLDB without frame providers, it says so, once.
 #
 # Each thread's frame list
 # is LLDB's native one with, after each eval-loop frame (_PyEval_EvalFrameDefault), the Python
@@ -107,9 +108,14 @@ class PythonFrame(ScriptedFrame):
 
 # The frames of the last stop read: [(SBThread, [native frame index or PythonFrame])].
 # The provider registered after that read carries its generation in its arguments.
-_frames = []
-_generation = 0
-_provider_ids = {}  # (debugger id, target index) -> (provider id, (process id, stop id))
+# A second import (by hand after `plugin load`) re-runs this file in the same module: the
+# state is kept, so that the providers already registered are still known and the stop hook
+# is not added twice.
+_frames = globals().get("_frames", [])
+_generation = globals().get("_generation", 0)
+# (debugger id, target index) -> (provider id, (process id, stop id))
+_provider_ids = globals().get("_provider_ids", {})
+_hooked_debuggers = globals().get("_hooked_debuggers", set())  # debugger ids with the stop hook
 
 
 def read_stop(target):
@@ -202,6 +208,9 @@ def __lldb_init_module(debugger, internal_dict):
     target = debugger.GetSelectedTarget()
     if target.IsValid():
         read_stop(target)
+    if debugger.GetID() in _hooked_debuggers:
+        return
+    _hooked_debuggers.add(debugger.GetID())
     result = lldb.SBCommandReturnObject()
     debugger.GetCommandInterpreter().HandleCommand(
         "target stop-hook add -P %s.ReadAtStop" % __name__, result)

@@ -5,10 +5,11 @@ as the editor gets it: one JSON document {"threads": [{"id", "name", "frames": [
 
     lldb_dap_stacks.py LLDB_DAP INSTALL_DIR (--core CORE | --pid PID)
 
-Requests: initialize; attach (to the core or the live process) with pyunwind and its frame
-provider loaded through initCommands; configurationDone (lldb-dap answers attach only after
-it); threads; stackTrace of each thread; disconnect without ending the process. Any error
-response, or no answer within the timeout, is one line on stderr and exit status 1.
+Requests: initialize; attach (to the core or the live process) with pyunwind loaded through
+initCommands (`plugin load` alone: in LLDB 22 it imports the frame provider); configurationDone
+(lldb-dap answers attach only after it); threads; stackTrace of each thread; disconnect
+without ending the process. Any error response, or no answer within the timeout, is one line
+on stderr and exit status 1.
 (//tests/e2e:lldb_dap_test runs it.)
 """
 import json
@@ -86,9 +87,7 @@ class Dap:
 def stacks(dap, install_dir, target):
     dap.request("initialize", {"adapterID": "lldb-dap", "clientID": "pyunwind-test",
                                "linesStartAt1": True, "columnsStartAt1": True})
-    attach = dict(target, initCommands=[
-        "plugin load %s/libpyunwind_lldb.so" % install_dir,
-        "command script import %s/pyunwind_lldb_frames.py" % install_dir])
+    attach = dict(target, initCommands=["plugin load %s/libpyunwind_lldb.so" % install_dir])
     attach_seq = dap.send("attach", attach)
     dap.wait_event("initialized")
     dap.responses({attach_seq, dap.send("configurationDone")})

@@ -1,14 +1,16 @@
 // Issue 16: LLDB 22's frame providers put each Python frame into LLDB's own `bt`
-// (lldb_plugin/pyunwind_lldb_frames.py, imported after the plugin): on a live Debian python3.11
+// (lldb_plugin/pyunwind_lldb_frames.py, which `plugin load` alone imports): on a live Debian python3.11
 // `threads` scenario every truth thread's Python frames appear in one thread's `bt all`, in
 // order, each run of them right after an eval-loop frame (_PyEval_EvalFrameDefault), and
 // `frame select N` on one says where it is; on the 3.12.6 threads fixture core (no
 // executable: LLDB cannot unwind past frame 0, so they come after the native frames). The
 // same in an editor's call stack: lldb-dap over stdio (tools/lldb_dap_stacks.py), each
-// Python frame with its own name, file and line. LLDB 19 (no frame providers) shows its own
-// `bt` unchanged and says so once. A hung debugger is killed after kHangTimeoutS: a failure.
+// Python frame with its own name, file and line. Also: loaded from ~/.lldbinit before any
+// target, a second import by hand, the opt-out; LLDB 14 and 19 (no frame providers): silent,
+// `bt` unchanged. A hung debugger is killed after kHangTimeoutS: a failure.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -154,9 +156,7 @@ std::vector<std::string> LldbArgv(const Lldb& lldb, const Install& install, cons
                                   const std::vector<std::string>& commands) {
   std::vector<std::string> argv = {lldb.path, "--batch", "--no-lldbinit"};
   if (!target.core.empty()) argv.insert(argv.end(), {"-c", target.core});
-  const std::string dir = install.lldb_plugin.substr(0, install.lldb_plugin.rfind('/'));
-  argv.insert(argv.end(), {"-o", "plugin load " + install.lldb_plugin, "-o",
-                           "command script import " + dir + "/pyunwind_lldb_frames.py"});
+  argv.insert(argv.end(), {"-o", "plugin load " + install.lldb_plugin});
   for (const auto& c : commands) argv.insert(argv.end(), {"-o", c});
   if (target.pid) argv.insert(argv.end(), {"-p", std::to_string(target.pid)});
   return argv;
@@ -168,8 +168,16 @@ std::map<std::string, std::string> LldbEnv(const Lldb& lldb) {
   return env;
 }
 
-RunResult RunBatch(const Lldb& lldb, const std::vector<std::string>& argv) {
-  return RunCommand(argv, kHangTimeoutS, LldbEnv(lldb));
+RunResult RunBatch(const Lldb& lldb, const std::vector<std::string>& argv,
+                   const std::map<std::string, std::string>& extra_env = {}) {
+  std::map<std::string, std::string> env = LldbEnv(lldb);
+  for (const auto& [k, v] : extra_env) env[k] = v;
+  return RunCommand(argv, kHangTimeoutS, env);
+}
+
+// The provider script as a user would import it by hand, beside the plugin.
+std::string ImportByHand(const Install& install) {
+  return "command script import " + install.dir + "/pyunwind_lldb_frames.py";
 }
 
 // The call stacks an editor gets from LLDB 22's lldb-dap (tools/lldb_dap_stacks.py), as
@@ -301,13 +309,67 @@ TEST_F(Lldb22, BtShowsPythonFramesOfFixtureCore) {
   EXPECT_EQ(CompareBacktrace(truth_, ParseBacktrace(r.out), false), "") << r.out;
 }
 
+// The plugin loaded from ~/.lldbinit, before any target: the first stop after attaching (the
+// one LLDB prints) shows every truth thread's Python frames, the selected thread's included,
+// in `bt all` and in plain `bt`.
+TEST_F(Lldb22, LoadedFromLldbinitBeforeAnyTarget) {
+  Prepare(true);
+  if (!Ready()) return;
+  const std::string home = TempDir() + "/home-frame-provider";
+  ASSERT_TRUE(RunCommand({"mkdir", "-p", home}, 10).exit_code == 0);
+  {
+    std::ofstream init(home + "/.lldbinit");
+    init << "plugin load " << install_->lldb_plugin << "\n";
+  }
+  RunResult r = RunBatch(*lldb_, {lldb_->path, "--batch", "-p", std::to_string(target_.pid),
+                                  "-o", "bt all", "-o", "bt"},
+                         {{"HOME", home}});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  std::vector<ThreadBlock> blocks = ParseBacktrace(r.out);
+  // The last block is plain `bt`'s: the selected thread, with its Python frames.
+  ASSERT_FALSE(blocks.empty()) << r.out;
+  EXPECT_TRUE(blocks.back().selected && !blocks.back().python.empty()) << r.out;
+  blocks.pop_back();
+  EXPECT_EQ(CompareBacktrace(truth_, blocks, true), "") << r.out;
+}
+
+// Importing the provider by hand after `plugin load` (the line this needed before) changes
+// nothing: one stop hook, every truth thread's frames once.
+TEST_F(Lldb22, SecondImportByHandIsHarmless) {
+  Prepare(true);
+  if (!Ready()) return;
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_,
+                                          {ImportByHand(*install_), "target stop-hook list", "bt all"}));
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_EQ(LinesContaining(r.out, "ReadAtStop").size(), 1u) << r.out;
+  EXPECT_EQ(CompareBacktrace(truth_, ParseBacktrace(r.out), true), "") << r.out;
+  EXPECT_EQ(LinesContaining(r.err, "error").size(), 0u) << r.err;
+}
+
+// PYUNWIND_LLDB_FRAME_PROVIDER=0: `plugin load` leaves LLDB's own bt (the commands still work).
+TEST_F(Lldb22, OptOutKeepsLldbsOwnBt) {
+  Prepare(true);
+  if (!Ready()) return;
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {"bt all", "py-bt --all"}),
+                         {{"PYUNWIND_LLDB_FRAME_PROVIDER", "0"}});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_TRUE(LinesContaining(r.out, "[synthetic]").empty()) << r.out;
+  EXPECT_GE(LinesContaining(r.out, "_PyEval_EvalFrameDefault").size(), 1u) << r.out;
+  EXPECT_GE(LinesContaining(r.out, "sleep_forever").size(), 1u) << r.out;  // py-bt's
+}
+
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfLiveProcess) { ExpectDapCallStacksHoldTruth(true); }
 
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfFixtureCore) { ExpectDapCallStacksHoldTruth(false); }
 
-TEST(FrameProvider, LldbWithoutFrameProvidersKeepsItsBt) {
+// An LLDB without frame providers (14, Debian's default, and 19): `plugin load` alone says
+// nothing, the bt is LLDB's own, the commands work; imported by hand, the script says once
+// that this LLDB has no frame providers.
+class WithoutFrameProviders : public ::testing::TestWithParam<int> {};
+
+TEST_P(WithoutFrameProviders, PluginLoadIsSilentAndBtUnchanged) {
   std::string why;
-  auto lldb = FindLldb(19, &why);
+  auto lldb = FindLldb(GetParam(), &why);
   if (!lldb) GTEST_SKIP() << why;
   std::string error;
   const Install* install = Installed(&error);
@@ -319,9 +381,19 @@ TEST(FrameProvider, LldbWithoutFrameProvidersKeepsItsBt) {
   RunResult r = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {"bt all", "py-bt"}));
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   EXPECT_TRUE(LinesContaining(r.out, "[synthetic]").empty()) << r.out;
-  EXPECT_EQ(LinesContaining(r.out + r.err, "this LLDB has no frame providers").size(), 1u)
-      << r.out << r.err;
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "pyunwind:").empty()) << r.out << r.err;
+  EXPECT_TRUE(LinesContaining(r.out + r.err, "error").empty()) << r.out << r.err;
+  EXPECT_GE(LinesContaining(r.out, "Traceback").size(), 1u) << r.out;  // py-bt works
+
+  RunResult h = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {ImportByHand(*install), "bt all"}));
+  ASSERT_TRUE(h.exited && h.exit_code == 0) << h.Describe();
+  EXPECT_TRUE(LinesContaining(h.out, "[synthetic]").empty()) << h.out;
+  EXPECT_EQ(LinesContaining(h.out + h.err, "this LLDB has no frame providers").size(), 1u)
+      << h.out << h.err;
 }
+
+INSTANTIATE_TEST_SUITE_P(Lldb, WithoutFrameProviders, ::testing::Values(14, 19),
+                         [](const auto& info) { return "Lldb" + std::to_string(info.param); });
 
 }  // namespace
 }  // namespace pyunwind_e2e
