@@ -15,6 +15,8 @@
 # SBFrame method called from there resolves the frame through that same list again (endless
 # re-entry, then a deadlock at exit). The provider only hands out what was read.
 import json
+import os
+import re
 
 import lldb
 
@@ -118,6 +120,68 @@ _provider_ids = globals().get("_provider_ids", {})
 _hooked_debuggers = globals().get("_hooked_debuggers", set())  # debugger ids with the stop hook
 
 
+# (debugger id, target index, module files) -> whether the target runs Python (None: unknown).
+_has_python = globals().get("_has_python", {})
+
+
+def elf_names_symbol(path, name):
+    """True when a string table (.dynstr, .strtab) of the 64-bit ELF file at `path` holds the
+    symbol name `name`, False when none does, None when the file cannot be read as one."""
+    needle = b"\0" + name + b"\0"
+    try:
+        with open(path, "rb") as f:
+            header = f.read(64)
+            if len(header) < 64 or header[:5] != b"\x7fELF\x02":
+                return None
+            shoff = int.from_bytes(header[0x28:0x30], "little")
+            shentsize = int.from_bytes(header[0x3a:0x3c], "little")
+            shnum = int.from_bytes(header[0x3c:0x3e], "little")
+            if shentsize != 64 or not 0 < shnum <= 4096:
+                return None
+            f.seek(shoff)
+            table = f.read(64 * shnum)
+            for i in range(len(table) // 64):
+                section = table[64 * i:64 * (i + 1)]
+                if int.from_bytes(section[4:8], "little") != 3:  # SHT_STRTAB
+                    continue
+                offset = int.from_bytes(section[24:32], "little")
+                size = int.from_bytes(section[32:40], "little")
+                if size > (256 << 20):
+                    return None
+                f.seek(offset)
+                if needle in f.read(size):
+                    return True
+    except (OSError, ValueError):
+        return None
+    return False
+
+
+def python_in(target):
+    """Whether `target` runs Python, from its module files: True for a libpython or pythonX.Y
+    module or a string table naming _PyRuntime; False only when every module file was read
+    and none does; None when that cannot be decided (a core whose files are not here): the
+    plugin, which can scan memory, decides. Decided once per set of modules."""
+    paths = []
+    for i in range(target.GetNumModules()):
+        spec = target.GetModuleAtIndex(i).GetFileSpec()
+        if (spec.GetFilename() or "[").startswith("["):  # [vdso]: the kernel's, no file
+            continue
+        paths.append(os.path.join(spec.GetDirectory() or "", spec.GetFilename()))
+    debugger = target.GetDebugger()
+    key = (debugger.GetID(), debugger.GetIndexOfTarget(target), tuple(paths))
+    if key not in _has_python:
+        if len(_has_python) > 64:
+            _has_python.clear()
+        names = [os.path.basename(p) for p in paths]
+        if any(n.startswith("libpython") or re.match(r"python\d", n) for n in names):
+            _has_python[key] = True
+        else:
+            answers = [elf_names_symbol(p, b"_PyRuntime") for p in paths]
+            _has_python[key] = (True if True in answers else
+                                None if None in answers or not answers else False)
+    return _has_python[key]
+
+
 def read_stop(target):
     """Reads this stop's stacks with no provider registered, then registers the provider
     (which makes LLDB build its frame lists again)."""
@@ -134,7 +198,8 @@ def read_stop(target):
     if stop is None or process.GetState() != lldb.eStateStopped:
         return
     frames = []
-    if debugger.GetSelectedTarget() == target:
+    # A program without Python costs nothing at its stops (no memory scan each time).
+    if debugger.GetSelectedTarget() == target and python_in(target) is not False:
         for tid, merged in merged_stacks(debugger).items():
             thread = process.GetThreadByID(tid)
             if thread.IsValid():

@@ -358,6 +358,33 @@ TEST_F(Lldb22, OptOutKeepsLldbsOwnBt) {
   EXPECT_GE(LinesContaining(r.out, "sleep_forever").size(), 1u) << r.out;  // py-bt's
 }
 
+// What the provider decided about each target's modules (the module's own record).
+constexpr char kHasPython[] =
+    "script print('has_python:', sorted(set(str(v) for v in "
+    "__import__('pyunwind_lldb_frames')._has_python.values())))";
+
+// Stops of a program without Python cost nothing: its module files say so (no libpython, no
+// _PyRuntime in a string table), decided once, and the plugin is not asked to look (which
+// would scan the process's writable memory at every stop). A Python process is read.
+TEST_F(Lldb22, ProgramWithoutPythonIsNotReadAtItsStops) {
+  Prepare(true);
+  if (!Ready()) return;
+  std::string error;
+  ProcessOptions options;
+  options.argv = {"sleep", "600"};
+  auto sleeper = Process::Spawn(options, &error);
+  ASSERT_TRUE(sleeper) << error;
+  Target not_python;
+  not_python.pid = sleeper->pid();
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, not_python, {"bt all", kHasPython}));
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_EQ(LinesContaining(r.out, "has_python: ['False']").size(), 1u) << r.out;
+  EXPECT_TRUE(LinesContaining(r.out, "[synthetic]").empty()) << r.out;
+  RunResult p = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {kHasPython}));
+  ASSERT_TRUE(p.exited && p.exit_code == 0) << p.Describe();
+  EXPECT_EQ(LinesContaining(p.out, "has_python: ['True']").size(), 1u) << p.out;
+}
+
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfLiveProcess) { ExpectDapCallStacksHoldTruth(true); }
 
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfFixtureCore) { ExpectDapCallStacksHoldTruth(false); }
