@@ -137,6 +137,18 @@ TEST(SourceCommands, SourceDirsInOrderThenTheOwnPath) {
   EXPECT_EQ(line({second, first}), "where = 'second dir'");
 }
 
+// py-print's bounds, as its help and the README give them.
+TEST(Commands, PyPrintBounds) {
+  OneFrame p("/app/print.py", "f");
+  EXPECT_EQ(p.Run("py-print", {"x", "--max-chars", "1048577"}).text,
+            "pyunwind: py-print: --max-chars wants a number from 1 to 1048576, not '1048577'\n");
+  EXPECT_EQ(p.Run("py-print", {"x", "--depth", "65"}).text,
+            "pyunwind: py-print: --depth wants a number from 1 to 64, not '65'\n");
+  // At the bounds the options are taken: the command goes on to look for the name.
+  const CommandOutput at = p.Run("py-print", {"x", "--max-chars", "1048576", "--depth", "64"});
+  EXPECT_EQ(at.text.find("wants a number"), std::string::npos) << at.text;
+}
+
 TEST(Commands, ShortOptionsAreTheLongOnes) {
   OneFrame p("/app/short.py", "short");
   const CommandOutput all = p.Run("py-bt", {"--all", "--verbose", "--no-source"});
