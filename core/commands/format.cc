@@ -237,6 +237,8 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
             out += "    " + PrintableText(text) + "\n";
           }
         }
+        // Under the frame, as GDB's libpython py-bt shows the C call it is in.
+        if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
         out += LocalsText(frame, "    ");
       }
       if (shown < thread.frames.size()) {
@@ -300,7 +302,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                           {"kind", FrameKindName(frame.kind)},
                           {"end_line", number(frame.end_line)},
                           {"column", number(frame.column)},
-                          {"end_column", number(frame.end_column)}});
+                          {"end_column", number(frame.end_column)},
+                          {"calling", OptionalText(frame.calling)}});
         if (options.json_source) {
           frames.back()["source"] =
               frame.source_line ? Json(StripPythonWhitespace(*frame.source_line)) : Json(nullptr);

@@ -251,6 +251,17 @@ struct Layout {
     int32_t im_self = kAbsent;
   } method;
 
+  // What a frame calls (core/walk/calls.h): a C function's PyMethodDef
+  // (ml_name first) and self, a method descriptor's type and name.
+  struct CFunction {  // PyCFunctionObject
+    int32_t m_ml = kAbsent;
+    int32_t m_self = kAbsent;
+  } cfunction;
+  struct Descriptor {  // PyDescr_COMMON
+    int32_t d_type = kAbsent;
+    int32_t d_name = kAbsent;
+  } descriptor;
+
   struct Function {  // PyFunctionObject
     int32_t func_qualname = kAbsent;
   } function;
