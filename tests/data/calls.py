@@ -16,15 +16,20 @@ Threads (role: the call it is parked in):
   keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments
   deep        time.sleep inside a for loop, a with block, a try block and the arguments of
               two calls and a list and dict display: many values below the callee on the stack
+  fromkeys    dict.fromkeys(a generator) -> the generator -> time.sleep: a C method bound to
+              a type, calling back into a generator that dict.fromkeys resumed
+  partial     functools.partial(time.sleep, 3600)(): a callable C object (no name of its own)
 
 The truth ({"scenario", "pid", "python", "threads": [{"native_id", "role", "calling"}]})
 lists, innermost first, one entry per Python frame of the thread (sys._current_frames()):
 the callee's name built from the object itself (method descriptors: their repr; C functions:
 "<built-in function NAME>" without a self, else "<built-in method NAME of TYPE object>" with
-TYPE the self's tp_name) on the innermost frame and on the frame that called sorted, null on
-every other frame.
+TYPE the self's tp_name) on the innermost frame and on the frame that called sorted or
+dict.fromkeys, null on every other frame; a callable that is
+neither a C function nor a method descriptor is "<TYPE object>".
 """
 import _queue
+import functools
 import os
 import select
 import sys
@@ -63,9 +68,10 @@ def c_function(function):
     return f"<built-in method {function.__name__} of {tp_name(type(owner))} object>"
 
 
-def register(role, callee):
+def register(role, *callees):
+    """`callees`: what the innermost frame calls, then (for a callback) the frame below it."""
     with REGISTER:
-        RECORDS[threading.get_native_id()] = (role, callee)
+        RECORDS[threading.get_native_id()] = (role, list(callees))
 
 
 def park():
@@ -90,7 +96,7 @@ def bound_wait():
 
 
 def blocking_key(value):
-    register("sorted", c_function(time.sleep))
+    register("sorted", c_function(time.sleep), c_function(sorted))
     time.sleep(3600)
     return value
 
@@ -125,6 +131,22 @@ def deep_wait():
                 pass
 
 
+def sleeping_keys():
+    register("fromkeys", c_function(time.sleep), c_function(dict.fromkeys))
+    time.sleep(3600)
+    yield 1
+
+
+def fromkeys_wait():
+    dict.fromkeys(sleeping_keys())
+
+
+def partial_wait():
+    call = functools.partial(time.sleep, 3600)
+    register("partial", f"<{tp_name(type(call))} object>")
+    call()
+
+
 TARGETS = {
     "sleep": sleeper,
     "lock": lock_wait,
@@ -134,20 +156,16 @@ TARGETS = {
     "star": star_wait,
     "keywords": keywords_wait,
     "deep": deep_wait,
+    "fromkeys": fromkeys_wait,
+    "partial": partial_wait,
 }
 
 
-def expected_calling(role, callee, frame):
-    """One entry per frame from `frame` outwards: the callee on the innermost frame and,
-    for "sorted", sorted on the frame below the key function; null elsewhere."""
+def expected_calling(callees, frame):
+    """One entry per frame from `frame` outwards: `callees` first, then null."""
     calling = []
     while frame is not None:
-        if not calling:
-            calling.append(callee)
-        elif role == "sorted" and len(calling) == 1:
-            calling.append(c_function(sorted))
-        else:
-            calling.append(None)
+        calling.append(callees[len(calling)] if len(calling) < len(callees) else None)
         frame = frame.f_back
     return calling
 
@@ -164,10 +182,11 @@ def main():
     idents = {t.native_id: t.ident for t in threading.enumerate()}
     frames = sys._current_frames()
     threads = []
-    for native_id, (role, callee) in RECORDS.items():
+    for native_id, (role, callees) in RECORDS.items():
         threads.append({"native_id": native_id, "role": role,
-                        "calling": expected_calling(role, callee, frames[idents[native_id]])})
-    main_calling = [c_function(time.sleep)] + expected_calling("main", None, sys._getframe())
+                        "calling": expected_calling(callees, frames[idents[native_id]])})
+    # park() -> time.sleep above main() and <module>, which call Python functions.
+    main_calling = [c_function(time.sleep)] + expected_calling([], sys._getframe())
     threads.append({"native_id": threading.get_native_id(), "role": "main",
                     "calling": main_calling})
     write_truth(TRUTH, truth_of("calls", threads))
