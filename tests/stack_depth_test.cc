@@ -6,7 +6,6 @@
 // largest depth found equals co_stacksize, the depth CPython's compiler
 // computed; every call instruction has its callable and arguments below it.
 // Hand-made bytecode covers what must be refused.
-#include <cstdlib>
 #include <fstream>
 #include <string>
 
@@ -15,24 +14,13 @@
 
 #include "core/layout/minor_versions.h"
 #include "core/walk/stack_depth.h"
+#include "tests/fixture_facts.h"
 
 namespace pyunwind {
 namespace {
 
-std::string RunfilePath(const std::string& relative) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr) return relative;  // run by hand from the workspace root
-  return std::string(srcdir) + "/" + (workspace ? workspace : "pyunwind") + "/" + relative;
-}
-
-std::string FromHex(const std::string& hex) {
-  std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
-    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
-  }
-  return bytes;
-}
+using testing::FromHex;
+using testing::RunfilePath;
 
 CallLayout CallsOf(int minor) {
   Layout layout;

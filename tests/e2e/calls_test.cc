@@ -8,7 +8,7 @@
 // libpython's "<built-in method NAME of TYPE object>"; other callables "<TYPE object>") on the
 // innermost frame and on the frame that called sorted or dict.fromkeys, null elsewhere. `py-bt --all --json` must give exactly that list as the
 // frames' `calling`, and the text must show each name under its frame. In {LLDB, GDB} x
-// {live, gcore core with its executable} on Debian's 3.11 and pyenv's 3.12.1 and 3.13.0
+// {live, gcore core with its executable} on Debian's 3.11 and pyenv's 3.11.7, 3.12.1, 3.13.0
 // where installed.
 #include <gtest/gtest.h>
 
@@ -100,7 +100,7 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
 
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.12.1", "3.13.0"})
+  for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
     for (bool live : {true, false})
       for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
   return cells;
