@@ -7,11 +7,14 @@
 // callee's name built from the object (method descriptors: their repr; C functions:
 // libpython's "<built-in method NAME of TYPE object>"; other callables "<TYPE object>") on the
 // innermost frame and on the frame that called sorted or dict.fromkeys, null elsewhere. `py-bt --all --json` must give exactly that list as the
-// frames' `calling`, and the text must show each name under its frame. In {LLDB, GDB} x
-// {live, gcore core with its executable} on Debian's 3.11 and pyenv's 3.11.7, 3.12.1, 3.13.0
+// frames' `calling`, and the text must show each name under its frame. From a gcore core
+// opened alone (no executable: the names' read-only data is not in the core) each `calling`
+// is that or null, never another name. In {LLDB, GDB} x
+// {live, gcore core with its executable, alone} on Debian's 3.11 and pyenv's 3.11.7, 3.12.1, 3.13.0
 // where installed.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,11 +28,15 @@ struct Cell {
   std::string interp;  // "debian_3.11" or a pyenv version
   bool live = true;
   Debugger debugger = Debugger::kLldb;
+  bool with_executable = true;  // a core opened with its executable
 };
 
+std::string CellKind(const Cell& c) {
+  return c.live ? "live" : c.with_executable ? "core_with_exe" : "core_alone";
+}
+
 void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << (c.live ? "live" : "core with executable") << ", "
-      << DebuggerName(c.debugger);
+  *os << c.interp << ", " << CellKind(c) << ", " << DebuggerName(c.debugger);
 }
 
 std::map<std::string, ScenarioWithCore>& Shared() {
@@ -61,7 +68,9 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
   } else {
     target.core = Shared()[cell.interp].Core(SanitizeName("calls_" + cell.interp), &error);
     ASSERT_FALSE(target.core.empty()) << error;
-    target.executable = *python;  // the C functions' names are in its read-only data
+    // The C functions' names are in its read-only data, which a gcore core leaves out:
+    // without it a name may be unreadable (null), never another one.
+    if (cell.with_executable) target.executable = *python;
   }
   const RunResult run = RunDebugger(cell.debugger, *install, target,
                                     {"py-bt --all --json", "py-bt --all --no-source"});
@@ -86,6 +95,16 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
     }
     json calling = json::array();
     for (const json& frame : found->second.at("frames")) calling.push_back(frame.at("calling"));
+    if (!cell.live && !cell.with_executable) {
+      ASSERT_EQ(calling.size(), want.at("calling").size());
+      for (size_t i = 0; i < calling.size(); ++i) {
+        if (!calling[i].is_null()) {
+          EXPECT_EQ(calling[i], want.at("calling")[i]) << "frame " << i;
+          ++named;
+        }
+      }
+      continue;
+    }
     EXPECT_EQ(calling, want.at("calling")) << found->second.at("frames").dump(1);
     for (const json& name : want.at("calling")) {
       if (name.is_null()) continue;
@@ -95,22 +114,28 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
           << name;
     }
   }
-  EXPECT_EQ(named, 13u);
+  if (cell.live || cell.with_executable) {
+    EXPECT_EQ(named, 13u);
+  } else {
+    std::cout << "named from the core alone: " << named << " of 13\n";
+  }
 }
 
 std::vector<Cell> AllCells() {
   std::vector<Cell> cells;
   for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) {
+      cells.push_back({interp, true, d});
+      cells.push_back({interp, false, d});
+      cells.push_back({interp, false, d, false});
+    }
   return cells;
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, Calls, ::testing::ValuesIn(AllCells()),
                          [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" +
-                                               (info.param.live ? "live" : "core_with_exe") + "_" +
-                                               DebuggerName(info.param.debugger));
+                           return SanitizeName(info.param.interp + "_" + CellKind(info.param) +
+                                               "_" + DebuggerName(info.param.debugger));
                          });
 
 }  // namespace
