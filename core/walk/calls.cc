@@ -13,10 +13,6 @@ namespace {
 constexpr size_t kMaxNameLength = 256;
 constexpr size_t kMaxExceptionTableBytes = 1 << 20;
 
-Result<std::string> TypeNameOfObject(ObjectReader& objects, uint64_t object) {
-  return objects.TypeName(object);
-}
-
 Result<std::string> DescriptorName(ObjectReader& objects, uint64_t descriptor) {
   const Layout::Descriptor& d = objects.layout().descriptor;
   auto type = objects.memory().ReadPointer(descriptor + d.d_type);
@@ -101,7 +97,7 @@ Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& c
 
 Result<std::optional<std::string>> DescribeCallee(ObjectReader& objects, uint64_t callee) {
   if (callee == 0 || callee % 8 != 0) return MakeError("no callee");
-  PYU_ASSIGN_OR_RETURN(std::string type, TypeNameOfObject(objects, callee));
+  PYU_ASSIGN_OR_RETURN(std::string type, objects.TypeName(callee));
   if (type == "function" || type == "method") return std::optional<std::string>();
   if (type == "builtin_function_or_method") {
     const Layout::CFunction& c = objects.layout().cfunction;
@@ -112,7 +108,7 @@ Result<std::optional<std::string>> DescribeCallee(ObjectReader& objects, uint64_
     if (!name_address || *name_address == 0) return MakeError("cannot read a C function's name");
     PYU_ASSIGN_OR_RETURN(std::string name, objects.ReadCString(*name_address, kMaxNameLength));
     if (*self == 0) return std::optional<std::string>(fmt::format("<built-in function {}>", name));
-    PYU_ASSIGN_OR_RETURN(std::string self_type, TypeNameOfObject(objects, *self));
+    PYU_ASSIGN_OR_RETURN(std::string self_type, objects.TypeName(*self));
     return std::optional<std::string>(
         fmt::format("<built-in method {} of {} object>", name, self_type));
   }
