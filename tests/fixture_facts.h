@@ -23,6 +23,15 @@ inline std::string RunfilePath(const std::string& relative) {
   return std::string(srcdir) + "/" + (workspace ? workspace : "pyunwind") + "/" + relative;
 }
 
+// Bytes written as hex digits (the JSON test data's code and tables).
+inline std::string FromHex(const std::string& hex) {
+  std::string bytes;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+  }
+  return bytes;
+}
+
 inline std::optional<std::vector<uint8_t>> ReadFileBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;

@@ -86,8 +86,10 @@ class WalkTest : public ::testing::Test {
 
   static Json Frame(const char* filename, int line, const char* name, const char* qualname) {
     // The fake's location tables have no columns (entry kind 13): the end line is the line.
+    // Its code objects hold no bytecode: no frame tells what it calls.
     return {{"filename", filename}, {"line", line}, {"name", name}, {"qualname", qualname},
-            {"kind", "python"}, {"end_line", line}, {"column", nullptr}, {"end_column", nullptr}};
+            {"kind", "python"}, {"end_line", line}, {"column", nullptr}, {"end_column", nullptr},
+            {"calling", nullptr}};
   }
   static Json AFrames() {
     return Json::array({Frame("/app/worker.py", 14, "run", "Worker.run"),

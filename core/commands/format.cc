@@ -273,6 +273,8 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
                            frame.line ? std::to_string(*frame.line) : "?", p.reset, p.name,
                            PrintableText(frame.qualname), p.reset);
         if (frame.source_line) out += drawn.Lines(frame, snapshot.python.caret_rules);
+        // Under the frame, as GDB's libpython py-bt shows the C call it is in.
+        if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
         out += LocalsText(frame, "    ");
       }
       if (shown < thread.frames.size()) {
@@ -310,41 +312,49 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
     out += fmt::format("{}{{\"id\":{},\"threads\":[", i ? "," : "", interp.id);
     for (size_t t = 0; t < interp.threads.size(); ++t) {
       const Thread& thread = interp.threads[t];
-      Json frames = Json::array();
+      // Each frame written as it is made: one thread of 65,536 frames is never a tree.
+      std::string frames = "[";
+      auto add = [&frames](const Json& frame) {
+        if (frames.size() > 1) frames += ',';
+        frames += Dump(frame);
+      };
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
         const Frame& frame = thread.frames[i];
         if (frame.kind == FrameKind::kGc) {
-          frames.push_back({{"kind", FrameKindName(frame.kind)}});
+          add({{"kind", FrameKindName(frame.kind)}});
           continue;
         }
         if (frame.kind == FrameKind::kNative) {
-          frames.push_back({{"kind", FrameKindName(frame.kind)},
-                            {"index", frame.native_index},
-                            {"pc", fmt::format("{:#x}", frame.pc)},
-                            {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
-                            {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
+          add({{"kind", FrameKindName(frame.kind)},
+               {"index", frame.native_index},
+               {"pc", fmt::format("{:#x}", frame.pc)},
+               {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
+               {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
           continue;
         }
         auto number = [](const std::optional<int>& value) {
           return value ? Json(*value) : Json(nullptr);
         };
-        frames.push_back({{"filename", frame.filename},
-                          {"line", number(frame.line)},
-                          {"name", frame.name},
-                          {"qualname", frame.qualname},
-                          {"kind", FrameKindName(frame.kind)},
-                          {"end_line", number(frame.end_line)},
-                          {"column", number(frame.column)},
-                          {"end_column", number(frame.end_column)}});
+        Json python = {{"filename", frame.filename},
+                       {"line", number(frame.line)},
+                       {"name", frame.name},
+                       {"qualname", frame.qualname},
+                       {"kind", FrameKindName(frame.kind)},
+                       {"end_line", number(frame.end_line)},
+                       {"column", number(frame.column)},
+                       {"end_column", number(frame.end_column)},
+                       {"calling", OptionalText(frame.calling)}};
         if (options.json_source) {
-          frames.back()["source"] =
+          python["source"] =
               frame.source_line ? Json(StripPythonWhitespace(*frame.source_line)) : Json(nullptr);
         }
-        if (frame.locals || frame.locals_error) frames.back()["locals"] = LocalsJson(frame);
-        if (frame.locals_error) frames.back()["locals_error"] = *frame.locals_error;
-        if (frame.locals_not_shown > 0) frames.back()["locals_not_shown"] = frame.locals_not_shown;
+        if (frame.locals || frame.locals_error) python["locals"] = LocalsJson(frame);
+        if (frame.locals_error) python["locals_error"] = *frame.locals_error;
+        if (frame.locals_not_shown > 0) python["locals_not_shown"] = frame.locals_not_shown;
+        add(python);
       }
+      frames += ']';
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
                     {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},
                     {"name", OptionalText(thread.name)},
@@ -355,8 +365,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                     {"status", thread.status},
                     {"exception", OptionalText(thread.exception)},
                     {"exception_state", ExceptionStateName(thread.exception_state)},
-                    {"exception_message", OptionalText(thread.exception_message)},
-                    {"frames", std::move(frames)}};
+                    {"exception_message", OptionalText(thread.exception_message)}};
       if (thread.running_task) {
         entry["running_task"] = {{"id", fmt::format("{:#x}", thread.running_task->address)},
                                  {"name", thread.running_task->name}};
@@ -365,7 +374,9 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";
       }
       if (t) out += ',';
-      out += Dump(entry);
+      std::string text = Dump(entry);  // an object: "frames" goes before its closing brace
+      text.insert(text.size() - 1, ",\"frames\":" + frames);
+      out += text;
     }
     out += "]}";
   }

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/base/result.h"
+#include "core/layout/opcodes.h"
 #include "core/layout/version.h"
 
 namespace pyunwind {
@@ -162,7 +163,16 @@ struct Layout {
     int32_t code_adaptive = kAbsent;
     int32_t firsttraceable = kAbsent;  // 3.11, 3.12: frames before it are incomplete
     int32_t tlbc = kAbsent;            // free-threaded 3.14+: per-thread bytecode copies
+    // Where the value stack starts (localsplus + co_nlocalsplus), its size, and
+    // the exception table (bytes): what finding a call's callee needs (core/walk/calls.h).
+    int32_t nlocalsplus = kAbsent;
+    int32_t stacksize = kAbsent;
+    int32_t exceptiontable = kAbsent;
   } code;
+
+  // How the eval loop lays out a call on the value stack, and the opcodes
+  // (core/layout/opcodes_3NN.inc). No table: `calling` is not told.
+  CallLayout calls;
 
   struct Object {
     int32_t ob_type = 8;
@@ -240,6 +250,17 @@ struct Layout {
     int32_t im_func = kAbsent;
     int32_t im_self = kAbsent;
   } method;
+
+  // What a frame calls (core/walk/calls.h): a C function's PyMethodDef
+  // (ml_name first) and self, a method descriptor's type and name.
+  struct CFunction {  // PyCFunctionObject
+    int32_t m_ml = kAbsent;
+    int32_t m_self = kAbsent;
+  } cfunction;
+  struct Descriptor {  // PyDescr_COMMON
+    int32_t d_type = kAbsent;
+    int32_t d_name = kAbsent;
+  } descriptor;
 
   struct Function {  // PyFunctionObject
     int32_t func_qualname = kAbsent;

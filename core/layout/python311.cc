@@ -11,6 +11,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_311.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFactsOf311And312(l);
   l.source = "table 3.11";
@@ -57,6 +61,11 @@ void AddFacts(Layout& l) {
   l.code.argcount = 56;
   l.code.firstlineno = 72;
   l.code.firsttraceable = 168;
+  l.code.exceptiontable = 40;
+  l.code.stacksize = 68;
+  l.code.nlocalsplus = 76;
+  // [method or NULL, callable or self, args]; CALL_FUNCTION_EX: [NULL, callable, args, kwargs].
+  l.calls = {&kOpcodes, 144, true, 2};
   l.code.code_adaptive = 184;
 
   l.unicode.ascii_data = 48;  // PyASCIIObject still has wstr

@@ -7,6 +7,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_312.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFactsOf311And312(l);
   l.source = "table 3.12";
@@ -43,6 +47,11 @@ void AddFacts(Layout& l) {
   l.code.argcount = 52;
   l.code.firstlineno = 68;
   l.code.firsttraceable = 176;
+  l.code.exceptiontable = 40;
+  l.code.stacksize = 64;
+  l.code.nlocalsplus = 72;
+  // [method or NULL, callable or self, args]; CALL_FUNCTION_EX: [NULL, callable, args, kwargs].
+  l.calls = {&kOpcodes, 144, true, 2};
   l.code.code_adaptive = 192;
 
   l.unicode.ascii_data = 40;

@@ -8,6 +8,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_313.inc"
+}};
+
 void AddFacts(Layout& l) {
   l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
   AddObjectFacts(l);
@@ -16,6 +20,11 @@ void AddFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
   l.frame.stacktop = 64;  // int: slots in use above localsplus
   l.type.ht_cached_keys = 880 + d;
+  l.code.exceptiontable = 40 + d;
+  l.code.stacksize = 64 + d;
+  l.code.nlocalsplus = 72 + d;
+  // [callable, self or NULL, args]; CALL_FUNCTION_EX: [callable, NULL, args, kwargs].
+  l.calls = {&kOpcodes, 71, false, 3};
   // PyCoroObject: the frame state byte, then the embedded frame.
   l.gen.frame_state = 67 + d;
   l.gen.iframe = 72 + d;

@@ -45,12 +45,18 @@ Result<uint64_t> ObjectReader::TypeOf(uint64_t object) {
 Result<std::string> ObjectReader::TypeNameOfType(uint64_t type) {
   auto name = memory_.ReadPointer(type + layout_.type.tp_name);
   if (!name || *name == 0) return MakeError("cannot read a type's name");
+  auto text = ReadCString(*name, kMaxTypeNameLength);
+  if (!text.ok()) return MakeError("cannot read a type's name");
+  return text;
+}
+
+Result<std::string> ObjectReader::ReadCString(uint64_t address, size_t max_length) {
   std::string out;
-  while (out.size() < kMaxTypeNameLength) {
+  while (out.size() < max_length) {
     // Byte by byte through the page cache: the name may end just before an
     // unmapped page, and a core often lacks the read-only data it lives in.
-    auto c = memory_.ReadValue<char>(*name + out.size());
-    if (!c) return MakeError("cannot read a type's name");
+    auto c = memory_.ReadValue<char>(address + out.size());
+    if (!c) return MakeError(fmt::format("cannot read the C string at {:#x}", address));
     if (*c == '\0') return out;
     out += *c;
   }

@@ -39,6 +39,9 @@ class ObjectReader {
   // tp_name of a type object (cut after 256 bytes, marked "..."), and of an object's type.
   Result<std::string> TypeNameOfType(uint64_t type);
   Result<std::string> TypeName(uint64_t object_address);
+  // A NUL-terminated C string (a type's or a C function's name), cut after
+  // `max_length` bytes (marked "...").
+  Result<std::string> ReadCString(uint64_t address, size_t max_length);
 
   // A compact str object's first `max_chars` characters.
   Result<StrText> ReadStrText(uint64_t address, size_t max_chars);

@@ -89,6 +89,10 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
   info.bytecode_address = address + c.code_adaptive;
   if (c.tlbc != kAbsent) info.tlbc_array = FieldAt<uint64_t>(raw, c.tlbc);
+  info.code_units = FieldAt<int64_t>(raw, objects_.layout().object.ob_size);
+  if (c.nlocalsplus != kAbsent) info.nlocalsplus = FieldAt<int32_t>(raw, c.nlocalsplus);
+  if (c.stacksize != kAbsent) info.stack_size = FieldAt<int32_t>(raw, c.stacksize);
+  if (c.exceptiontable != kAbsent) info.exception_table = FieldAt<uint64_t>(raw, c.exceptiontable);
   // A table over the bound is not read: the frame is shown, its line unknown.
   const uint64_t table_address = FieldAt<uint64_t>(raw, c.linetable);
   auto table_size = objects_.memory().ReadValue<int64_t>(table_address + objects_.layout().bytes.ob_size);

@@ -22,6 +22,11 @@ struct CodeInfo {
   int32_t first_traceable = 0;    // 3.11, 3.12: instructions before it set the frame up
   uint64_t tlbc_array = 0;        // free-threaded 3.14+: _PyCodeArray of per-thread copies
   std::vector<LineRange> lines;
+  // What finding a call's callee needs (core/walk/calls.h); -1 / 0 where the layout lacks them.
+  int64_t code_units = 0;          // Py_SIZE: code units of co_code_adaptive
+  int32_t nlocalsplus = -1;        // the value stack starts after this many slots
+  int32_t stack_size = -1;         // co_stacksize
+  uint64_t exception_table = 0;    // co_exceptiontable (bytes)
 };
 
 class CodeCache {

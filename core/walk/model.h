@@ -47,6 +47,11 @@ struct Frame {
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // What the frame's current call instruction calls where that is not Python
+  // code, as libpython's py-bt names it ("<built-in method sleep of module
+  // object>"): only on the innermost frame and on a frame whose inner frame a
+  // C call started; null elsewhere and where it cannot be told (core/walk/calls.h).
+  std::optional<std::string> calling;
   // --locals only: arguments and locals in co_localsplusnames order, or why not.
   std::optional<std::vector<LocalVariable>> locals;
   std::optional<std::string> locals_error;

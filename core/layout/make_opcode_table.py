@@ -1,0 +1,172 @@
+"""Writes core/layout/opcodes_3NN.inc: what the stack-depth analysis
+(core/walk/stack_depth.cc) needs to know of each opcode of one CPython minor
+version, asked of that version's own interpreter (dis, opcode).
+
+    python3.NN core/layout/make_opcode_table.py > core/layout/opcodes_3NN.inc
+
+Per opcode 0..255: the opcode it specializes or instruments (the base, whose
+facts it shares), its inline cache entries, whether it jumps (relative,
+forwards or backwards: every jump of 3.11-3.13 is), whether execution can go
+on to the next instruction, what kind of call it makes, and its stack effect
+from dis.stack_effect: exactly for opargs 0..15, and as
+`constant + low * (oparg & 0xff) + high * (oparg >> 8) + odd * (oparg & 1)`
+above that where that form holds for every oparg up to 65535 (else larger
+opargs are refused).
+"""
+import dis
+import opcode
+import sys
+import types
+
+SMALL = 16
+NO_FALL_THROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE",
+                   "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
+CALL_KINDS = {"CALL": "kCall", "PRECALL": "kCall", "CALL_KW": "kCallKw",
+              "CALL_FUNCTION_EX": "kCallFunctionEx"}
+
+all_opmap = dict(getattr(dis, "_all_opmap", opcode.opmap))
+all_opmap.update(getattr(opcode, "_specialized_opmap", {}))
+names = {number: name for name, number in all_opmap.items() if number < 256}
+deopt = dict(getattr(dis, "deoptmap", {}))
+caches = opcode._inline_cache_entries
+
+
+def cache_entries(name):
+    if isinstance(caches, dict):
+        return caches.get(name, 0)
+    return caches[opcode.opmap[name]]
+
+
+def base_of(name):
+    if name in deopt:
+        return opcode.opname[deopt[name]] if isinstance(deopt[name], int) else deopt[name]
+    if name.startswith("INSTRUMENTED_") and name[len("INSTRUMENTED_"):] in opcode.opmap:
+        return name[len("INSTRUMENTED_"):]
+    return name
+
+
+def effect(number, oparg, jump):
+    try:
+        if number < opcode.HAVE_ARGUMENT:  # takes no oparg: the eval loop ignores it
+            return dis.stack_effect(number, jump=jump)
+        return dis.stack_effect(number, oparg, jump=jump)
+    except (ValueError, TypeError):
+        return None
+
+
+def large_form(number, jump):
+    """(constant, low, high, odd) if the effect of every oparg from 16 is
+    constant + low*(oparg & 255) + high*(oparg >> 8) + odd*(oparg & 1)."""
+    at = lambda arg: effect(number, arg, jump)
+    if None in (at(16), at(17), at(18), at(256 + 16)):
+        return None
+    if (at(18) - at(16)) % 2:
+        return None
+    low = (at(18) - at(16)) // 2
+    odd = at(17) - at(16) - low
+    high = at(256 + 16) - at(16)
+    constant = at(16) - 16 * low
+    for arg in list(range(SMALL, 1024)) + list(range(1024, 65536, 251)) + [65535]:
+        if at(arg) != constant + low * (arg & 0xFF) + high * (arg >> 8) + odd * (arg & 1):
+            return None
+    return constant, low, high, odd
+
+
+def jump_target(number, name, arg, n_caches):
+    """The target dis gives an instruction at offset 40 with oparg `arg`, in code units."""
+    code = bytearray(200)
+    code[40] = number
+    code[41] = arg
+    probe = (lambda: None).__code__.replace(co_code=bytes(code), co_exceptiontable=b"",
+                                            co_linetable=b"")
+    for instruction in dis.get_instructions(probe):
+        if instruction.offset == 40:
+            return instruction.argval // 2
+    raise SystemExit(f"dis shows no instruction at offset 40 for {name}")
+
+
+def jump_kind(number, name, n_caches):
+    if number not in dis.hasjrel and number not in dis.hasjabs:
+        return "kNone"
+    if number in dis.hasjabs:
+        raise SystemExit(f"{name}: absolute jumps are not handled")
+    after = 20 + 1 + n_caches
+    forward = jump_target(number, name, 3, n_caches)
+    if forward == after + 3:
+        return "kForward"
+    if forward == after - 3:
+        return "kBackward"
+    raise SystemExit(f"{name}: jump target {forward} is neither {after}+3 nor -3")
+
+
+def call_kind(base, number):
+    kind = CALL_KINDS.get(base, "kNone")
+    # 3.11's compiler counts the arguments as popped by PRECALL: its CALL's
+    # effect does not depend on oparg, though the arguments are still there.
+    if base == "CALL" and effect(number, 0, None) == effect(number, 5, None):
+        return "kCallArgsPoppedBefore"
+    return kind
+
+
+def smalls(number, jump):
+    values = [effect(number, arg, jump) for arg in range(SMALL)]
+    return values
+
+
+def resumed_value(name, values, large):
+    """RETURN_GENERATOR: a resumed generator finds the value sent to it on its
+    stack, which the POP_TOP after RETURN_GENERATOR pops. 3.11's and 3.12's dis
+    say 0 (their compiler adds that prologue after counting depths), 3.13's 1."""
+    if name != "RETURN_GENERATOR":
+        return values, large
+    return [1] * SMALL, (1, 0, 0, 0)
+
+
+def facts(number):
+    name = names.get(number)
+    if name is None or name.startswith("<"):
+        return None, "{}"
+    base = base_of(name)
+    if base not in opcode.opmap or base in ("INSTRUMENTED_LINE", "INSTRUMENTED_INSTRUCTION",
+                                            "ENTER_EXECUTOR", "CACHE", "RESERVED"):
+        return name, "{}"  # unknown here: the analysis refuses the code object
+    base_number = opcode.opmap[base]
+    n_caches = cache_entries(base)
+    jump = jump_kind(base_number, base, n_caches)
+    plain = smalls(base_number, False)
+    jumped = smalls(base_number, True) if jump != "kNone" else plain
+    if plain[0] is None and plain[1] is None:
+        return name, "{}"
+    plain_large = large_form(base_number, False)
+    jumped_large = large_form(base_number, True) if jump != "kNone" else plain_large
+    plain, plain_large = resumed_value(base, plain, plain_large)
+    jumped, jumped_large = resumed_value(base, jumped, jumped_large)
+    fields = [
+        "true",
+        str(base_number),
+        str(n_caches),
+        "JumpKind::" + jump,
+        "false" if base in NO_FALL_THROUGH else "true",
+        "CallKind::" + call_kind(base, base_number),
+        "{" + ", ".join("kNoEffect" if v is None else str(v) for v in plain) + "}",
+        "{" + ", ".join("kNoEffect" if v is None else str(v) for v in jumped) + "}",
+        "{" + ("false, 0, 0, 0, 0" if plain_large is None else "true, %d, %d, %d, %d" % plain_large) + "}",
+        "{" + ("false, 0, 0, 0, 0" if jumped_large is None else "true, %d, %d, %d, %d" % jumped_large) + "}",
+    ]
+    return name, "{" + ", ".join(fields) + "}"
+
+
+def main():
+    version = ".".join(map(str, sys.version_info[:3]))
+    print(f"// Generated by core/layout/make_opcode_table.py from CPython {version}")
+    print(f"// ({sys.executable}); do not edit. One OpcodeFacts per opcode 0..255")
+    print("// (core/layout/opcodes.h): valid, base, caches, jump, falls through, call,")
+    print("// effect of opargs 0..15 without and with the jump, then the large-oparg forms.")
+    if dis.opmap["EXTENDED_ARG"] != opcode.EXTENDED_ARG:
+        raise SystemExit("EXTENDED_ARG disagrees")
+    for number in range(256):
+        name, text = facts(number)
+        print(f"/* {number} {name or ''} */ {text},")
+
+
+main()

@@ -1,0 +1,138 @@
+#include "core/walk/calls.h"
+
+#include <fmt/format.h>
+
+#include <string_view>
+
+#include "core/walk/frames.h"
+#include "core/walk/stack_depth.h"
+
+namespace pyunwind {
+namespace {
+
+constexpr size_t kMaxNameLength = 256;
+constexpr size_t kMaxExceptionTableBytes = 1 << 20;
+
+Result<std::string> DescriptorName(ObjectReader& objects, uint64_t descriptor) {
+  const Layout::Descriptor& d = objects.layout().descriptor;
+  auto type = objects.memory().ReadPointer(descriptor + d.d_type);
+  auto name = objects.memory().ReadPointer(descriptor + d.d_name);
+  if (!type || !name) return MakeError("cannot read a descriptor");
+  PYU_ASSIGN_OR_RETURN(std::string type_name, objects.TypeNameOfType(*type));
+  PYU_ASSIGN_OR_RETURN(std::string text, objects.ReadString(*name, kMaxNameLength));
+  return fmt::format("'{}' of '{}' objects", text, type_name);
+}
+
+// The slot `from_top` below the top of a value stack `depth` deep.
+Result<uint64_t> StackSlot(ObjectReader& objects, uint64_t stack_base, int64_t depth, int64_t from_top) {
+  const int64_t index = depth - from_top;
+  if (from_top < 1 || index < 0) return MakeError("the call's operands are not on the stack");
+  auto value = objects.memory().ReadPointer(stack_base + 8 * static_cast<uint64_t>(index));
+  if (!value) return MakeError("cannot read the value stack");
+  return *value & ~objects.layout().frame.stackref_tag_mask;
+}
+
+// The callee of the call instruction at `index` of the frame.
+Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
+                          std::string_view bytecode, std::string_view exception_table,
+                          uint64_t frame_address, int64_t index) {
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
+  PYU_ASSIGN_OR_RETURN(StackDepths depths,
+                       AnalyseStackDepths(*calls.opcodes, calls.extended_arg, bytecode,
+                                          exception_table, code.stack_size));
+  int64_t depth = depths.before[static_cast<size_t>(index)];
+  if (depth < 0) return MakeError("the instruction is not reached from the code's start");
+  PYU_ASSIGN_OR_RETURN(uint32_t oparg,
+                       OpargAt(*calls.opcodes, calls.extended_arg, bytecode, static_cast<size_t>(index)));
+  const uint64_t stack_base =
+      frame_address + objects.layout().frame.localsplus + 8 * static_cast<uint64_t>(code.nlocalsplus);
+  const int64_t args = oparg;
+  switch (facts.call) {
+    case CallKind::kCallFunctionEx:
+      return StackSlot(objects, stack_base, depth, calls.call_ex_callable_from_top + (oparg & 1));
+    case CallKind::kCallKw:
+      depth -= 1;  // the kwnames tuple above the arguments
+      break;
+    case CallKind::kCallArgsPoppedBefore:
+      depth += args;  // counted popped by the PRECALL before it, still there
+      break;
+    case CallKind::kCall:
+      break;
+    case CallKind::kNone:
+      return MakeError("not a call");
+  }
+  if (depth > code.stack_size) return MakeError("the call's operands are not on the stack");
+  PYU_ASSIGN_OR_RETURN(uint64_t lower, StackSlot(objects, stack_base, depth, args + 2));
+  if (!calls.method_below_callable || lower != 0) return lower;
+  return StackSlot(objects, stack_base, depth, args + 1);
+}
+
+Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& codes,
+                                             uint64_t frame_address) {
+  const CallLayout& calls = objects.layout().calls;
+  if (calls.opcodes == nullptr) return MakeError("no opcode table for this version");
+  PYU_ASSIGN_OR_RETURN(FramePosition position, ReadFramePosition(objects, codes, frame_address));
+  const CodeInfo& code = *position.code;
+  const int64_t index = position.instruction_index;
+  if (code.nlocalsplus < 0 || code.stack_size < 0 || code.code_units <= 0 ||
+      code.code_units > static_cast<int64_t>(kMaxBytecodeUnits) || index < 0 ||
+      index >= code.code_units) {
+    return MakeError("the code object's sizes are out of range");
+  }
+  std::string bytecode(static_cast<size_t>(code.code_units) * 2, '\0');
+  if (!objects.memory().Read(code.bytecode_address, bytecode.data(), bytecode.size())) {
+    return MakeError("cannot read the bytecode");
+  }
+  if ((*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])].call == CallKind::kNone) {
+    return std::optional<std::string>();  // not at a call
+  }
+  PYU_ASSIGN_OR_RETURN(std::string exception_table,
+                       objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
+  PYU_ASSIGN_OR_RETURN(uint64_t callee, CalleeOf(objects, calls, code, bytecode, exception_table,
+                                                 frame_address, index));
+  return DescribeCallee(objects, callee);
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> DescribeCallee(ObjectReader& objects, uint64_t callee) {
+  if (callee == 0 || callee % 8 != 0) return MakeError("no callee");
+  PYU_ASSIGN_OR_RETURN(std::string type, objects.TypeName(callee));
+  if (type == "function" || type == "method") return std::optional<std::string>();
+  if (type == "builtin_function_or_method") {
+    const Layout::CFunction& c = objects.layout().cfunction;
+    auto method_def = objects.memory().ReadPointer(callee + c.m_ml);
+    auto self = objects.memory().ReadPointer(callee + c.m_self);
+    if (!method_def || !self || *method_def == 0) return MakeError("cannot read a C function");
+    auto name_address = objects.memory().ReadPointer(*method_def);
+    if (!name_address || *name_address == 0) return MakeError("cannot read a C function's name");
+    PYU_ASSIGN_OR_RETURN(std::string name, objects.ReadCString(*name_address, kMaxNameLength));
+    if (*self == 0) return std::optional<std::string>(fmt::format("<built-in function {}>", name));
+    PYU_ASSIGN_OR_RETURN(std::string self_type, objects.TypeName(*self));
+    return std::optional<std::string>(
+        fmt::format("<built-in method {} of {} object>", name, self_type));
+  }
+  if (type == "method_descriptor" || type == "classmethod_descriptor") {
+    PYU_ASSIGN_OR_RETURN(std::string name, DescriptorName(objects, callee));
+    return std::optional<std::string>("<method " + name + ">");
+  }
+  if (type == "wrapper_descriptor") {
+    PYU_ASSIGN_OR_RETURN(std::string name, DescriptorName(objects, callee));
+    return std::optional<std::string>("<slot wrapper " + name + ">");
+  }
+  return std::optional<std::string>("<" + type + " object>");
+}
+
+void AddCalls(ObjectReader& objects, CodeCache& codes, size_t first_frame, Thread& thread) {
+  for (size_t i = first_frame; i < thread.frames.size(); ++i) {
+    Frame& frame = thread.frames[i];
+    if (frame.kind != FrameKind::kPython) continue;
+    const bool calls_c = i == first_frame || thread.frames[i - 1].is_entry;
+    if (!calls_c) continue;
+    if (objects.memory().budget().Exhausted()) return;
+    auto calling = CallingOf(objects, codes, frame.frame_address);
+    if (calling.ok()) frame.calling = std::move(*calling);
+  }
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,166 @@
+#include "core/walk/stack_depth.h"
+
+#include <fmt/format.h>
+
+namespace pyunwind {
+namespace {
+
+struct Decoded {
+  std::vector<uint32_t> oparg;  // per code unit where an instruction starts
+  std::vector<bool> starts;
+};
+
+Result<Decoded> Decode(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code) {
+  const size_t units = code.size() / 2;
+  if (code.size() % 2 != 0 || units > kMaxBytecodeUnits) {
+    return MakeError(fmt::format("bytecode of {} bytes is not analysed", code.size()));
+  }
+  Decoded out;
+  out.oparg.assign(units, 0);
+  out.starts.assign(units, false);
+  uint32_t extended = 0;
+  size_t i = 0;
+  while (i < units) {
+    const auto op = static_cast<uint8_t>(code[2 * i]);
+    const OpcodeFacts& facts = opcodes[op];
+    if (!facts.valid) return MakeError(fmt::format("opcode {} at {} is not known", op, 2 * i));
+    // Three prefixes make 32 bits; a fourth can only come from bad bytecode.
+    if (extended > 0xFFFFFF) return MakeError("too many EXTENDED_ARG prefixes");
+    const uint32_t oparg = static_cast<uint8_t>(code[2 * i + 1]) | (extended << 8);
+    out.starts[i] = true;
+    out.oparg[i] = oparg;
+    extended = facts.base == extended_arg ? oparg : 0;
+    i += 1 + facts.caches;
+  }
+  if (i != units) return MakeError("the last instruction's caches run past the code");
+  return out;
+}
+
+// dis.stack_effect(op, oparg, jump) from the table.
+Result<int32_t> Effect(const OpcodeFacts& facts, uint32_t oparg, bool jump) {
+  if (oparg < 16) {
+    const int8_t value = jump ? facts.jump_effect[oparg] : facts.effect[oparg];
+    if (value == kNoEffect) return MakeError("no such oparg");
+    return value;
+  }
+  const LargeOpargEffect& large = jump ? facts.large_jump : facts.large;
+  if (!large.holds) return MakeError("no such oparg");
+  return large.constant + large.low * static_cast<int32_t>(oparg & 0xFF) +
+         large.high * static_cast<int32_t>(oparg >> 8) + large.odd * static_cast<int32_t>(oparg & 1);
+}
+
+// The exception table's varints: 6 bits a byte, bit 6 set while more follow.
+bool ReadVarint(std::string_view table, size_t& at, uint32_t& value) {
+  value = 0;
+  for (int chunks = 0; at < table.size() && chunks < 5; ++chunks) {
+    const auto byte = static_cast<uint8_t>(table[at++]);
+    value = (value << 6) | (byte & 63);
+    if ((byte & 64) == 0) return true;
+  }
+  return false;
+}
+
+class Pass {
+ public:
+  Pass(const Decoded& decoded, int32_t stack_size) : decoded_(decoded), stack_size_(stack_size) {
+    depths_.before.assign(decoded.starts.size(), -1);
+  }
+
+  Status Reach(int64_t index, int32_t depth) {
+    if (index < 0 || index >= static_cast<int64_t>(depths_.before.size()) ||
+        !decoded_.starts[static_cast<size_t>(index)]) {
+      return MakeError(fmt::format("a jump to {} lands outside an instruction", 2 * index));
+    }
+    if (depth < 0 || depth > stack_size_) {
+      return MakeError(fmt::format("stack depth {} at {} is outside 0..{}", depth, 2 * index,
+                                   stack_size_));
+    }
+    int32_t& slot = depths_.before[static_cast<size_t>(index)];
+    if (slot == depth) return Ok{};
+    if (slot != -1) {
+      return MakeError(fmt::format("two paths reach {} at depths {} and {}", 2 * index, slot, depth));
+    }
+    slot = depth;
+    depths_.max_depth = std::max(depths_.max_depth, depth);
+    pending_.push_back(static_cast<size_t>(index));
+    return Ok{};
+  }
+
+  // A depth reached after an instruction: counted in the maximum even where
+  // nothing follows (RETURN_VALUE's operand, the compiler counts it too).
+  void Touch(int32_t depth) { depths_.max_depth = std::max(depths_.max_depth, depth); }
+
+  int32_t Before(size_t index) const { return depths_.before[index]; }
+
+  bool Next(size_t& index) {
+    if (pending_.empty()) return false;
+    index = pending_.back();
+    pending_.pop_back();
+    return true;
+  }
+
+  StackDepths Take() { return std::move(depths_); }
+
+ private:
+  const Decoded& decoded_;
+  int32_t stack_size_;
+  StackDepths depths_;
+  std::vector<size_t> pending_;
+};
+
+}  // namespace
+
+Result<uint32_t> OpargAt(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code,
+                         size_t index) {
+  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code));
+  if (index >= decoded.starts.size() || !decoded.starts[index]) {
+    return MakeError(fmt::format("no instruction starts at {}", 2 * index));
+  }
+  return decoded.oparg[index];
+}
+
+Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t extended_arg,
+                                       std::string_view code, std::string_view exception_table,
+                                       int32_t stack_size) {
+  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code));
+  Pass pass(decoded, stack_size);
+  if (decoded.starts.empty()) return pass.Take();
+  PYU_RETURN_IF_ERROR(pass.Reach(0, 0));
+  // Handlers: (start, length, target, depth << 1 | lasti); the handler runs
+  // with lasti (if set) and the exception pushed above `depth`.
+  size_t at = 0;
+  while (at < exception_table.size()) {
+    uint32_t start, length, target, depth_lasti;
+    if (!ReadVarint(exception_table, at, start) || !ReadVarint(exception_table, at, length) ||
+        !ReadVarint(exception_table, at, target) || !ReadVarint(exception_table, at, depth_lasti)) {
+      return MakeError("the exception table ends inside an entry");
+    }
+    const int64_t depth = (depth_lasti >> 1) + (depth_lasti & 1) + 1;
+    if (depth > stack_size) return MakeError("an exception handler's depth exceeds co_stacksize");
+    PYU_RETURN_IF_ERROR(pass.Reach(target, static_cast<int32_t>(depth)));
+  }
+  size_t index = 0;
+  while (pass.Next(index)) {
+    const OpcodeFacts& facts = opcodes[static_cast<uint8_t>(code[2 * index])];
+    const uint32_t oparg = decoded.oparg[index];
+    const int32_t depth = pass.Before(index);
+    const int64_t next = static_cast<int64_t>(index) + 1 + facts.caches;
+    auto effect = Effect(facts, oparg, false);
+    if (!effect.ok()) {
+      return MakeError(fmt::format("opcode {} at {} does not take oparg {}",
+                                   static_cast<uint8_t>(code[2 * index]), 2 * index, oparg));
+    }
+    pass.Touch(depth + *effect);
+    if (facts.falls_through) PYU_RETURN_IF_ERROR(pass.Reach(next, depth + *effect));
+    if (facts.jump != JumpKind::kNone) {
+      PYU_ASSIGN_OR_RETURN(int32_t jump_effect, Effect(facts, oparg, true));
+      pass.Touch(depth + jump_effect);
+      const int64_t target =
+          facts.jump == JumpKind::kForward ? next + oparg : next - static_cast<int64_t>(oparg);
+      PYU_RETURN_IF_ERROR(pass.Reach(target, depth + jump_effect));
+    }
+  }
+  return pass.Take();
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,196 @@
+"""Threads parked inside calls into C, for `calling` (issue 13): what each Python frame's
+current call instruction calls where that is not Python code, named as GDB's libpython
+py-bt names it.
+
+usage: python calls.py TRUTH_JSON
+
+Threads (role: the call it is parked in):
+  main        park() -> time.sleep(3600)
+  sleep       time.sleep(3600): a C function of a module
+  lock        HELD.acquire(): a method descriptor of a C type, called with its self
+  bound       a bound C method kept in a local and called: HELD.acquire as an object
+  sorted      sorted(..., key=a Python function) -> the key function -> time.sleep: the
+              outer frame calls sorted, the inner one (which sorted started) sleep
+  select      select.select on a pipe nobody writes
+  star        time.sleep(*ARGS): CALL_FUNCTION_EX
+  keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments
+  deep        time.sleep inside a for loop, a with block, a try block and the arguments of
+              two calls and a list and dict display: many values below the callee on the stack
+  fromkeys    dict.fromkeys(a generator) -> the generator -> time.sleep: a C method bound to
+              a type, calling back into a generator that dict.fromkeys resumed
+  partial     functools.partial(time.sleep, 3600)(): a callable C object (no name of its own)
+
+The truth ({"scenario", "pid", "python", "threads": [{"native_id", "role", "calling"}]})
+lists, innermost first, one entry per Python frame of the thread (sys._current_frames()):
+the callee's name built from the object itself (method descriptors: their repr; C functions:
+"<built-in function NAME>" without a self, else "<built-in method NAME of TYPE object>" with
+TYPE the self's tp_name) on the innermost frame and on the frame that called sorted or
+dict.fromkeys, null on every other frame; a callable that is
+neither a C function nor a method descriptor is "<TYPE object>".
+"""
+import _queue
+import functools
+import os
+import select
+import sys
+import threading
+import time
+
+from scenario_truth import truth_of, write_truth
+
+TRUTH = sys.argv[1]
+HELD = threading.Lock()
+HELD.acquire()  # the main thread keeps it: "lock" and "bound" wait on it for ever
+QUEUE = _queue.SimpleQueue()
+ARGS = (3600,)
+RECORDS = {}  # native id -> (role, what its innermost frame calls)
+REGISTER = threading.Lock()
+
+
+class Context:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def tp_name(cls):
+    """What the C type's tp_name says: module.name for extension types, name for builtins."""
+    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def c_function(function):
+    """libpython's name of a builtin_function_or_method."""
+    owner = function.__self__
+    if owner is None:
+        return f"<built-in function {function.__name__}>"
+    return f"<built-in method {function.__name__} of {tp_name(type(owner))} object>"
+
+
+def register(role, *callees):
+    """`callees`: what the innermost frame calls, then (for a callback) the frame below it."""
+    with REGISTER:
+        RECORDS[threading.get_native_id()] = (role, list(callees))
+
+
+def park():
+    while True:
+        time.sleep(3600)
+
+
+def sleeper():
+    register("sleep", c_function(time.sleep))
+    time.sleep(3600)
+
+
+def lock_wait():
+    register("lock", repr(type(HELD).acquire))
+    HELD.acquire()
+
+
+def bound_wait():
+    acquire = HELD.acquire
+    register("bound", c_function(acquire))
+    acquire()
+
+
+def blocking_key(value):
+    register("sorted", c_function(time.sleep), c_function(sorted))
+    time.sleep(3600)
+    return value
+
+
+def sort_wait():
+    sorted([2, 1], key=blocking_key)
+
+
+def select_wait():
+    r, w = os.pipe()
+    register("select", c_function(select.select))
+    select.select([r], [], [])
+
+
+def star_wait():
+    register("star", c_function(time.sleep))
+    time.sleep(*ARGS)
+
+
+def keywords_wait():
+    register("keywords", repr(_queue.SimpleQueue.get))
+    QUEUE.get(block=True, timeout=3600)
+
+
+def deep_wait():
+    register("deep", c_function(time.sleep))
+    for _ in range(1):
+        with Context():
+            try:
+                print("x", [1, 2, {"k": max(0, time.sleep(3600) or 1)}])
+            except ValueError:
+                pass
+
+
+def sleeping_keys():
+    register("fromkeys", c_function(time.sleep), c_function(dict.fromkeys))
+    time.sleep(3600)
+    yield 1
+
+
+def fromkeys_wait():
+    dict.fromkeys(sleeping_keys())
+
+
+def partial_wait():
+    call = functools.partial(time.sleep, 3600)
+    register("partial", f"<{tp_name(type(call))} object>")
+    call()
+
+
+TARGETS = {
+    "sleep": sleeper,
+    "lock": lock_wait,
+    "bound": bound_wait,
+    "sorted": sort_wait,
+    "select": select_wait,
+    "star": star_wait,
+    "keywords": keywords_wait,
+    "deep": deep_wait,
+    "fromkeys": fromkeys_wait,
+    "partial": partial_wait,
+}
+
+
+def expected_calling(callees, frame):
+    """One entry per frame from `frame` outwards: `callees` first, then null."""
+    calling = []
+    while frame is not None:
+        calling.append(callees[len(calling)] if len(calling) < len(callees) else None)
+        frame = frame.f_back
+    return calling
+
+
+def main():
+    for role, target in TARGETS.items():
+        threading.Thread(target=target, name=role, daemon=True).start()
+    deadline = time.time() + 30
+    while len(RECORDS) < len(TARGETS):
+        if time.time() > deadline:
+            raise SystemExit(f"only {sorted(r for r, _ in RECORDS.values())} registered")
+        time.sleep(0.05)
+    time.sleep(0.5)  # every thread reaches its call after registering
+    idents = {t.native_id: t.ident for t in threading.enumerate()}
+    frames = sys._current_frames()
+    threads = []
+    for native_id, (role, callees) in RECORDS.items():
+        threads.append({"native_id": native_id, "role": role,
+                        "calling": expected_calling(callees, frames[idents[native_id]])})
+    # park() -> time.sleep above main() and <module>, which call Python functions.
+    main_calling = [c_function(time.sleep)] + expected_calling([], sys._getframe())
+    threads.append({"native_id": threading.get_native_id(), "role": "main",
+                    "calling": main_calling})
+    write_truth(TRUTH, truth_of("calls", threads))
+    park()
+
+
+main()

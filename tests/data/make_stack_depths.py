@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Writes the stack-depth test data for tests/stack_depth_test.cc.
+
+    /usr/bin/python3.11 tests/data/make_stack_depths.py tests/data/stack_depths_311.json
+
+For every code object, recursively, of a few modules of this interpreter's own
+library and of the source below: co_code (hex), co_exceptiontable (hex) and
+co_stacksize, the depth the compiler computed, which the analysis must find
+as its largest depth. The functions of the source below are also run until
+the interpreter specializes them, and their co_code_adaptive recorded too
+("adaptive": specialized opcodes, read as their base).
+"""
+import importlib.util
+import json
+import sys
+import types
+
+MODULES = ["threading", "queue", "json.decoder", "asyncio.tasks", "contextlib"]
+
+SOURCE = '''
+import time
+def calls(a, b, *args, **kwargs):
+    x = len(a) + len(b)
+    sorted(a, key=lambda v: -v)
+    "".join(str(v) for v in b)
+    a.append(x)
+    isinstance(x, int)
+    print(*args, sep="", end="", file=None) if x < 0 else None
+    return max(a, default=0), dict(**kwargs)
+def handlers(a):
+    try:
+        with open("/nonexistent") as f:
+            return f.read()
+    except (OSError, ValueError) as e:
+        try:
+            raise RuntimeError(str(e)) from e
+        except RuntimeError:
+            pass
+    finally:
+        a.append(1)
+    return [v * 2 for v in a if v] + [x for x in range(3)]
+def wide(a):
+    t = (''' + ", ".join(f"a[{i % 3}]" for i in range(300)) + ''')
+    return len(t) + len([''' + ", ".join(str(i) for i in range(270)) + '''])
+async def coroutine(q):
+    async with q:
+        async for item in q:
+            await item
+def generator(n):
+    for i in range(n):
+        yield from range(i)
+'''
+
+
+def code_objects(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from code_objects(const)
+
+
+def entry(name, code, bytecode):
+    return {"name": name, "code": bytecode.hex(), "exception_table": code.co_exceptiontable.hex(),
+            "stack_size": code.co_stacksize}
+
+
+def main():
+    out = {"version": ".".join(map(str, sys.version_info[:3])), "code_objects": []}
+    for module in MODULES:
+        spec = importlib.util.find_spec(module)
+        source = spec.loader.get_source(module)
+        for code in code_objects(compile(source, spec.origin, "exec")):
+            out["code_objects"].append(entry(f"{module}:{code.co_qualname}", code, code.co_code))
+    namespace = {}
+    exec(compile(SOURCE, "<stack_depths>", "exec"), namespace)
+    for _ in range(200):
+        namespace["calls"]([3, 1], "ab", 1, k=2)
+        namespace["handlers"]([1, 0])
+        namespace["wide"]([1, 2, 3])
+        list(namespace["generator"](4))
+    for code in code_objects(compile(SOURCE, "<stack_depths>", "exec")):
+        out["code_objects"].append(entry(f"source:{code.co_qualname}", code, code.co_code))
+    for name in ("calls", "handlers", "wide", "generator"):
+        code = namespace[name].__code__
+        adaptive = entry(f"adaptive:{name}", code, code._co_code_adaptive)
+        adaptive["adaptive"] = True
+        out["code_objects"].append(adaptive)
+    with open(sys.argv[1], "w") as f:
+        json.dump(out, f, indent=0)
+        f.write("\n")
+
+
+main()

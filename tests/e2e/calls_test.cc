@@ -1,0 +1,142 @@
+// Issue 13, calls into C: tests/data/calls.py parks threads inside C calls (time.sleep, a
+// lock's acquire as a method descriptor and as a bound C method, sorted calling back into a
+// Python key function that sleeps, select.select, time.sleep(*args), a C method with keyword
+// arguments, time.sleep deep inside a loop, a with and a try block and nested displays,
+// dict.fromkeys resuming a generator that sleeps, and a functools.partial)
+// and records from inside, per Python frame innermost first, what that frame calls: the
+// callee's name built from the object (method descriptors: their repr; C functions:
+// libpython's "<built-in method NAME of TYPE object>"; other callables "<TYPE object>") on the
+// innermost frame and on the frame that called sorted or dict.fromkeys, null elsewhere. `py-bt --all --json` must give exactly that list as the
+// frames' `calling`, and the text must show each name under its frame. From a gcore core
+// opened alone (no executable: the names' read-only data is not in the core) each `calling`
+// is that or null, never another name. In {LLDB, GDB} x
+// {live, gcore core with its executable, alone} on Debian's 3.11 and pyenv's 3.11.7, 3.12.1, 3.13.0
+// where installed.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+struct Cell {
+  std::string interp;  // "debian_3.11" or a pyenv version
+  bool live = true;
+  Debugger debugger = Debugger::kLldb;
+  bool with_executable = true;  // a core opened with its executable
+};
+
+std::string CellKind(const Cell& c) {
+  return c.live ? "live" : c.with_executable ? "core_with_exe" : "core_alone";
+}
+
+void PrintTo(const Cell& c, std::ostream* os) {
+  *os << c.interp << ", " << CellKind(c) << ", " << DebuggerName(c.debugger);
+}
+
+std::map<std::string, ScenarioWithCore>& Shared() {
+  static std::map<std::string, ScenarioWithCore> shared;
+  return shared;
+}
+
+class Calls : public ::testing::TestWithParam<Cell> {
+ public:
+  static void TearDownTestSuite() { Shared().clear(); }
+};
+
+TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
+  const Cell& cell = GetParam();
+  const auto python = InterpreterPath(cell.interp);
+  if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
+  std::string error;
+  const Scenario* scenario =
+      Shared()[cell.interp].StartScript(*python, ProjectFile("tests/data/calls.py"), &error);
+  ASSERT_NE(scenario, nullptr) << error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const json& truth = scenario->truth();
+  ASSERT_EQ(truth.at("threads").size(), 11u) << truth.dump(1);
+
+  Target target;
+  if (cell.live) {
+    target.pid = scenario->pid();
+  } else {
+    target.core = Shared()[cell.interp].Core(SanitizeName("calls_" + cell.interp), &error);
+    ASSERT_FALSE(target.core.empty()) << error;
+    // The C functions' names are in its read-only data, which a gcore core leaves out:
+    // without it a name may be unreadable (null), never another one.
+    if (cell.with_executable) target.executable = *python;
+  }
+  const RunResult run = RunDebugger(cell.debugger, *install, target,
+                                    {"py-bt --all --json", "py-bt --all --no-source"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  const auto got = ExtractJson(run.out, &error);
+  ASSERT_TRUE(got.has_value()) << error << "\n" << run.Describe();
+
+  std::map<uint64_t, json> threads;
+  for (const json& interp : got->at("interpreters")) {
+    for (const json& thread : interp.at("threads")) {
+      if (thread.at("native_id").is_number()) threads[thread.at("native_id").get<uint64_t>()] = thread;
+    }
+  }
+  size_t named = 0;
+  for (const json& want : truth.at("threads")) {
+    const std::string role = want.at("role");
+    SCOPED_TRACE("thread " + role);
+    auto found = threads.find(want.at("native_id").get<uint64_t>());
+    if (found == threads.end()) {
+      ADD_FAILURE() << "missing";
+      continue;
+    }
+    json calling = json::array();
+    for (const json& frame : found->second.at("frames")) calling.push_back(frame.at("calling"));
+    if (!cell.live && !cell.with_executable) {
+      ASSERT_EQ(calling.size(), want.at("calling").size());
+      for (size_t i = 0; i < calling.size(); ++i) {
+        if (!calling[i].is_null()) {
+          EXPECT_EQ(calling[i], want.at("calling")[i]) << "frame " << i;
+          ++named;
+        }
+      }
+      continue;
+    }
+    EXPECT_EQ(calling, want.at("calling")) << found->second.at("frames").dump(1);
+    for (const json& name : want.at("calling")) {
+      if (name.is_null()) continue;
+      ++named;
+      // The text shows it under the frame, indented like a source line.
+      EXPECT_NE(run.out.find("\n    " + name.get<std::string>() + "\n"), std::string::npos)
+          << name;
+    }
+  }
+  if (cell.live || cell.with_executable) {
+    EXPECT_EQ(named, 13u);
+  } else {
+    std::cout << "named from the core alone: " << named << " of 13\n";
+  }
+}
+
+std::vector<Cell> AllCells() {
+  std::vector<Cell> cells;
+  for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) {
+      cells.push_back({interp, true, d});
+      cells.push_back({interp, false, d});
+      cells.push_back({interp, false, d, false});
+    }
+  return cells;
+}
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, Calls, ::testing::ValuesIn(AllCells()),
+                         [](const ::testing::TestParamInfo<Cell>& info) {
+                           return SanitizeName(info.param.interp + "_" + CellKind(info.param) +
+                                               "_" + DebuggerName(info.param.debugger));
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
