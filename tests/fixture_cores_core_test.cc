@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -99,7 +100,21 @@ Json AtOrNull(const Json& array, size_t index) {
   return index < array.size() ? array[index] : Json();
 }
 
-class FixtureCore : public ::testing::TestWithParam<Fixture> {};
+// The case's core, opened without a debugger (skipped, with the reason, without fixtures).
+class FixtureCore : public ::testing::TestWithParam<Fixture> {
+ protected:
+  void SetUp() override {
+    const Fixture& fixture = GetParam();
+    if (fixture.dir.empty()) {
+      std::string why;
+      CoresDir(&why);
+      GTEST_SKIP() << why;
+    }
+    core_ = std::make_unique<testing::OpenedCore>(fixture.dir, fixture.name);
+    ASSERT_EQ(core_->error(), "");
+  }
+  std::unique_ptr<testing::OpenedCore> core_;
+};
 
 Json FrameKey(const Json& frame) {
   return {frame.at("filename"), frame.at("line"), frame.at("name"), frame.at("qualname")};
@@ -107,13 +122,7 @@ Json FrameKey(const Json& frame) {
 
 TEST_P(FixtureCore, PyBtMatchesTruth) {
   const Fixture& fixture = GetParam();
-  if (fixture.dir.empty()) {
-    std::string why;
-    CoresDir(&why);
-    GTEST_SKIP() << why;
-  }
-  testing::OpenedCore core(fixture.dir, fixture.name);
-  ASSERT_EQ(core.error(), "");
+  testing::OpenedCore& core = *core_;
   const Json& truth = core.truth();
   ASSERT_FALSE(truth.is_null()) << "no truth.json in " << fixture.dir;
 
@@ -200,14 +209,7 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
 // found in a process that never loaded it); asyncio_tree's cores do have tasks.
 TEST_P(FixtureCore, PyTasksKnowsWhetherAsyncioIsImported) {
   const Fixture& fixture = GetParam();
-  if (fixture.dir.empty()) {
-    std::string why;
-    CoresDir(&why);
-    GTEST_SKIP() << why;
-  }
-  testing::OpenedCore core(fixture.dir, fixture.name);
-  ASSERT_EQ(core.error(), "");
-  CommandContext context{core.target(), std::nullopt, false, std::nullopt, std::nullopt};
+  CommandContext context{core_->target(), std::nullopt, false, std::nullopt, std::nullopt};
   const CommandOutput json = RunCommand("py-tasks", {"--json"}, context);
   ASSERT_FALSE(json.failed) << json.text;
   const Json got = Json::parse(json.text);

@@ -20,59 +20,25 @@
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
 
 namespace pyunwind_e2e {
 namespace {
 
-struct Cell {
-  std::string interp;  // "debian_3.11" or a pyenv version
-  bool live = true;
-  Debugger debugger = Debugger::kLldb;
-  bool with_executable = true;  // a core opened with its executable
-};
-
-std::string CellKind(const Cell& c) {
-  return c.live ? "live" : c.with_executable ? "core_with_exe" : "core_alone";
-}
-
-void PrintTo(const Cell& c, std::ostream* os) {
-  *os << c.interp << ", " << CellKind(c) << ", " << DebuggerName(c.debugger);
-}
-
-std::map<std::string, ScenarioWithCore>& Shared() {
-  static std::map<std::string, ScenarioWithCore> shared;
-  return shared;
-}
-
-class Calls : public ::testing::TestWithParam<Cell> {
- public:
-  static void TearDownTestSuite() { Shared().clear(); }
+class Calls : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/calls.py"); }
 };
 
 TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
-  const Cell& cell = GetParam();
-  const auto python = InterpreterPath(cell.interp);
-  if (!python) GTEST_SKIP() << "the interpreter " << cell.interp << " is not installed";
+  const MatrixCell& cell = GetParam();
   std::string error;
-  const Scenario* scenario =
-      Shared()[cell.interp].StartScript(*python, ProjectFile("tests/data/calls.py"), &error);
-  ASSERT_NE(scenario, nullptr) << error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const json& truth = scenario->truth();
+  const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("threads").size(), 11u) << truth.dump(1);
 
-  Target target;
-  if (cell.live) {
-    target.pid = scenario->pid();
-  } else {
-    target.core = Shared()[cell.interp].Core(SanitizeName("calls_" + cell.interp), &error);
-    ASSERT_FALSE(target.core.empty()) << error;
-    // The C functions' names are in its read-only data, which a gcore core leaves out:
-    // without it a name may be unreadable (null), never another one.
-    if (cell.with_executable) target.executable = *python;
-  }
-  const RunResult run = RunDebugger(cell.debugger, *install, target,
+  // From a core alone, without the interpreter's read-only data (which a gcore core leaves
+  // out), a C function's name may be unreadable (null), never another one.
+  const RunResult run = RunDebugger(cell.debugger, *install_, target_,
                                     {"py-bt --all --json", "py-bt --all --no-source"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   const auto got = ExtractJson(run.out, &error);
@@ -121,22 +87,11 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
   }
 }
 
-std::vector<Cell> AllCells() {
-  std::vector<Cell> cells;
-  for (const char* interp : {"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) {
-      cells.push_back({interp, true, d});
-      cells.push_back({interp, false, d});
-      cells.push_back({interp, false, d, false});
-    }
-  return cells;
-}
-
-INSTANTIATE_TEST_SUITE_P(Interpreters, Calls, ::testing::ValuesIn(AllCells()),
-                         [](const ::testing::TestParamInfo<Cell>& info) {
-                           return SanitizeName(info.param.interp + "_" + CellKind(info.param) +
-                                               "_" + DebuggerName(info.param.debugger));
-                         });
+INSTANTIATE_TEST_SUITE_P(Interpreters, Calls,
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.11.7", "3.12.1",
+                                                          "3.13.0"},
+                                                         Cores::kBoth)),
+                         MatrixCellName);
 
 }  // namespace
 }  // namespace pyunwind_e2e

@@ -83,9 +83,7 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, ClassCalls,
 INSTANTIATE_TEST_SUITE_P(
     Interpreters, Constructors,
     ::testing::ValuesIn(MatrixCells({"debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0"})),
-    [](const ::testing::TestParamInfo<MatrixCell>& info) {
-      return MatrixCellName(info.param, "core_no_exe");
-    });
+    MatrixCellName);
 
 }  // namespace
 }  // namespace pyunwind_e2e

@@ -59,9 +59,7 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, PyPrint,
                          ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0"})),
-                         [](const ::testing::TestParamInfo<MatrixCell>& info) {
-                           return MatrixCellName(info.param, "core");
-                         });
+                         MatrixCellName);
 
 }  // namespace
 }  // namespace pyunwind_e2e

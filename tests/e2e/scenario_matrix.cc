@@ -16,22 +16,33 @@ std::map<std::pair<std::string, std::string>, ScenarioWithCore>& Scenarios() {
 
 }  // namespace
 
-void PrintTo(const MatrixCell& cell, std::ostream* os) {
-  *os << cell.interp << ", " << (cell.live ? "live" : "gcore core") << ", "
-      << DebuggerName(cell.debugger);
+namespace {
+
+const char* TargetKind(const MatrixCell& cell) {
+  return cell.live ? "live" : cell.with_executable ? "core_with_exe" : "core_alone";
 }
 
-std::vector<MatrixCell> MatrixCells(const std::vector<std::string>& interps) {
+}  // namespace
+
+void PrintTo(const MatrixCell& cell, std::ostream* os) {
+  *os << cell.interp << ", " << TargetKind(cell) << ", " << DebuggerName(cell.debugger);
+}
+
+std::vector<MatrixCell> MatrixCells(const std::vector<std::string>& interps, Cores cores) {
   std::vector<MatrixCell> cells;
-  for (const std::string& interp : interps)
-    for (bool live : {true, false})
-      for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({interp, live, d});
+  for (const std::string& interp : interps) {
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) {
+      cells.push_back({interp, true, d});
+      if (cores != Cores::kWithExecutable) cells.push_back({interp, false, d, false});
+      if (cores != Cores::kAlone) cells.push_back({interp, false, d, true});
+    }
+  }
   return cells;
 }
 
-std::string MatrixCellName(const MatrixCell& cell, const std::string& core_label) {
-  return SanitizeName(cell.interp + "_" + (cell.live ? "live" : core_label) + "_" +
-                      DebuggerName(cell.debugger));
+std::string MatrixCellName(const ::testing::TestParamInfo<MatrixCell>& info) {
+  return SanitizeName(info.param.interp + "_" + TargetKind(info.param) + "_" +
+                      DebuggerName(info.param.debugger));
 }
 
 const Scenario* MatrixScenario(const std::string& interp, const std::string& script,
@@ -46,7 +57,7 @@ const Scenario* MatrixScenario(const std::string& interp, const std::string& scr
 
 void ScenarioMatrixTest::TearDownTestSuite() { Scenarios().clear(); }
 
-void ScenarioMatrixTest::Start(const std::string& script, bool core_with_executable) {
+void ScenarioMatrixTest::Start(const std::string& script) {
   const MatrixCell& cell = GetParam();
   std::string skip, error;
   scenario_ = MatrixScenario(cell.interp, script, &skip, &error);
@@ -61,7 +72,7 @@ void ScenarioMatrixTest::Start(const std::string& script, bool core_with_executa
   const std::string stem = std::filesystem::path(script).stem().string();
   target_.core = Scenarios()[{script, cell.interp}].Core(SanitizeName(stem + "_" + cell.interp), &error);
   ASSERT_FALSE(target_.core.empty()) << error;
-  if (core_with_executable) target_.executable = scenario_->python();
+  if (cell.with_executable) target_.executable = scenario_->python();
 }
 
 }  // namespace pyunwind_e2e

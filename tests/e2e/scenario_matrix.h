@@ -18,15 +18,21 @@ struct MatrixCell {
   std::string interp;  // as InterpreterPath() names it: "debian_3.11", "debian_3.11d", "3.12.1"
   bool live = true;    // the live process, or a gcore core of it
   Debugger debugger = Debugger::kLldb;
+  bool with_executable = false;  // a core opened with the interpreter as its executable
 };
 
 void PrintTo(const MatrixCell& cell, std::ostream* os);
 
-// Every (interpreter, live or core, debugger) cell over `interps`.
-std::vector<MatrixCell> MatrixCells(const std::vector<std::string>& interps);
+// How the cores of a matrix are opened: alone (as users often have them), with the
+// interpreter as their executable, or both ways.
+enum class Cores { kAlone, kWithExecutable, kBoth };
 
-// A test name: "<interp>_live_<debugger>" or "<interp>_<core_label>_<debugger>".
-std::string MatrixCellName(const MatrixCell& cell, const std::string& core_label);
+// Every (interpreter, live or core, debugger) cell over `interps`.
+std::vector<MatrixCell> MatrixCells(const std::vector<std::string>& interps,
+                                    Cores cores = Cores::kAlone);
+
+// A test name: "<interp>_<live|core_alone|core_with_exe>_<debugger>".
+std::string MatrixCellName(const ::testing::TestParamInfo<MatrixCell>& info);
 
 // `script` (a path under the project) running under `interp`, started on its first use in
 // this binary; nullptr with *skip set when the interpreter is not installed, or with *error
@@ -42,10 +48,8 @@ class ScenarioMatrixTest : public ::testing::TestWithParam<MatrixCell> {
 
  protected:
   // Skips the test when the cell's interpreter is not installed; fails it when the install,
-  // the scenario or the core cannot be had. A core target gets the interpreter as its
-  // executable only with `core_with_executable` (otherwise the core alone, as users often
-  // have it).
-  void Start(const std::string& script, bool core_with_executable = false);
+  // the scenario or the core cannot be had.
+  void Start(const std::string& script);
 
   const Install* install_ = nullptr;
   const Scenario* scenario_ = nullptr;

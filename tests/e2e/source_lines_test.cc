@@ -126,9 +126,7 @@ TEST_P(SourceLines, TracebackLinesAsPythonPrintsThem) {
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, SourceLines,
                          ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0"})),
-                         [](const ::testing::TestParamInfo<MatrixCell>& info) {
-                           return MatrixCellName(info.param, "core");
-                         });
+                         MatrixCellName);
 
 // ---- The fixture cores, whose scenario files are in <shared>/fixtures/scenarios here.
 

@@ -26,9 +26,7 @@ namespace {
 
 class ThreadStates : public ScenarioMatrixTest {
  protected:
-  // With its executable for a core: without it GDB has no symbols for a core's native
-  // frames, and `activity` is decided from them.
-  void SetUp() override { Start("tests/data/thread_states.py", /*core_with_executable=*/true); }
+  void SetUp() override { Start("tests/data/thread_states.py"); }
 };
 
 bool HasStatus(const json& thread, const std::string& status) {
@@ -143,12 +141,13 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
   EXPECT_EQ(text.find('\x1b'), std::string::npos) << "a raw escape reached the output";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Interpreters, ThreadStates,
-    ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.11.7", "3.12.1", "3.13.0"})),
-    [](const ::testing::TestParamInfo<MatrixCell>& info) {
-      return MatrixCellName(info.param, "core_with_exe");
-    });
+// Cores with their executable: without it GDB has no symbols for a core's native frames, and
+// `activity` is decided from them.
+INSTANTIATE_TEST_SUITE_P(Interpreters, ThreadStates,
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.11.7", "3.12.1",
+                                                          "3.13.0"},
+                                                         Cores::kWithExecutable)),
+                         MatrixCellName);
 
 }  // namespace
 }  // namespace pyunwind_e2e
