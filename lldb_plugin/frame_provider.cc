@@ -43,11 +43,29 @@ std::string Quoted(const std::string& path) {
   return out + "\"";
 }
 
+bool OptedOut() {
+  const char* opt = std::getenv(kFrameProviderEnv);
+  return opt && std::strcmp(opt, "0") == 0;
+}
+
+bool HasFrameProviders() { return dlsym(RTLD_DEFAULT, kRegisterProviderSymbol) != nullptr; }
+
 }  // namespace
 
+std::string FrameProviderNote() {
+  if (!HasFrameProviders()) {
+    return "this LLDB has no frame providers (LLDB 22 and later): its bt shows no Python "
+           "frames; py-bt --native does";
+  }
+  if (OptedOut()) {
+    return std::string("LLDB's bt shows no Python frames: ") + kFrameProviderEnv + "=0";
+  }
+  return std::string("LLDB's bt shows the Python frames (the frame provider ") + kScript +
+         "; " + kFrameProviderEnv + "=0 turns it off)";
+}
+
 void ImportFrameProvider(lldb::SBDebugger& debugger) {
-  if (const char* opt = std::getenv(kFrameProviderEnv); opt && std::strcmp(opt, "0") == 0) return;
-  if (dlsym(RTLD_DEFAULT, kRegisterProviderSymbol) == nullptr) return;  // no frame providers
+  if (OptedOut() || !HasFrameProviders()) return;
   const std::string dir = OwnDirectory();
   const std::string script = (dir.empty() ? std::string(".") : dir) + "/" + kScript;
   if (::access(script.c_str(), R_OK) != 0) {

@@ -3,6 +3,8 @@
 // (pyunwind_lldb_frames.py). An LLDB without frame providers is left as it is, silently.
 #pragma once
 
+#include <string>
+
 #include <lldb/API/SBDebugger.h>
 
 namespace pyunwind_lldb {
@@ -13,5 +15,8 @@ inline constexpr const char* kFrameProviderEnv = "PYUNWIND_LLDB_FRAME_PROVIDER";
 // Imports the provider when this LLDB has frame providers and kFrameProviderEnv is not "0";
 // a failed import is said in one line on stderr.
 void ImportFrameProvider(lldb::SBDebugger& debugger);
+
+// For `py-bt -v`: whether this LLDB's own bt shows the Python frames, and why not.
+std::string FrameProviderNote();
 
 }  // namespace pyunwind_lldb

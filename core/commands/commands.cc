@@ -129,6 +129,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
       snapshot->warnings.push_back(
           fmt::format("interpreter {}: main thread {}", interp.id, interp.main_thread_source));
     }
+    for (const std::string& note : context.front_end_notes) snapshot->warnings.push_back(note);
   }
   if (!options.all) {
     auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);

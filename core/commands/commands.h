@@ -46,6 +46,9 @@ struct CommandContext {
   // The debugger pyunwind runs in and its version, for `pyunwind version`
   // ("GDB 13.1", "lldb version 14.0.6"); empty where unknown.
   std::string debugger = {};
+  // What the front-end says about itself under `py-bt -v` (e.g. whether LLDB's own bt shows
+  // the Python frames).
+  std::vector<std::string> front_end_notes = {};
   // Where a command with large output (py-tasks --json) may print it in pieces
   // before it returns; the text it returns follows them. Empty: every byte is
   // in the returned text. Only output that cannot fail any more goes here.

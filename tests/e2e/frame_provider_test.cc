@@ -350,9 +350,12 @@ TEST_F(Lldb22, SecondImportByHandIsHarmless) {
 TEST_F(Lldb22, OptOutKeepsLldbsOwnBt) {
   Prepare(true);
   if (!Ready()) return;
-  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, {"bt all", "py-bt --all"}),
+  RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_,
+                                          {"bt all", "py-bt --all", "py-bt -v --no-source"}),
                          {{"PYUNWIND_LLDB_FRAME_PROVIDER", "0"}});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_EQ(LinesContaining(r.out, "warning: LLDB's bt shows no Python frames: "
+                                   "PYUNWIND_LLDB_FRAME_PROVIDER=0").size(), 1u) << r.out;
   EXPECT_TRUE(LinesContaining(r.out, "[synthetic]").empty()) << r.out;
   EXPECT_GE(LinesContaining(r.out, "_PyEval_EvalFrameDefault").size(), 1u) << r.out;
   EXPECT_GE(LinesContaining(r.out, "sleep_forever").size(), 1u) << r.out;  // py-bt's
@@ -411,6 +414,14 @@ TEST_P(WithoutFrameProviders, PluginLoadIsSilentAndBtUnchanged) {
   EXPECT_TRUE(LinesContaining(r.out + r.err, "pyunwind:").empty()) << r.out << r.err;
   EXPECT_TRUE(LinesContaining(r.out + r.err, "error").empty()) << r.out << r.err;
   EXPECT_GE(LinesContaining(r.out, "Traceback").size(), 1u) << r.out;  // py-bt works
+  // -v says it, once.
+  RunResult v = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {"py-bt -v --no-source"}));
+  ASSERT_TRUE(v.exited && v.exit_code == 0) << v.Describe();
+  EXPECT_EQ(LinesContaining(v.out, "warning: this LLDB has no frame providers (LLDB 22 and "
+                                   "later): its bt shows no Python frames; py-bt --native does")
+                .size(),
+            1u)
+      << v.out;
 
   RunResult h = RunBatch(*lldb, LldbArgv(*lldb, *install, target, {ImportByHand(*install), "bt all"}));
   ASSERT_TRUE(h.exited && h.exit_code == 0) << h.Describe();
