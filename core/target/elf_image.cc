@@ -23,10 +23,16 @@ bool TableFits(uint64_t offset, uint64_t count, uint64_t entry_size, size_t size
 }  // namespace
 
 Result<ElfImage> ElfImage::Map(const std::string& path, std::string_view kind) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // The path may be the target's choice (a module a core names): opening a FIFO must not
+  // wait for a writer, nor a terminal become the debugger's; only regular files are read.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) return MakeError(fmt::format("cannot open {} {}", kind, path));
   struct stat info;
-  if (::fstat(fd, &info) != 0 || info.st_size <= 0) {
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    ::close(fd);
+    return MakeError(fmt::format("{} {} is not a regular file", kind, path));
+  }
+  if (info.st_size <= 0) {
     ::close(fd);
     return MakeError(fmt::format("{} {} is empty", kind, path));
   }
