@@ -17,6 +17,7 @@
 import json
 import os
 import re
+import stat
 
 import lldb
 
@@ -129,7 +130,11 @@ def elf_names_symbol(path, name):
     symbol name `name`, False when none does, None when the file cannot be read as one."""
     needle = b"\0" + name + b"\0"
     try:
-        with open(path, "rb") as f:
+        # The path is the target's choice: a FIFO must not block, only regular files are read.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                return None
             header = f.read(64)
             if len(header) < 64 or header[:5] != b"\x7fELF\x02":
                 return None

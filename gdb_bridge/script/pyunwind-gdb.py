@@ -27,6 +27,7 @@ import ctypes
 import json
 import os
 import re
+import stat
 
 import gdb
 from gdb.FrameDecorator import FrameDecorator
@@ -443,7 +444,11 @@ def _pyunwind_setup():
         symbol name `name`; False when the file cannot be read as a 64-bit ELF file."""
         needle = b"\0" + name + b"\0"
         try:
-            with open(path, "rb") as f:
+            # The path is the target's choice: a FIFO must not block, only regular files are read.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    return False
                 header = f.read(64)
                 if len(header) < 64 or header[:5] != b"\x7fELF\x02":
                     return False
