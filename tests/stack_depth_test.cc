@@ -1,7 +1,7 @@
 // The stack-depth analysis (core/walk/stack_depth.h) against the compiler:
 // for every code object of tests/data/stack_depths_3XX.json (written by
-// tests/data/make_stack_depths.py under Debian's 3.11 and pyenv's 3.12.1 and
-// 3.13.0: modules of their own library, a source of calls, handlers, wide
+// tests/data/make_stack_depths.py under Debian's 3.11, pyenv's 3.12.1 and
+// 3.13.0, and Debian unstable's 3.14.10 and 3.15.2 unpacked by hand: modules of their own library, a source of calls, handlers, wide
 // tuples, coroutines and generators, and specialized bytecode of it), the
 // largest depth found equals co_stacksize, the depth CPython's compiler
 // computed; every call instruction has its callable and arguments below it.
@@ -84,7 +84,7 @@ TEST_P(CompiledCode, LargestDepthIsCoStacksizeAndCallsHaveTheirOperands) {
   EXPECT_GE(call_sites, 800u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, CompiledCode, ::testing::Values(11, 12, 13));
+INSTANTIATE_TEST_SUITE_P(Versions, CompiledCode, ::testing::Values(11, 12, 13, 14, 15));
 
 // Bytecode of `opcodes` by name-free numbers: the base opcode of a kind.
 uint8_t OpcodeWhere(const OpcodeTable& opcodes, bool (*pick)(const OpcodeFacts&)) {

@@ -168,4 +168,11 @@ void AddStackRefFacts(Layout& l) {
   }
 }
 
+void AddCodeStackFacts313(Layout& l) {
+  const int32_t d = HeaderDelta(l);
+  l.code.exceptiontable = 40 + d;
+  l.code.stacksize = 64 + d;
+  l.code.nlocalsplus = 72 + d;
+}
+
 }  // namespace pyunwind

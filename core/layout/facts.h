@@ -54,4 +54,9 @@ void AddThreadStateExceptionFacts313(Layout& l);
 // `interned` became a whole byte.
 void AddStackRefFacts(Layout& l);
 
+// 3.13 through 3.15 (3.14.10 and 3.15.2 read live): PyCodeObject's
+// co_exceptiontable, co_stacksize and co_nlocalsplus, what finding the value
+// stack of a frame and a call's operands needs.
+void AddCodeStackFacts313(Layout& l);
+
 }  // namespace pyunwind

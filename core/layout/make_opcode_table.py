@@ -21,6 +21,9 @@ import types
 SMALL = 16
 NO_FALL_THROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE",
                    "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"}
+# 3.14+: END_ASYNC_FOR's oparg points back at its loop's END_SEND so that
+# sys.monitoring can report a branch; the eval loop never goes there (JUMPBY(0)).
+MONITORING_ONLY_JUMPS = {"END_ASYNC_FOR"}
 CALL_KINDS = {"CALL": "kCall", "PRECALL": "kCall", "CALL_KW": "kCallKw",
               "CALL_FUNCTION_EX": "kCallFunctionEx"}
 
@@ -32,7 +35,7 @@ caches = opcode._inline_cache_entries
 
 
 def cache_entries(name):
-    if isinstance(caches, dict):
+    if hasattr(caches, "get"):  # 3.13+: a dict by name (3.15: a frozendict)
         return caches.get(name, 0)
     return caches[opcode.opmap[name]]
 
@@ -86,7 +89,7 @@ def jump_target(number, name, arg, n_caches):
 
 
 def jump_kind(number, name, n_caches):
-    if number not in dis.hasjrel and number not in dis.hasjabs:
+    if number not in dis.hasjrel and number not in dis.hasjabs or name in MONITORING_ONLY_JUMPS:
         return "kNone"
     if number in dis.hasjabs:
         raise SystemExit(f"{name}: absolute jumps are not handled")

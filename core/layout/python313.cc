@@ -20,9 +20,7 @@ void AddFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
   l.frame.stacktop = 64;  // int: slots in use above localsplus
   l.type.ht_cached_keys = 880 + d;
-  l.code.exceptiontable = 40 + d;
-  l.code.stacksize = 64 + d;
-  l.code.nlocalsplus = 72 + d;
+  AddCodeStackFacts313(l);
   // [callable, self or NULL, args]; CALL_FUNCTION_EX: [callable, NULL, args, kwargs].
   l.calls = {&kOpcodes, 71, false, 3};
   // PyCoroObject: the frame state byte, then the embedded frame.

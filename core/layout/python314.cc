@@ -8,6 +8,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_314.inc"
+}};
+
 void AddFacts(Layout& l) {
   l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
   AddObjectFacts(l);
@@ -17,6 +21,10 @@ void AddFacts(Layout& l) {
   l.type.ht_cached_keys = 880 + HeaderDelta(l);
   l.frame_state = kFrameStates313;
   AddTaskFactsAfterAsyncioDebug(l);
+  AddCodeStackFacts313(l);
+  // [callable, self or NULL, args]; CALL_FUNCTION_EX (oparg 0): [callable,
+  // NULL, args, kwargs or NULL]. The frame's stackpointer gives the depth.
+  l.calls = {&kOpcodes, 69, false, 4};
 }
 
 }  // namespace

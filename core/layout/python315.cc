@@ -8,6 +8,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_315.inc"
+}};
+
 void AddFacts(Layout& l) {
   l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
   // enum _framestate, renumbered: CREATED 0, SUSPENDED 1,
@@ -21,6 +25,10 @@ void AddFacts(Layout& l) {
   AddDebugOffsetsCompanionFacts(l);
   AddStackRefFacts(l);
   AddTaskFactsAfterAsyncioDebug(l);
+  AddCodeStackFacts313(l);
+  // [callable, self or NULL, args]; CALL_FUNCTION_EX (oparg 0): [callable,
+  // NULL, args, kwargs or NULL]. The frame's stackpointer gives the depth.
+  l.calls = {&kOpcodes, 67, false, 4};
 }
 
 }  // namespace

@@ -32,20 +32,57 @@ Result<uint64_t> StackSlot(ObjectReader& objects, uint64_t stack_base, int64_t d
   return *value & ~objects.layout().frame.stackref_tag_mask;
 }
 
-// The callee of the call instruction at `index` of the frame.
-Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
-                          std::string_view bytecode, std::string_view exception_table,
-                          uint64_t frame_address, int64_t index) {
-  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
+uint64_t StackBase(ObjectReader& objects, const CodeInfo& code, uint64_t frame_address) {
+  return frame_address + objects.layout().frame.localsplus + 8 * static_cast<uint64_t>(code.nlocalsplus);
+}
+
+// 3.14+: the eval loop stores its stack pointer in the frame before every
+// call that can escape, operands still on the stack, and clears it (NULL)
+// when the call returns: while a C call runs the frame states its depth.
+Result<int64_t> StoredDepth(ObjectReader& objects, const CodeInfo& code, uint64_t frame_address) {
+  const int32_t offset = objects.layout().frame.stackpointer;
+  if (offset == kAbsent) return MakeError("the frame keeps no stack pointer");
+  auto pointer = objects.memory().ReadPointer(frame_address + static_cast<uint64_t>(offset));
+  if (!pointer) return MakeError("cannot read the frame's stack pointer");
+  if (*pointer == 0) return MakeError("the frame stored no stack pointer");
+  const uint64_t base = StackBase(objects, code, frame_address);
+  if (*pointer < base || (*pointer - base) % 8 != 0 ||
+      (*pointer - base) / 8 > static_cast<uint64_t>(code.stack_size)) {
+    return MakeError("the frame's stack pointer is outside its value stack");
+  }
+  return static_cast<int64_t>((*pointer - base) / 8);
+}
+
+// The depth before the call at `index` from the bytecode, the call's operands counted.
+Result<int64_t> AnalysedDepth(const CallLayout& calls, const CodeInfo& code, std::string_view bytecode,
+                              std::string_view exception_table, int64_t index, uint32_t oparg) {
   PYU_ASSIGN_OR_RETURN(StackDepths depths,
                        AnalyseStackDepths(*calls.opcodes, calls.extended_arg, bytecode,
                                           exception_table, code.stack_size));
   int64_t depth = depths.before[static_cast<size_t>(index)];
   if (depth < 0) return MakeError("the instruction is not reached from the code's start");
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
+  if (facts.call == CallKind::kCallArgsPoppedBefore) depth += oparg;  // counted popped, still there
+  return depth;
+}
+
+// The callee of the call instruction at `index` of the frame. The depth the
+// frame stores is used where there is one; the bytecode's, where it can be
+// found, must agree with it.
+Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
+                          std::string_view bytecode, std::string_view exception_table,
+                          uint64_t frame_address, int64_t index) {
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
   PYU_ASSIGN_OR_RETURN(uint32_t oparg,
                        OpargAt(*calls.opcodes, calls.extended_arg, bytecode, static_cast<size_t>(index)));
-  const uint64_t stack_base =
-      frame_address + objects.layout().frame.localsplus + 8 * static_cast<uint64_t>(code.nlocalsplus);
+  auto analysed = AnalysedDepth(calls, code, bytecode, exception_table, index, oparg);
+  auto stored = StoredDepth(objects, code, frame_address);
+  if (stored.ok() && analysed.ok() && *stored != *analysed) {
+    return MakeError("the stored stack depth disagrees with the bytecode's");
+  }
+  if (!stored.ok() && !analysed.ok()) return analysed.error();
+  int64_t depth = stored.ok() ? *stored : *analysed;
+  const uint64_t stack_base = StackBase(objects, code, frame_address);
   const int64_t args = oparg;
   switch (facts.call) {
     case CallKind::kCallFunctionEx:
@@ -54,8 +91,6 @@ Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const 
       depth -= 1;  // the kwnames tuple above the arguments
       break;
     case CallKind::kCallArgsPoppedBefore:
-      depth += args;  // counted popped by the PRECALL before it, still there
-      break;
     case CallKind::kCall:
       break;
     case CallKind::kNone:
