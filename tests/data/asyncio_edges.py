@@ -23,12 +23,15 @@ The main thread writes the truth (atomically) and parks. Truth: {"pid", "python"
 "main_thread_native_id", "running_loops": {native id: id(asyncio._get_running_loop())
 or null, for each of the four threads, as each thread reads it}, "not_a_loop_native_id",
 "tasks": [{"name", "thread_native_id", "loop", "state", "innermost", "stack", "awaited_by",
-"eager", "running"}]} (loop: id() of the task's loop, as hex); state is "pending" or "finished" (pyunwind's words), stack the
+"eager", "running", "listed"}]} (loop: id() of the task's loop, as hex); state is "pending" or "finished" (pyunwind's words), stack the
 qualnames of the task's coroutine chain innermost first (for a running
 task the coroutine frames on its thread's stack, from sys._getframe(); else following
 cr_await from task.get_coro()), innermost its
 first entry (null for a finished task: it has no frame), awaited_by the names of the
-tasks that await it (by construction).
+tasks that await it (by construction, and on 3.14+ also every task the task's own
+_asyncio_awaited_by holds: gather() records the task that called it), listed whether the
+interpreter still lists the task (3.14+ unlinks a task from its thread's task list when it
+finishes, so no reader can find a finished task there).
 """
 import asyncio
 import inspect
@@ -148,6 +151,12 @@ def state(task):
     return "cancelled" if task.cancelled() else "finished"
 
 
+def recorded_awaiters(task):
+    """3.14+: the names of the tasks asyncio itself records as awaiting `task`."""
+    return {a.get_name() for a in getattr(task, "_asyncio_awaited_by", None) or ()
+            if isinstance(a, asyncio.Task)}
+
+
 async def loop_main(prefix, eager):
     me = asyncio.current_task()
     me.set_name(prefix + "-main")
@@ -200,7 +209,8 @@ async def loop_main(prefix, eager):
                 "state": state(t),
                 "innermost": s[0] if s else None,
                 "stack": s,
-                "awaited_by": awaited_by.get(t.get_name(), []),
+                "awaited_by": sorted(set(awaited_by.get(t.get_name(), [])) | recorded_awaiters(t)),
+                "listed": not (t.done() and sys.version_info >= (3, 14)),
                 "eager": t.get_name() in eager_names,
                 "running": t is me,
             })
@@ -253,7 +263,7 @@ def main():
     note_running_loop()
     truth = {
         "pid": os.getpid(),
-        "python": {"version": "%d.%d.%d" % sys.version_info[:3]},
+        "python": {"version": "%d.%d.%d" % sys.version_info[:3], "hexversion": sys.hexversion},
         "main_thread_native_id": threading.get_native_id(),
         "not_a_loop_native_id": decoy.native_id,
         "running_loops": RUNNING_LOOPS,

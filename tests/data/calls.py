@@ -25,11 +25,13 @@ lists, innermost first, one entry per Python frame of the thread (sys._current_f
 the callee's name built from the object itself (method descriptors: their repr; C functions:
 "<built-in function NAME>" without a self, else "<built-in method NAME of TYPE object>" with
 TYPE the self's tp_name) on the innermost frame and on the frame that called sorted or
-dict.fromkeys, null on every other frame; a callable that is
+dict.fromkeys, on 3.14+'s Thread._bootstrap_inner (it calls the thread's
+Context.run), null on every other frame; a callable that is
 neither a C function nor a method descriptor is "<TYPE object>".
 """
 import _queue
 import functools
+import linecache
 import os
 import select
 import sys
@@ -161,11 +163,25 @@ TARGETS = {
 }
 
 
+def thread_start_call(frame):
+    """3.14+: Thread._bootstrap_inner runs the thread in its context, a call into C
+    (`self._context.run(self.run)`): the method descriptor it calls, else None."""
+    if frame.f_code is not threading.Thread._bootstrap_inner.__code__:
+        return None
+    if "_context.run(" not in linecache.getline(frame.f_code.co_filename, frame.f_lineno):
+        return None
+    return repr(type(frame.f_locals["self"]._context).run)
+
+
 def expected_calling(callees, frame):
-    """One entry per frame from `frame` outwards: `callees` first, then null."""
+    """One entry per frame from `frame` outwards: `callees` first, then what a
+    thread's start calls into (thread_start_call), else null."""
     calling = []
     while frame is not None:
-        calling.append(callees[len(calling)] if len(calling) < len(callees) else None)
+        if len(calling) < len(callees):
+            calling.append(callees[len(calling)])
+        else:
+            calling.append(thread_start_call(frame))
         frame = frame.f_back
     return calling
 

@@ -157,9 +157,20 @@ std::optional<std::string> PyenvPython(const std::string& version) {
   return std::nullopt;
 }
 
+std::optional<std::string> SidPython(const std::string& minor) {
+  const std::string cache = Getenv("PYUNWIND_PYTHON_CACHE").empty() ? "/var/cache/pyunwind-python"
+                                                                    : Getenv("PYUNWIND_PYTHON_CACHE");
+  const std::string dir = cache + "/" + minor;
+  const std::string python = dir + "/usr/bin/python" + minor;
+  if (!FileExists(dir + "/.complete") || !IsExecutable(python)) return std::nullopt;
+  return python;
+}
+
 std::optional<std::string> InterpreterPath(const std::string& interp) {
   std::string path;
-  if (interp == "debian_3.11") {
+  if (interp.rfind("sid_", 0) == 0) {
+    return SidPython(interp.substr(4));
+  } else if (interp == "debian_3.11") {
     path = kDebianPython;
   } else if (interp == "debian_3.11d") {
     path = "/usr/bin/python3.11d";
@@ -419,6 +430,15 @@ std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error) {
   std::string core = path_prefix + "." + std::to_string(pid);
   if (!r.exited || r.exit_code != 0 || !FileExists(core)) {
     *error = "gcore failed (" + r.Status() + "): " + Tail(r.out + r.err, 2000);
+    return "";
+  }
+  // The vsyscall page (0xffffffffff600000) is never readable and holds nothing of the process.
+  const std::string output = r.out + r.err;
+  const std::string warning = "Memory read failed for corefile section";
+  for (size_t at = output.find(warning); at != std::string::npos; at = output.find(warning, at + 1)) {
+    const std::string line = output.substr(at, output.find('\n', at) - at);
+    if (line.find("0xffffffffff600000") != std::string::npos) continue;
+    *error = std::string(kCoreIncomplete) + " (" + line + " ...; glibc 2.41+ thread-stack guard pages)";
     return "";
   }
   return core;

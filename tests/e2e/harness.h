@@ -64,8 +64,14 @@ inline constexpr const char* kDebianPython = "/usr/bin/python3.11";
 // first root that has it of $PYENV_ROOT, /root/.pyenv, ~/.pyenv; nullopt when none has it.
 std::optional<std::string> PyenvPython(const std::string& version);
 
+// Debian unstable's interpreter of a minor ("3.14") as .ci/fetch-pythons unpacks it:
+// <cache>/3.14/usr/bin/python3.14 with <cache> $PYUNWIND_PYTHON_CACHE or
+// /var/cache/pyunwind-python; nullopt when it is not there.
+std::optional<std::string> SidPython(const std::string& minor);
+
 // The interpreter a test cell names: "debian_3.11" (kDebianPython), "debian_3.11d"
-// (Debian's debug build, python3.11-dbg) or a pyenv version; nullopt when not installed.
+// (Debian's debug build, python3.11-dbg), "sid_3.14" (SidPython) or a pyenv version;
+// nullopt when not installed.
 std::optional<std::string> InterpreterPath(const std::string& interp);
 
 bool FileExists(const std::string& path);
@@ -160,6 +166,12 @@ class Scenario {
 };
 
 // `gcore -o <dir>/<prefix> PID`; returns the core's path, or "" and sets *error.
+// What MakeCore's error starts with when gcore could not read part of the process's memory
+// and left it out of the core (zeros): GDB 13 gives up on a whole mapping at the first page
+// it cannot read, and glibc 2.41+ on Linux 6.13+ puts unreadable guard pages
+// (MADV_GUARD_INSTALL) at the start of every thread stack, so those stacks come out as zeros.
+inline constexpr const char* kCoreIncomplete = "gcore left part of the process's memory out of the core";
+
 std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error);
 
 // One scenario process and a gcore core of it, each made on first use and kept (for a test
