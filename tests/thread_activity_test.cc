@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,36 @@ TEST(ThreadActivity, NoSymbolOrNoNativeStack) {
   EXPECT_EQ(Classify({}, "worker"), Activity::kUnknown);
 }
 
+Activity ClassifyCalling(const std::vector<NativeFrame>& native, const std::string& calling,
+                         std::optional<bool> holds_gil = std::nullopt) {
+  Thread t;
+  t.holds_gil = holds_gil;
+  Frame f = PythonFrame("f");
+  if (!calling.empty()) f.calling = calling;
+  t.frames.push_back(std::move(f));
+  ClassifyActivity(t, native);
+  return t.activity;
+}
+
+TEST(ThreadActivity, WithoutNamedNativeFramesTheCallIntoCTells) {
+  // No native stack, or LLDB's names for a stripped binary's functions: the C call the
+  // innermost Python frame is in (`calling`) tells a wait.
+  const auto stripped = Stack({"___lldb_unnamed_symbol3755", "___lldb_unnamed_symbol3689",
+                               "clock_nanosleep", "___lldb_unnamed_symbol11474"});
+  EXPECT_EQ(Classify(Stack({"___lldb_unnamed_symbol3755", "clock_nanosleep"})), Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling(stripped, "<built-in method sleep of module object>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling({}, "<method 'acquire' of '_thread.lock' objects>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method acquire of _thread.RLock object>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling({}, "<method 'get' of '_queue.SimpleQueue' objects>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in function select>"), Activity::kIdle);
+  // Not a wait: the GIL's holder runs; another thread cannot be told.
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method sorted of module object>"), Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method sorted of module object>", true), Activity::kRunning);
+  EXPECT_EQ(ClassifyCalling(stripped, "", true), Activity::kRunning);
+  EXPECT_EQ(ClassifyCalling({}, "<method 'acquire' of 'Fake' objects>"), Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method sleep of module object"), Activity::kUnknown);
+}
+
 bool HasGc(const Thread& t) {
   return std::find(t.status.begin(), t.status.end(), "gc") != t.status.end();
 }
@@ -100,6 +131,26 @@ TEST(ThreadActivity, WithoutSymbolsTheGuessStays) {
   EXPECT_TRUE(HasGc(interp.threads[0]));
   ASSERT_EQ(interp.threads[0].frames.size(), 1u);
   EXPECT_EQ(interp.threads[0].frames[0].kind, FrameKind::kGc);
+}
+
+TEST(ThreadActivity, WithoutSymbolsTheThreadCallingGcCollectIsTheCollector) {
+  Interpreter interp;
+  interp.gc_collecting = true;
+  interp.threads.resize(2);
+  Frame finalizer = PythonFrame("Finalizer.__del__");
+  finalizer.calling = "<built-in method sleep of module object>";
+  Frame collector = PythonFrame("collector");
+  collector.calling = "<built-in method collect of module object>";
+  interp.threads[0].frames = {finalizer, collector};
+  interp.threads[1].status = {"has_gil", "gc"};  // the walk's guess
+  interp.threads[1].frames.push_back(PythonFrame("busy"));
+  const auto stripped = Stack({"___lldb_unnamed_symbol3755", "clock_nanosleep"});
+  MarkCollectingThreads(interp, {stripped, stripped});
+  EXPECT_TRUE(HasGc(interp.threads[0]));
+  EXPECT_FALSE(HasGc(interp.threads[1]));
+  ASSERT_EQ(interp.threads[0].frames.size(), 3u);
+  EXPECT_EQ(interp.threads[0].frames[0].kind, FrameKind::kGc);
+  EXPECT_EQ(interp.threads[1].frames.size(), 1u);
 }
 
 TEST(ThreadActivity, NoCollectionNoMarker) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string_view>
+#include <utility>
 
 namespace pyunwind {
 namespace {
@@ -44,6 +45,54 @@ bool IsWait(std::string_view function) {
   return false;
 }
 
+// A function the debugger could name: LLDB calls a function of a stripped
+// binary ___lldb_unnamed_symbolN, which says nothing about what it does.
+bool HasSymbol(std::string_view function) {
+  return !function.empty() && function.rfind("___lldb_unnamed_symbol", 0) != 0;
+}
+
+// (name, owner) of a C callable as `calling` names it: "<built-in function
+// NAME>" and "<built-in method NAME of module object>" give owner "module";
+// "<built-in method NAME of TYPE object>" and "<method 'NAME' of 'TYPE'
+// objects>" give TYPE. Empty for other callables.
+std::pair<std::string_view, std::string_view> CalleeOf(std::string_view calling) {
+  auto cut = [&](std::string_view prefix, std::string_view middle, std::string_view suffix)
+      -> std::pair<std::string_view, std::string_view> {
+    if (calling.rfind(prefix, 0) != 0 || calling.size() < prefix.size() + suffix.size() ||
+        calling.substr(calling.size() - suffix.size()) != suffix) {
+      return {};
+    }
+    const std::string_view inner =
+        calling.substr(prefix.size(), calling.size() - prefix.size() - suffix.size());
+    if (middle.empty()) return {inner, "module"};
+    const size_t at = inner.find(middle);
+    if (at == std::string_view::npos) return {};
+    return {inner.substr(0, at), inner.substr(at + middle.size())};
+  };
+  if (auto c = cut("<built-in function ", "", ">"); !c.first.empty()) return c;
+  if (auto c = cut("<built-in method ", " of ", " object>"); !c.first.empty()) return c;
+  return cut("<method '", "' of '", "' objects>");
+}
+
+// C callables of the stdlib that block until something happens: a thread
+// inside one of them waits.
+bool IsWaitingCall(std::string_view calling) {
+  static constexpr std::pair<std::string_view, std::string_view> kWaits[] = {
+      {"sleep", "module"},          {"select", "module"},         {"poll", "select.poll"},
+      {"poll", "select.epoll"},     {"control", "select.kqueue"}, {"acquire", "_thread.lock"},
+      {"acquire", "_thread.RLock"}, {"get", "_queue.SimpleQueue"}, {"recv", "_socket.socket"},
+      {"recv_into", "_socket.socket"}, {"recvfrom", "_socket.socket"},
+      {"_accept", "_socket.socket"}, {"read", "module"},          {"waitpid", "module"},
+      {"wait", "module"},           {"sigwait", "module"},        {"sigwaitinfo", "module"},
+      {"pause", "module"}};
+  const auto callee = CalleeOf(calling);
+  if (callee.first.empty()) return false;
+  for (const auto& wait : kWaits) {
+    if (callee == wait) return true;
+  }
+  return false;
+}
+
 bool IsEvalLoop(std::string_view function) {
   return function.find("_PyEval_EvalFrameDefault") != std::string_view::npos;
 }
@@ -73,7 +122,7 @@ Activity FromNative(const std::vector<NativeFrame>& native) {
   bool waits = false;
   for (size_t i = 0; i < n; ++i) {
     const std::string& function = native[i].function;
-    if (function.empty()) {
+    if (!HasSymbol(function)) {
       if (i == 0) return Activity::kUnknown;  // no symbol for where it is
       continue;
     }
@@ -96,8 +145,10 @@ bool IsCollection(std::string_view function) {
 void ClassifyActivity(Thread& thread, const std::vector<NativeFrame>& native) {
   if (!native.empty()) {
     thread.activity = FromNative(native);
-    return;
+    if (thread.activity != Activity::kUnknown) return;
   }
+  // Without a native stack that names where it is: the innermost Python frame,
+  // a stdlib wait or inside a C call that waits; else the GIL's holder runs.
   const Frame* innermost = nullptr;
   for (const Frame& frame : thread.frames) {
     if (frame.kind == FrameKind::kPython) {
@@ -105,7 +156,14 @@ void ClassifyActivity(Thread& thread, const std::vector<NativeFrame>& native) {
       break;
     }
   }
-  thread.activity = innermost && IsPythonWait(*innermost) ? Activity::kIdle : Activity::kUnknown;
+  if (innermost && (IsPythonWait(*innermost) ||
+                    (innermost->calling && IsWaitingCall(*innermost->calling)))) {
+    thread.activity = Activity::kIdle;
+  } else if (thread.holds_gil == true) {
+    thread.activity = Activity::kRunning;
+  } else {
+    thread.activity = Activity::kUnknown;
+  }
 }
 
 bool InsideCollection(const std::vector<NativeFrame>& native) {
@@ -116,16 +174,38 @@ bool InsideCollection(const std::vector<NativeFrame>& native) {
 void MarkCollectingThreads(Interpreter& interp,
                            const std::vector<std::vector<NativeFrame>>& native_by_thread) {
   const size_t n = std::min(interp.threads.size(), native_by_thread.size());
+  // Threads whose stacks have no symbols: the ones inside gc.collect() (a
+  // Python frame calling it), if any; else the walk's guess (the GIL holder).
+  std::vector<size_t> unnamed, calling_collect;
   for (size_t i = 0; interp.gc_collecting && i < n; ++i) {
     const std::vector<NativeFrame>& native = native_by_thread[i];
+    std::vector<std::string>& status = interp.threads[i].status;
     // Only a stack with symbols can show that it is not inside a collection.
     const bool symbols = std::any_of(native.begin(), native.end(), [](const NativeFrame& f) {
       return IsEvalLoop(f.function) || IsCollection(f.function);
     });
-    if (!symbols) continue;
-    std::vector<std::string>& status = interp.threads[i].status;
+    if (!symbols) {
+      unnamed.push_back(i);
+      const std::vector<Frame>& frames = interp.threads[i].frames;
+      if (std::any_of(frames.begin(), frames.end(), [](const Frame& f) {
+            return f.calling && CalleeOf(*f.calling) == std::pair<std::string_view, std::string_view>(
+                                                              "collect", "module");
+          })) {
+        calling_collect.push_back(i);
+      }
+      continue;
+    }
     status.erase(std::remove(status.begin(), status.end(), "gc"), status.end());
     if (InsideCollection(native)) status.push_back("gc");
+  }
+  if (!calling_collect.empty()) {
+    for (size_t i : unnamed) {
+      std::vector<std::string>& status = interp.threads[i].status;
+      status.erase(std::remove(status.begin(), status.end(), "gc"), status.end());
+      if (std::find(calling_collect.begin(), calling_collect.end(), i) != calling_collect.end()) {
+        status.push_back("gc");
+      }
+    }
   }
   for (Thread& thread : interp.threads) {
     if (std::find(thread.status.begin(), thread.status.end(), "gc") == thread.status.end()) continue;

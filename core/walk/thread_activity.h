@@ -1,7 +1,7 @@
 // What a thread is doing, from its stacks: blocked in a known wait (idle) or
 // not (running), and whether it is the one inside a garbage collection. The
 // debugger's native stack decides where the host gives one; else only the
-// innermost Python frame, and only for the stdlib's own waits.
+// innermost Python frame: the stdlib's own waits and the C calls that wait.
 #pragma once
 
 #include <vector>

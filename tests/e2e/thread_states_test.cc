@@ -10,7 +10,9 @@
 // and status "gc" with a frame of kind "gc" first
 // exactly on the collecting thread. `py-bt --all` text shows the header and the <GC> line.
 // In {LLDB, GDB} x {live, gcore core with its executable} on Debian's 3.11 and pyenv's
-// 3.11.7, 3.12.1, 3.13.0 where installed (one scenario process and one core per interpreter).
+// 3.11.7, 3.12.1, 3.13.0 and Debian unstable's 3.14 and 3.15 where installed (one scenario process and
+// one core per interpreter; the stripped 3.14/3.15 tell activity and the collector from their
+// Python frames, and their cores skip where gcore cannot save thread stacks).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -145,7 +147,7 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
 // `activity` is decided from them.
 INSTANTIATE_TEST_SUITE_P(Interpreters, ThreadStates,
                          ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.11.7", "3.12.1",
-                                                          "3.13.0"},
+                                                          "3.13.0", "sid_3.14", "sid_3.15"},
                                                          Cores::kWithExecutable)),
                          MatrixCellName);
 
