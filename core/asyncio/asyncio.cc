@@ -57,6 +57,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
     return layout.error();
   }
   const AsyncioLayout& a = *layout;
+  out.layout_source = a.source;
   TaskReader reader(objects, codes, a, out);
   TaskCandidates candidates = FindTaskCandidates(reader, a, threads, running_only);
   out.asyncio_imported = candidates.asyncio_imported;

@@ -65,6 +65,7 @@ struct AsyncSnapshot {
   std::vector<AsyncTask> tasks;  // ordered by address
   std::unordered_map<uint64_t, CodeNames> codes;  // every code object of a coroutine_stack
   std::vector<std::string> warnings;
+  std::string layout_source;  // AsyncioLayout::source; empty when no layout was found
   // Each thread that records a running event loop (what asyncio.get_running_loop()
   // returns there), in thread order: tasks of that loop belong to that thread.
   struct ThreadLoop {

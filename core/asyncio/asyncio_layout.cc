@@ -15,7 +15,10 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   AsyncioLayout a;
   a.task = layout.task;
   a.tstate_running_loop = layout.running_loop.tstate_offset;
-  if (a.task.name != kAbsent) return a;  // the version's file states it all
+  if (a.task.name != kAbsent) {  // the version's file states it all
+    a.source = fmt::format("the Python {} layout ({})", v.MinorString(), layout.source);
+    return a;
+  }
 
   if (layout.frame.stackpointer == kAbsent || a.task.state_after_awaited_by == kAbsent ||
       a.task.fut_waiter_before_coro == kAbsent) {
@@ -29,6 +32,7 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   const Found* remembered = memory.Recalled<Found>();
   const Found& debug = remembered ? *remembered : memory.Remember(FindAsyncioDebug(memory, layout));
   if (!debug.ok()) return MakeError("py-tasks: " + debug.error().message);
+  a.source = "_AsyncioDebug, found by " + debug->found_by;
   a.task.name = static_cast<int32_t>(debug->task_name);
   a.task_awaited_by = static_cast<int32_t>(debug->task_awaited_by);
   a.task.state = a.task_awaited_by + a.task.state_after_awaited_by;

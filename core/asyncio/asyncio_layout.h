@@ -23,6 +23,9 @@ struct AsyncioLayout {
   int32_t tstate_running_task = kAbsent;  // _PyThreadStateImpl
   int32_t tstate_tasks_head = kAbsent;
   int32_t interp_tasks_head = kAbsent;  // PyInterpreterState
+  // Where the task offsets came from, for -v: the version's layout, or 3.14+'s
+  // _AsyncioDebug block and how it was found.
+  std::string source;
 };
 
 Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memory);

@@ -121,10 +121,7 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   if (!snapshot.ok()) return Failure(snapshot.error().message);
 
   if (options.verbose) {
-    const RuntimeLocation& location = target.location();
-    snapshot->warnings.push_back(fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}",
-                                             location.address, location.found_by,
-                                             location.layout.source));
+    snapshot->warnings.push_back(DescribeLocation(target.location()));
     for (const Interpreter& interp : snapshot->interpreters) {
       snapshot->warnings.push_back(
           fmt::format("interpreter {}: main thread {}", interp.id, interp.main_thread_source));

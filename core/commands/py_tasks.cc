@@ -12,7 +12,7 @@ namespace pyunwind {
 
 const char kPyTasksHelp[] =
     "Usage: py-tasks [--json] [--tree] [--running] [--summary] [--name GLOB]\n"
-    "                [--state pending|running|done|all] [--all] [--limit N] [--stats]\n"
+    "                [--state pending|running|done|all] [--all] [--limit N] [--stats] [-v]\n"
     "List the asyncio tasks: address, name, thread, coroutine stack (innermost first)\n"
     "and the tasks that await each one. Finished and cancelled tasks are left out,\n"
     "as asyncio.all_tasks() leaves them out, unless --state done or --all.\n"
@@ -25,6 +25,7 @@ const char kPyTasksHelp[] =
     "  --all      every task, finished ones too (--state all)\n"
     "  --limit    at most N tasks (--summary: N groups)\n"
     "  --stats    memory reads, bytes, cache hits, tasks, time and the work budget spent\n"
+    "  -v, --verbose  also say where the runtime and the task offsets were found\n"
     "  --json     one JSON document (see the README)\n";
 
 namespace {
@@ -62,6 +63,12 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   auto tasks = CollectAsyncTasks(target.objects(), target.codes(), *threads);
   if (!tasks.ok()) return Failure(tasks.error().message);
   for (const std::string& warning : target.location().warnings) tasks->warnings.push_back(warning);
+  if (options->verbose) {
+    tasks->warnings.push_back(DescribeLocation(target.location()));
+    tasks->warnings.push_back(tasks->layout_source.empty()
+                                  ? std::string("task offsets: none needed (asyncio is not imported)")
+                                  : "task offsets from " + tasks->layout_source);
+  }
 
   std::vector<TaskGroupSummary> groups;
   TaskSelection selection;

@@ -53,6 +53,8 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
       options.summary = true;
     } else if (arg == "--stats") {
       options.stats = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      options.verbose = true;
     } else if (arg == "--all") {
       options.states = StateFilter::kAll;
     } else if (IsOption(arg, "--name")) {

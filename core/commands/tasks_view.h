@@ -25,6 +25,7 @@ struct PyTasksOptions {
   bool running = false;
   bool summary = false;
   bool stats = false;
+  bool verbose = false;
   std::optional<std::string> name_glob;  // fnmatch(3) pattern on the task's name
   StateFilter states = StateFilter::kLive;
   size_t limit = 0;  // tasks shown at most (--summary: groups); 0 = no limit

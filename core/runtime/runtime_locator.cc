@@ -153,6 +153,11 @@ namespace {
 constexpr std::string_view kNotPython = "not a Python process: ";
 }  // namespace
 
+std::string DescribeLocation(const RuntimeLocation& location) {
+  return fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}", location.address,
+                     location.found_by, location.layout.source);
+}
+
 bool IsNoRuntimeError(const Error& error) {
   return std::string_view(error.message).substr(0, kNotPython.size()) == kNotPython;
 }

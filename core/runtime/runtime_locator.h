@@ -24,6 +24,9 @@ struct RuntimeLocation {
 
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory);
 
+// The -v line: "_PyRuntime at 0x..., found by ...; layout from ...".
+std::string DescribeLocation(const RuntimeLocation& location);
+
 // Whether LocateRuntime's error says the target has no Python runtime at all
 // ("not a Python process: ..."), as opposed to one it cannot read.
 bool IsNoRuntimeError(const Error& error);

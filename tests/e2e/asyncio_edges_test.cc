@@ -314,6 +314,49 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
       << d.Describe();
 }
 
+// Issue 12: `py-tasks -v` says where the task offsets came from: the version's layout up to
+// 3.13; on 3.14+ the _asyncio module's own _AsyncioDebug block, here found through the
+// .AsyncioDebug section of the file on disk that holds it (Debian unstable's 3.14 has _asyncio
+// as a shared module, its 3.15 built into the interpreter; neither exports an _AsyncioDebug
+// symbol), as CPython's own reader finds it.
+TEST_P(AsyncioEdges, VerboseSaysWhereTheTaskOffsetsCameFrom) {
+  const Case& c = GetParam();
+  std::string error;
+  Target target;
+  target.pid = scenario_->process->pid();
+  RunResult r = RunDebugger(c.debugger, *install_, target, {"py-tasks --json -v --limit 1"});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  auto got = ExtractJson(r.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << r.Describe();
+  const json& warnings = got->at("warnings");
+  const std::string version = scenario_->truth.at("python").at("version");
+  const std::string minor = version.substr(0, version.rfind('.'));
+  const bool debug_block = scenario_->truth.at("python").at("hexversion").get<int64_t>() >= 0x030E0000;
+  size_t runtime = 0, offsets = 0;
+  for (const json& w : warnings) {
+    const std::string text = w.get<std::string>();
+    runtime += text.rfind("_PyRuntime at 0x", 0) == 0;
+    if (text.rfind("task offsets from ", 0) != 0) continue;
+    ++offsets;
+    if (debug_block) {
+      const std::string section = "task offsets from _AsyncioDebug, found by the .AsyncioDebug section of ";
+      EXPECT_EQ(text.rfind(section, 0), 0u) << text;
+      // _asyncio is a shared module (3.14 here) or built into the interpreter (3.15 here).
+      auto ends_with = [&](const std::string& tail) {
+        return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+      };
+      EXPECT_TRUE(ends_with("/_asyncio.cpython-" + minor.substr(0, 1) + minor.substr(2) +
+                            "-x86_64-linux-gnu.so") ||
+                  ends_with("/python" + minor))
+          << text;
+    } else {
+      EXPECT_EQ(text.rfind("task offsets from the Python " + minor + " layout (", 0), 0u) << text;
+    }
+  }
+  EXPECT_EQ(runtime, 1u) << warnings.dump();
+  EXPECT_EQ(offsets, 1u) << warnings.dump();
+}
+
 // Issue 12: a task's thread is the one whose thread state records the task's loop as its
 // running loop (what asyncio.get_running_loop() there returns), never a thread guessed from
 // frame names: not-a-loop parks in functions named run_forever and _run_once holding
