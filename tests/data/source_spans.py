@@ -159,13 +159,15 @@ GLOBAL_TABLE = {"key-%d" % i: list(range(i)) for i in range(30)}
 
 def main_park(print_truth):
     long_text = "x" * 500 + "END"
+    huge_text = "y" * 20000 + "END"  # longer than py-print shows by default (10,000)
     deep = [[[[[[1, "two"]]]]], {"k": (3.5, None, True)}]
     counted = 7
 
     def uses_cell():
         return counted
 
-    print_truth.update({"long_text": repr(long_text), "deep": repr(deep), "counted": repr(counted),
+    print_truth.update({"long_text": repr(long_text), "huge_text": repr(huge_text),
+                        "deep": repr(deep), "counted": repr(counted),
                         "GLOBAL_TABLE": repr(GLOBAL_TABLE)})
     with open(TRUTH + ".tmp", "w") as f:
         json.dump({"pid": os.getpid(), "python": {"hexversion": sys.hexversion},

@@ -28,11 +28,14 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
   const json& truth = scenario_->truth().at("print_truth");
   const std::string long_text = truth.at("long_text");
   const std::string deep = truth.at("deep");
+  const std::string huge_text = truth.at("huge_text");
+  ASSERT_GT(huge_text.size(), 10000u);
   const RunResult r = RunDebugger(
       cell.debugger, *install_, target_,
       // LLDB's batch mode stops at the first failed command: the one not found comes last.
       {"py-print long_text", "py-print deep", "py-print counted", "py-print GLOBAL_TABLE",
        "py-print len", "py-print long_text --max-chars 50", "py-print deep --depth 1",
+       "py-print huge_text", "py-print huge_text --max-chars 30000",
        "py-locals", "py-up", "py-print outer_arg", "py-print deep"});
   ASSERT_TRUE(r.exited) << r.Describe();
   const std::string all = r.out + r.err;
@@ -44,6 +47,9 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
       "builtin 'len' = <builtin_function_or_method object at 0x",
       "local 'long_text' = " + long_text.substr(0, 50) + "...\n",
       "local 'deep' = [[...], {...}]\n",
+      // By default at most 10,000 characters; --max-chars raises it.
+      "local 'huge_text' = " + huge_text.substr(0, 10000) + "...\n",
+      "local 'huge_text' = " + huge_text + "\n",
       "local 'outer_arg' = " + truth.at("outer_arg").get<std::string>() + "\n",
       "py-print: 'deep' is not defined in frame #1 (main_outer): no local, global or builtin "
       "has that name",
