@@ -439,6 +439,7 @@ std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error) {
     const std::string line = output.substr(at, output.find('\n', at) - at);
     if (line.find("0xffffffffff600000") != std::string::npos) continue;
     *error = std::string(kCoreIncomplete) + " (" + line + " ...; glibc 2.41+ thread-stack guard pages)";
+    unlink(core.c_str());  // not used: it need not take the disk
     return "";
   }
   return core;
