@@ -91,6 +91,7 @@ void Start(std::vector<std::string> argv, const std::string& name, bool parse, R
   options.env = CleanEnv();
   for (const char* var : {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}) options.env[var] = "";
   options.stderr_path = ready + ".err";
+  options.refuse_guard_madvise = true;  // its gcore cores hold every thread stack
   out.process = Process::Spawn(options, &out.error);
   if (!out.process) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);

@@ -4,7 +4,12 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -195,6 +200,34 @@ std::string ReadFile(const std::string& path) {
 
 // ---------------------------------------------------------------- processes
 
+namespace {
+
+// Linux 6.13's madvise advice that installs guard pages; glibc 2.41+ puts thread-stack guards
+// in with it when the kernel has it, and falls back to mprotect when the call fails.
+constexpr unsigned kMadvGuardInstall = 102;
+
+// In the child before execve: madvise(..., MADV_GUARD_INSTALL) fails with EINVAL, every other
+// system call is untouched. Best effort: where seccomp is not allowed nothing changes.
+void RefuseGuardMadvise() {
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 1, 0),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_madvise, 0, 3),
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kMadvGuardInstall, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (EINVAL & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog program = {static_cast<unsigned short>(sizeof(filter) / sizeof(filter[0])),
+                               filter};
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return;
+  prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &program);
+}
+
+}  // namespace
+
 std::unique_ptr<Process> Process::Spawn(const ProcessOptions& options, std::string* error) {
   if (options.argv.empty()) {
     *error = "empty command";
@@ -266,6 +299,7 @@ std::unique_ptr<Process> Process::Spawn(const ProcessOptions& options, std::stri
     dup2(in_fd, 0);
     dup2(out_fd, 1);
     dup2(err_fd, 2);
+    if (options.refuse_guard_madvise) RefuseGuardMadvise();
     execve(program.c_str(), argv.data(), envp.data());
     _exit(127);
   }
@@ -391,6 +425,7 @@ std::unique_ptr<Scenario> Scenario::StartScript(const std::string& python,
   for (const char* var : {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}) options.env[var] = "";
   options.stdout_path = log_path;
   options.stderr_path = log_path + ".err";
+  options.refuse_guard_madvise = true;  // its gcore cores hold every thread stack
   std::unique_ptr<Scenario> scenario(new Scenario());
   scenario->python_ = python;
   scenario->process_ = Process::Spawn(options, error);

@@ -85,6 +85,9 @@ struct ProcessOptions {
   std::map<std::string, std::string> env;
   std::string stdout_path;  // where stdout goes (empty: /dev/null)
   std::string stderr_path;  // where stderr goes (empty: /dev/null)
+  // The child's madvise(MADV_GUARD_INSTALL) fails (a seccomp filter), so that glibc 2.41+
+  // makes thread-stack guards with mprotect, which gcore can step over (kCoreIncomplete).
+  bool refuse_guard_madvise = false;
 };
 
 // A child process, killed (SIGKILL to its process group) and reaped when destroyed.
@@ -169,7 +172,8 @@ class Scenario {
 // What MakeCore's error starts with when gcore could not read part of the process's memory
 // and left it out of the core (zeros): GDB 13 gives up on a whole mapping at the first page
 // it cannot read, and glibc 2.41+ on Linux 6.13+ puts unreadable guard pages
-// (MADV_GUARD_INSTALL) at the start of every thread stack, so those stacks come out as zeros.
+// (MADV_GUARD_INSTALL) at the start of every thread stack, so those stacks come out as zeros
+// (unless the process ran with ProcessOptions::refuse_guard_madvise, as every scenario does).
 inline constexpr const char* kCoreIncomplete = "gcore left part of the process's memory out of the core";
 
 std::string MakeCore(pid_t pid, const std::string& prefix, std::string* error);

@@ -12,7 +12,7 @@
 // In {LLDB, GDB} x {live, gcore core with its executable} on Debian's 3.11 and pyenv's
 // 3.11.7, 3.12.1, 3.13.0 and Debian unstable's 3.14 and 3.15 where installed (one scenario process and
 // one core per interpreter; the stripped 3.14/3.15 tell activity and the collector from their
-// Python frames, and their cores skip where gcore cannot save thread stacks).
+// Python frames).
 #include <gtest/gtest.h>
 
 #include <algorithm>
