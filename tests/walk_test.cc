@@ -240,7 +240,7 @@ TEST_F(WalkTest, TextTraceback) {
             "  File \"/app/main.py\", line 28, in main\n"
             "  File \"/app/main.py\", line 42, in <module>\n"
             "\n"
-            "Thread 1002 (holds the GIL):\n"
+            "Thread 1002 (running, holds the GIL):\n"
             "Traceback (most recent call first):\n"
             "  File \"/srv/λ_utils/größe🐍.py\", line 7, in Outer.<locals>.helper\n"
             "  File \"/usr/lib/python3.11/threading.py\", line 975, in Thread.run\n");
