@@ -128,9 +128,10 @@ lldb_session() {
     -p "$sleeper_pid" </dev/null >"$out" 2>&1
 }
 
-# What pyunwind's py-bt --all prints for the sleeper and CPython's own py-bt does not.
+# What pyunwind's py-bt --all prints for the sleeper and CPython's own py-bt does not: its
+# header (idle: its frame is inside time.sleep).
 has_pyunwind_stack() {
-  grep -q "^Thread $sleeper_pid .*(main thread):" "$1" &&
+  grep -q "^Thread $sleeper_pid .*(idle, main thread):" "$1" &&
     grep -q "in pyunwind_package_test_sleeper$" "$1"
 }
 
