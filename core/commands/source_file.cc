@@ -1,7 +1,5 @@
 #include "core/commands/source_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -11,38 +9,20 @@
 #include <cstring>
 
 #include "core/base/limits.h"
+#include "core/base/regular_file.h"
 
 namespace pyunwind {
-namespace {
-
-class FileDescriptor {
- public:
-  explicit FileDescriptor(int fd) : fd_(fd) {}
-  ~FileDescriptor() {
-    if (fd_ >= 0) close(fd_);
-  }
-  FileDescriptor(const FileDescriptor&) = delete;
-  FileDescriptor& operator=(const FileDescriptor&) = delete;
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
-}  // namespace
 
 Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last) {
   if (path.empty()) return MakeError("the code object names no file");
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; O_NOCTTY: a
-  // terminal must not become the debugger's controlling terminal.
-  FileDescriptor fd(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (fd.get() < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  struct stat st;
-  if (fstat(fd.get(), &st) != 0) {
-    return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    return MakeError(fmt::format("'{}' is not a regular file: its source is not read", path));
+  const RegularFile file = RegularFile::Open(path);
+  switch (file.failure()) {
+    case RegularFile::Failure::kCannotOpen:
+      return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(file.error())));
+    case RegularFile::Failure::kNotRegular:
+      return MakeError(fmt::format("'{}' is not a regular file: its source is not read", path));
+    case RegularFile::Failure::kNone:
+      break;
   }
   SourceLines out;
   out.first = first < 1 ? 1 : first;
@@ -62,7 +42,7 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
     ++number;
   };
   while (number <= last && total < kMaxSourceFileBytes) {
-    const ssize_t n = read(fd.get(), buffer, sizeof buffer);
+    const ssize_t n = read(file.fd(), buffer, sizeof buffer);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     if (n == 0) break;

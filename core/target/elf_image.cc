@@ -1,13 +1,13 @@
 #include "core/target/elf_image.h"
 
-#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
 #include <utility>
+
+#include "core/base/regular_file.h"
 
 namespace pyunwind {
 namespace {
@@ -23,25 +23,22 @@ bool TableFits(uint64_t offset, uint64_t count, uint64_t entry_size, size_t size
 }  // namespace
 
 Result<ElfImage> ElfImage::Map(const std::string& path, std::string_view kind) {
-  // The path may be the target's choice (a module a core names): opening a FIFO must not
-  // wait for a writer, nor a terminal become the debugger's; only regular files are read.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) return MakeError(fmt::format("cannot open {} {}", kind, path));
-  struct stat info;
-  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    ::close(fd);
-    return MakeError(fmt::format("{} {} is not a regular file", kind, path));
+  // The path may be the target's choice (a module a core names).
+  const RegularFile file = RegularFile::Open(path);
+  switch (file.failure()) {
+    case RegularFile::Failure::kCannotOpen:
+      return MakeError(fmt::format("cannot open {} {}", kind, path));
+    case RegularFile::Failure::kNotRegular:
+      return MakeError(fmt::format("{} {} is not a regular file", kind, path));
+    case RegularFile::Failure::kNone:
+      break;
   }
-  if (info.st_size <= 0) {
-    ::close(fd);
-    return MakeError(fmt::format("{} {} is empty", kind, path));
-  }
-  void* mapping = ::mmap(nullptr, info.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  ::close(fd);
+  if (file.size() == 0) return MakeError(fmt::format("{} {} is empty", kind, path));
+  void* mapping = ::mmap(nullptr, file.size(), PROT_READ, MAP_PRIVATE, file.fd(), 0);
   if (mapping == MAP_FAILED) return MakeError(fmt::format("cannot map {} {}", kind, path));
   ElfImage image;
   image.bytes_ = static_cast<const uint8_t*>(mapping);
-  image.size_ = static_cast<size_t>(info.st_size);
+  image.size_ = static_cast<size_t>(file.size());
   image.mapped_ = true;
   PYU_RETURN_IF_ERROR(image.Check(kind));
   return image;

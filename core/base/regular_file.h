@@ -1,0 +1,35 @@
+// Opening a file whose path the target chose (a module a core names, a code object's source
+// file): a FIFO is not waited on, a terminal does not become the debugger's controlling
+// terminal, and only a regular file is handed back.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pyunwind {
+
+class RegularFile {
+ public:
+  enum class Failure { kNone, kCannotOpen, kNotRegular };
+
+  static RegularFile Open(const std::string& path);
+  ~RegularFile();
+  RegularFile(RegularFile&& other) noexcept;
+  RegularFile(const RegularFile&) = delete;
+  RegularFile& operator=(const RegularFile&) = delete;
+  RegularFile& operator=(RegularFile&&) = delete;
+
+  Failure failure() const { return failure_; }
+  int error() const { return error_; }  // errno of a kCannotOpen
+  int fd() const { return fd_; }        // open for reading when failure() is kNone
+  uint64_t size() const { return size_; }
+
+ private:
+  RegularFile() = default;
+  int fd_ = -1;
+  Failure failure_ = Failure::kNone;
+  int error_ = 0;
+  uint64_t size_ = 0;
+};
+
+}  // namespace pyunwind
