@@ -44,12 +44,7 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
   const auto got = ExtractJson(run.out, &error);
   ASSERT_TRUE(got.has_value()) << error << "\n" << run.Describe();
 
-  std::map<uint64_t, json> threads;
-  for (const json& interp : got->at("interpreters")) {
-    for (const json& thread : interp.at("threads")) {
-      if (thread.at("native_id").is_number()) threads[thread.at("native_id").get<uint64_t>()] = thread;
-    }
-  }
+  const std::map<uint64_t, json> threads = ThreadsByNativeId(*got);
   size_t named = 0;
   for (const json& want : truth.at("threads")) {
     const std::string role = want.at("role");

@@ -20,13 +20,6 @@ namespace {
 
 constexpr int kAttempts = 50;
 
-bool HasStatus(const json& thread, const std::string& status) {
-  for (const json& s : thread.at("status")) {
-    if (s == status) return true;
-  }
-  return false;
-}
-
 class GilWait : public ::testing::TestWithParam<Debugger> {
  public:
   static void TearDownTestSuite() { scenario_.reset(); }
@@ -60,10 +53,7 @@ TEST_P(GilWait, WaiterIsWaitingForTheGil) {
     ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
     auto got = ExtractJson(run.out, &error);
     ASSERT_TRUE(got) << error << "\n" << run.Describe();
-    threads.clear();
-    for (const json& interp : got->at("interpreters")) {
-      for (const json& t : interp.at("threads")) threads[t.at("native_id").get<uint64_t>()] = t;
-    }
+    threads = ThreadsByNativeId(*got);
     if (threads.count(ids["waiter"]) && HasStatus(threads[ids["waiter"]], "gil_requested")) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }

@@ -650,6 +650,21 @@ size_t MatchingBrace(const std::string& s, size_t start) {
 
 }  // namespace
 
+std::map<uint64_t, json> ThreadsByNativeId(const json& document) {
+  std::map<uint64_t, json> threads;
+  for (const json& interp : document.at("interpreters")) {
+    for (const json& thread : interp.at("threads")) {
+      if (thread.at("native_id").is_number()) threads[thread.at("native_id").get<uint64_t>()] = thread;
+    }
+  }
+  return threads;
+}
+
+bool HasStatus(const json& thread, const std::string& status) {
+  const json& list = thread.at("status");
+  return std::find(list.begin(), list.end(), status) != list.end();
+}
+
 std::optional<json> ExtractJson(const std::string& output, std::string* error) {
   std::vector<json> found;
   std::string first_parse_error;

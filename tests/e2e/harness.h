@@ -245,6 +245,13 @@ RunResult RunDebugger(Debugger d, const Install& install, const Target& target,
 // On failure returns nullopt and sets *error.
 std::optional<json> ExtractJson(const std::string& output, std::string* error);
 
+// The threads of a `py-bt --all --json` document by OS thread id (a thread without one is left
+// out).
+std::map<uint64_t, json> ThreadsByNativeId(const json& document);
+
+// Whether a JSON thread's "status" lists `status`.
+bool HasStatus(const json& thread, const std::string& status);
+
 // Compares pyunwind's `py-bt --all --json` document with a truth file. For every truth
 // thread (matched by native_id) pyunwind's thread must have the truth's threading `name`
 // (where the truth records one) and exactly the same Python frames

@@ -31,11 +31,6 @@ class ThreadStates : public ScenarioMatrixTest {
   void SetUp() override { Start("tests/data/thread_states.py"); }
 };
 
-bool HasStatus(const json& thread, const std::string& status) {
-  const json& list = thread.at("status");
-  return std::find(list.begin(), list.end(), status) != list.end();
-}
-
 TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
   const MatrixCell& cell = GetParam();
   std::string error;
@@ -50,12 +45,7 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
   const auto got = ExtractJson(run.out, &error);
   ASSERT_TRUE(got.has_value()) << error << "\n" << run.Describe();
 
-  std::map<uint64_t, json> threads;
-  for (const json& interp : got->at("interpreters")) {
-    for (const json& thread : interp.at("threads")) {
-      if (thread.at("native_id").is_number()) threads[thread.at("native_id").get<uint64_t>()] = thread;
-    }
-  }
+  const std::map<uint64_t, json> threads = ThreadsByNativeId(*got);
   for (const json& want : truth.at("threads")) {
     const uint64_t native_id = want.at("native_id");
     const std::string role = want.at("role");
