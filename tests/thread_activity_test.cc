@@ -55,6 +55,15 @@ TEST(ThreadActivity, WaitingForTheGilIsRunning) {
   EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common", "pthread_cond_timedwait", "take_gil",
                             "PyEval_RestoreThread", "time_sleep", "_PyEval_EvalFrameDefault"})),
             Activity::kRunning);
+  // Giving the GIL up on request: waiting for its mutex, then (3.12/3.13's forced
+  // switching) until the asking thread has it. Both are the running thread's hand-over.
+  EXPECT_EQ(Classify(Stack({"__lll_lock_wait", "___pthread_mutex_lock", "drop_gil",
+                            "_Py_HandlePending", "_PyEval_EvalFrameDefault"})),
+            Activity::kRunning);
+  EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common", "___pthread_cond_wait", "drop_gil",
+                            "_PyThreadState_Detach", "_Py_HandlePending",
+                            "_PyEval_EvalFrameDefault"})),
+            Activity::kRunning);
 }
 
 TEST(ThreadActivity, NoSymbolOrNoNativeStack) {

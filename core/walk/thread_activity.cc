@@ -97,11 +97,18 @@ bool IsEvalLoop(std::string_view function) {
   return function.find("_PyEval_EvalFrameDefault") != std::string_view::npos;
 }
 
-// The GIL's wait: a thread here wants to run.
-bool IsGilWait(std::string_view function) {
-  return function == "take_gil" || function == "PyEval_RestoreThread" ||
-         function == "PyEval_AcquireThread" || function == "_PyEval_AcquireLock" ||
-         function == "PyGILState_Ensure";
+// The GIL's hand-over (and the free-threaded build's attach): a thread waiting
+// here wants to run. drop_gil waits too: for gil->mutex, and then (FORCE_SWITCHING)
+// until the thread that asked for the GIL has taken it.
+bool IsGilHandover(std::string_view function) {
+  static constexpr std::string_view kHandover[] = {
+      "take_gil", "drop_gil", "PyEval_RestoreThread", "PyEval_AcquireThread",
+      "_PyEval_AcquireLock", "_PyEval_ReleaseLock", "_PyThreadState_Attach",
+      "tstate_wait_attach", "PyGILState_Ensure"};
+  for (std::string_view handover : kHandover) {
+    if (function == handover) return true;
+  }
+  return false;
 }
 
 // The stdlib's Python-level waits, innermost frame alone (no native stack).
@@ -127,7 +134,7 @@ Activity FromNative(const std::vector<NativeFrame>& native) {
       continue;
     }
     if (i == 0 || (!waits && i < 4)) waits = waits || IsWait(function);
-    if (IsGilWait(function)) return Activity::kRunning;
+    if (IsGilHandover(function)) return Activity::kRunning;
     if (IsEvalLoop(function)) break;
   }
   return waits ? Activity::kIdle : Activity::kRunning;

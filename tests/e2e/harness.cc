@@ -411,6 +411,34 @@ std::unique_ptr<Scenario> Scenario::Start(const std::string& python, const std::
   return StartScript(python, script, error, timeout_s);
 }
 
+namespace {
+
+// The times the thread `tid` of `pid` has blocked so far (voluntary_ctxt_switches of
+// /proc/PID/task/TID/status), or -1 when it cannot be read.
+long VoluntarySwitches(pid_t pid, pid_t tid) {
+  const std::string status =
+      ReadFile("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/status");
+  const std::string key = "\nvoluntary_ctxt_switches:";
+  const size_t at = status.find(key);
+  return at == std::string::npos ? -1 : std::atol(status.c_str() + at + key.size());
+}
+
+// The truth is written by the scenario's main thread just before it parks: between the
+// rename and its parking it still takes and gives back the GIL, so a debugger attaching at
+// once can find it, and the thread that hands it the GIL, in the middle of the hand-over.
+// Settled: the main thread has not blocked again for 100 ms (parked, or never blocking).
+void WaitUntilMainThreadSettles(pid_t pid) {
+  long before = VoluntarySwitches(pid, pid);
+  for (int i = 0; i < 50 && before >= 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const long now = VoluntarySwitches(pid, pid);
+    if (now == before) return;
+    before = now;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Scenario> Scenario::StartScript(const std::string& python,
                                                 const std::string& script, std::string* error,
                                                 double timeout_s) {
@@ -456,6 +484,7 @@ std::unique_ptr<Scenario> Scenario::StartScript(const std::string& python,
              std::to_string(scenario->pid());
     return nullptr;
   }
+  WaitUntilMainThreadSettles(scenario->pid());
   return scenario;
 }
 

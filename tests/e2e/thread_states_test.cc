@@ -26,6 +26,15 @@
 namespace pyunwind_e2e {
 namespace {
 
+// The thread's native frames, innermost first: what decided its activity.
+std::string NativeFunctions(const json& thread) {
+  std::string out = "native frames:";
+  for (const json& frame : thread.at("frames")) {
+    if (frame.at("kind") == "native") out += "\n  " + frame.value("function", std::string("?"));
+  }
+  return out;
+}
+
 class ThreadStates : public ScenarioMatrixTest {
  protected:
   void SetUp() override { Start("tests/data/thread_states.py"); }
@@ -58,7 +67,7 @@ TEST_P(ThreadStates, HeaderFieldsMatchTruth) {
     const json& thread = found->second;
     EXPECT_EQ(thread.at("name"), want.at("name"));
     EXPECT_EQ(thread.at("os_name"), cell.live ? want.at("os_name") : json(nullptr));
-    EXPECT_EQ(thread.at("activity"), want.at("activity"));
+    EXPECT_EQ(thread.at("activity"), want.at("activity")) << NativeFunctions(thread);
     // The busy loop is the one runnable thread: it holds the GIL.
     EXPECT_EQ(thread.at("holds_gil"), role == "busy");
     EXPECT_EQ(thread.at("exception"), want.at("exception"));
