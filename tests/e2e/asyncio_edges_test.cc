@@ -105,6 +105,7 @@ void Start(std::vector<std::string> argv, const std::string& name, bool parse, R
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
+  WaitUntilMainThreadSettles(out.process->pid());
   if (!parse) return;
   try {
     out.truth = json::parse(ReadFile(ready));

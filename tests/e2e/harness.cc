@@ -423,10 +423,9 @@ long VoluntarySwitches(pid_t pid, pid_t tid) {
   return at == std::string::npos ? -1 : std::atol(status.c_str() + at + key.size());
 }
 
-// The truth is written by the scenario's main thread just before it parks: between the
-// rename and its parking it still takes and gives back the GIL, so a debugger attaching at
-// once can find it, and the thread that hands it the GIL, in the middle of the hand-over.
-// Settled: the main thread has not blocked again for 100 ms (parked, or never blocking).
+}  // namespace
+
+// Settled: parked, or never blocking (a main thread that spins on purpose).
 void WaitUntilMainThreadSettles(pid_t pid) {
   long before = VoluntarySwitches(pid, pid);
   for (int i = 0; i < 50 && before >= 0; ++i) {
@@ -436,8 +435,6 @@ void WaitUntilMainThreadSettles(pid_t pid) {
     before = now;
   }
 }
-
-}  // namespace
 
 std::unique_ptr<Scenario> Scenario::StartScript(const std::string& python,
                                                 const std::string& script, std::string* error,

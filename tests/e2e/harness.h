@@ -145,6 +145,11 @@ std::map<std::string, std::string> CleanEnv();
 
 // ---------------------------------------------------------------- scenarios and cores
 
+// Waits (at most 5 s) until the main thread of `pid` has not blocked for 100 ms. A scenario's
+// main thread writes the truth just before it parks; in between it still takes the GIL back
+// from other threads, so a debugger attaching at once can find them mid hand-over.
+void WaitUntilMainThreadSettles(pid_t pid);
+
 // A scenario script running under a given interpreter, parked, with its truth loaded.
 class Scenario {
  public:
