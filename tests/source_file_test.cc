@@ -12,14 +12,12 @@
 
 #include "core/base/limits.h"
 #include "core/commands/source_file.h"
+#include "tests/special_files.h"
 
 namespace pyunwind {
 namespace {
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
+std::string TempPath(const std::string& name) { return TestTempPath(name); }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
   const std::string path = TempPath(name);
@@ -59,26 +57,12 @@ TEST(SourceFile, MissingFileSaysWhy) {
 }
 
 TEST(SourceFile, SpecialFilesAreNotRead) {
-  // A FIFO with no writer would block a plain open(); /dev/zero never ends;
-  // a directory is no source.
-  const std::string fifo = TempPath("fifo.py");
-  unlink(fifo.c_str());
-  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  // A terminal: the other end of a pseudo-terminal (opened without becoming the
-  // debugger's controlling terminal).
-  const int master = posix_openpt(O_RDWR | O_NOCTTY);
-  ASSERT_GE(master, 0);
-  ASSERT_EQ(grantpt(master), 0);
-  ASSERT_EQ(unlockpt(master), 0);
-  const std::string terminal = ptsname(master);
-  for (const std::string& path : {fifo, terminal, std::string("/dev/zero"),
-                                  std::string("/dev/null"), TempPath("")}) {
+  const SpecialFiles special("fifo.py");
+  for (const std::string& path : special.paths()) {
     auto lines = ReadSourceLines(path, 1, 10);
     ASSERT_FALSE(lines.ok()) << path;
     EXPECT_EQ(lines.error().message, "'" + path + "' is not a regular file: its source is not read");
   }
-  unlink(fifo.c_str());
-  close(master);
 }
 
 // A regular file is read up to kMaxSourceFileBytes: a line after that is not there.
