@@ -32,12 +32,21 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
     proc_mem_ = std::make_unique<ProcMem>(process_.GetProcessID());
     // A gdb-remote process's PID may name another process here (local_process.h).
     if (!IsThisHostsProcess(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
+  } else if (plugin && std::string_view(plugin) == "elf-core") {
+    core_file_ = CoreFileOf(process_);
   }
+}
+
+std::string LldbTarget::MemorySourceNote() {
+  if (proc_mem_) return "memory: /proc/" + std::to_string(process_.GetProcessID()) + "/mem";
+  if (core_file_) return "memory: the core file " + core_file_->path + ", read directly";
+  return "memory: through LLDB (SBProcess::ReadMemory)";
 }
 
 bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (proc_mem_ && proc_mem_->Read(address, out, size)) return true;
+  if (core_file_ && core_file_->reader->ReadMemory(address, out, size)) return true;
   lldb::SBError error;
   size_t read = process_.ReadMemory(address, out, size, error);
   return error.Success() && read == size;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include <lldb/API/SBTarget.h>
 
 #include "core/target/target.h"
+#include "lldb_plugin/core_file.h"
 #include "lldb_plugin/proc_mem.h"
 
 namespace pyunwind_lldb {
@@ -29,12 +31,18 @@ class LldbTarget final : public pyunwind::Target {
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
 
+  // Where memory is read from, for -v ("memory: ...").
+  std::string MemorySourceNote();
+
  private:
   lldb::SBTarget target_;
   lldb::SBProcess process_;
   // A live process on this host is read through /proc/PID/mem; SB reads
   // remain the fallback (core files, remote targets, unreadable pages).
   std::unique_ptr<ProcMem> proc_mem_;
+  // A core file LLDB has loaded is read by pread (core_file.h); SB reads remain the fallback
+  // (bytes the core does not hold, a core not found among LLDB's mappings).
+  std::shared_ptr<const CoreFile> core_file_;
 };
 
 }  // namespace pyunwind_lldb

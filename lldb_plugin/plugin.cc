@@ -146,7 +146,7 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     LldbTarget lldb_target(target, process);
     pyunwind::CommandContext context{lldb_target, std::nullopt, OutputIsTerminal(debugger)};
     context.debugger = DebuggerVersion();
-    context.front_end_notes = {pyunwind_lldb::FrameProviderNote()};
+    context.front_end_notes = {lldb_target.MemorySourceNote(), pyunwind_lldb::FrameProviderNote()};
     lldb::SBThread thread = process.IsValid() ? process.GetSelectedThread() : lldb::SBThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
     bool printed = false;

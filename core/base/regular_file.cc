@@ -27,6 +27,7 @@ RegularFile RegularFile::Open(const std::string& path) {
     return file;
   }
   file.fd_ = fd;
+  file.failure_ = Failure::kNone;
   file.size_ = st.st_size > 0 ? static_cast<uint64_t>(st.st_size) : 0;
   return file;
 }

@@ -13,6 +13,7 @@ class RegularFile {
   enum class Failure { kNone, kCannotOpen, kNotRegular };
 
   static RegularFile Open(const std::string& path);
+  RegularFile() = default;  // no file: failure() kCannotOpen, fd() -1
   ~RegularFile();
   RegularFile(RegularFile&& other) noexcept;
   RegularFile(const RegularFile&) = delete;
@@ -25,9 +26,8 @@ class RegularFile {
   uint64_t size() const { return size_; }
 
  private:
-  RegularFile() = default;
   int fd_ = -1;
-  Failure failure_ = Failure::kNone;
+  Failure failure_ = Failure::kCannotOpen;
   int error_ = 0;
   uint64_t size_ = 0;
 };

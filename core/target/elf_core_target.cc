@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -9,15 +10,16 @@
 namespace pyunwind {
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::Open(const std::string& path) {
-  PYU_ASSIGN_OR_RETURN(ElfImage image, ElfImage::Map(path, "core file"));
-  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(image)));
+  RegularFile file = RegularFile::Open(path);
+  PYU_ASSIGN_OR_RETURN(ElfImage image, ElfImage::Map(file, path, "core file"));
+  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(image), std::move(file)));
   PYU_RETURN_IF_ERROR(target->Index());
   return target;
 }
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::FromBytes(const uint8_t* image, size_t size) {
   PYU_ASSIGN_OR_RETURN(ElfImage elf, ElfImage::Over(image, size, "core file"));
-  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(elf)));
+  std::unique_ptr<ElfCoreTarget> target(new ElfCoreTarget(std::move(elf), RegularFile()));
   PYU_RETURN_IF_ERROR(target->Index());
   return target;
 }
@@ -75,7 +77,15 @@ bool ElfCoreTarget::ReadMemory(uint64_t address, void* out, size_t size) {
     // Bytes past what the file holds were not dumped (read-only file
     // mappings) or were cut off: unreadable, as a debugger would say.
     if (in_segment + chunk > segment.file_size) return false;
-    std::memcpy(dest, image_.bytes() + segment.file_offset + in_segment, chunk);
+    const uint64_t offset = segment.file_offset + in_segment;
+    if (file_.fd() >= 0) {
+      // A file cut short since it was indexed reads short: unreadable.
+      if (::pread(file_.fd(), dest, chunk, static_cast<off_t>(offset)) != static_cast<ssize_t>(chunk)) {
+        return false;
+      }
+    } else {
+      std::memcpy(dest, image_.bytes() + offset, chunk);
+    }
     dest += chunk;
     address += chunk;
     size -= chunk;

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/regular_file.h"
 #include "core/base/result.h"
 #include "core/target/elf_image.h"
 #include "core/target/target.h"
@@ -16,7 +17,9 @@ namespace pyunwind {
 
 class ElfCoreTarget : public Target {
  public:
-  // Maps `path` and indexes its segments; refuses files that are not ELF cores.
+  // Maps `path` and indexes its segments; refuses files that are not ELF cores. Memory is
+  // then read with pread, not through the mapping: a debugger that reads a large core this
+  // way keeps only the pages its cache holds, not every page it touched (LLDB's plugin).
   static Result<std::unique_ptr<ElfCoreTarget>> Open(const std::string& path);
   // Over bytes already in memory (the fuzz target); `image` must outlive this.
   static Result<std::unique_ptr<ElfCoreTarget>> FromBytes(const uint8_t* image, size_t size);
@@ -34,10 +37,12 @@ class ElfCoreTarget : public Target {
     uint64_t file_size = 0;  // bytes present in the file (the rest reads as zero)
     bool writable = false;
   };
-  explicit ElfCoreTarget(ElfImage image) : image_(std::move(image)) {}
+  ElfCoreTarget(ElfImage image, RegularFile file)
+      : image_(std::move(image)), file_(std::move(file)) {}
   Status Index();
 
   ElfImage image_;
+  RegularFile file_;  // open when the core came from a path; else reads copy from image_
   std::vector<Segment> segments_;  // sorted by address
   std::vector<uint64_t> thread_ids_;
 };

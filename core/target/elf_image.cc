@@ -7,8 +7,6 @@
 #include <cstring>
 #include <utility>
 
-#include "core/base/regular_file.h"
-
 namespace pyunwind {
 namespace {
 
@@ -24,7 +22,11 @@ bool TableFits(uint64_t offset, uint64_t count, uint64_t entry_size, size_t size
 
 Result<ElfImage> ElfImage::Map(const std::string& path, std::string_view kind) {
   // The path may be the target's choice (a module a core names).
-  const RegularFile file = RegularFile::Open(path);
+  return Map(RegularFile::Open(path), path, kind);
+}
+
+Result<ElfImage> ElfImage::Map(const RegularFile& file, const std::string& path,
+                               std::string_view kind) {
   switch (file.failure()) {
     case RegularFile::Failure::kCannotOpen:
       return MakeError(fmt::format("cannot open {} {}", kind, path));

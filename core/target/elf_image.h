@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/regular_file.h"
 #include "core/base/result.h"
 
 namespace pyunwind {
@@ -20,6 +21,9 @@ class ElfImage {
   // Maps the file at `path` read-only. `kind` names it in errors ("core
   // file": "not a 64-bit ELF core file").
   static Result<ElfImage> Map(const std::string& path, std::string_view kind = "file");
+  // Maps a file already open (`path` names it in errors).
+  static Result<ElfImage> Map(const RegularFile& file, const std::string& path,
+                              std::string_view kind = "file");
   // Over bytes the caller keeps alive (the fuzz target).
   static Result<ElfImage> Over(const uint8_t* bytes, size_t size, std::string_view kind = "file");
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -29,6 +30,28 @@ INSTANTIATE_TEST_SUITE_P(Scale, FixtureCores, ::testing::ValuesIn(SourceCases("s
 
 // Without ../shared the suites above are empty; the test below says why.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FixtureCores);
+
+// LLDB: pyunwind reads the core file LLDB loaded itself (lldb_plugin/core_file.h), found among
+// LLDB's mappings and checked against LLDB's view; the JSON above is read that way.
+class LldbCoreFile : public SourceTest {};
+
+TEST_P(LldbCoreFile, IsReadDirectly) {
+  const RunResult run = RunDebugger(Debugger::kLldb, install(), target(), {"py-bt --all -v --limit 1"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  // /proc/self/maps names the file by its canonical path.
+  const std::string core = std::filesystem::canonical(target().core).string();
+  const std::string want = "memory: the core file " + core + ", read directly";
+  EXPECT_NE(run.out.find(want), std::string::npos) << want << "\n" << run.Describe();
+}
+
+std::vector<SourceCase> InLldb(std::vector<SourceCase> cases) {
+  std::erase_if(cases, [](const SourceCase& c) { return c.debugger != Debugger::kLldb; });
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, LldbCoreFile, ::testing::ValuesIn(InLldb(SourceCases("threads", {}))),
+                         SourceCaseName);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LldbCoreFile);
 
 // The CPython builds whose "core" cells the README's CI support matrix marks ✔ (its first
 // table): {version as the fixture directories name it, a default build (not free-threaded,
