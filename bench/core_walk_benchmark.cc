@@ -140,6 +140,7 @@ void WalkWarm(benchmark::State& state, Fixture* fixture) {
   pyunwind::ObjectReader objects(memory, fixture->location.layout);
   pyunwind::CodeCache codes(objects);
   for (auto _ : state) {
+    memory.StartCommand();  // each walk is a command: its budgets start over, the pages stay
     auto snapshot = pyunwind::WalkRuntime(objects, codes, fixture->location.address,
                                           pyunwind::WalkOptions{});
     if (!snapshot.ok()) {
