@@ -176,9 +176,13 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   }
   const MinorVersion* known = BlockVersion(version.minor());
   if (known == nullptr) {
+    int first = NewestMinorVersion().minor;  // the oldest version with a block
+    for (const MinorVersion* v : KnownMinorVersions()) {
+      if (!v->debug_offsets_fields.empty()) first = std::min(first, v->minor);
+    }
     return MakeError(fmt::format(
-        "the _Py_DebugOffsets block claims Python {}, but only 3.13 and newer have one: it is garbage",
-        version.ToString()));
+        "the _Py_DebugOffsets block claims Python {}, but only 3.{} and newer have one: it is garbage",
+        version.ToString(), first));
   }
   if (free_threaded > 1) {
     return MakeError(fmt::format(

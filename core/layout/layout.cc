@@ -36,7 +36,9 @@ Status ValidateLayout(const Layout& l) {
     return MakeError(fmt::format("the layout of Python {} ({}) does not validate: {}",
                                  l.version.ToString(), l.source, what));
   };
-  if (!l.version.AtLeast(3, 11)) return refuse("version older than 3.11");
+  if (!l.version.AtLeast(3, OldestMinorVersion().minor)) {
+    return refuse("version older than 3." + std::to_string(OldestMinorVersion().minor));
+  }
   struct Check {
     const char* name;
     int32_t size;

@@ -24,6 +24,13 @@ const MinorVersion* FindMinorVersion(int minor) {
 
 const MinorVersion& NewestMinorVersion() { return *kMinorVersions[std::size(kMinorVersions) - 1]; }
 
+const MinorVersion& OldestMinorVersion() { return *kMinorVersions[0]; }
+
+std::string KnownMinorRange(std::string_view separator) {
+  return "3." + std::to_string(OldestMinorVersion().minor) + std::string(separator) + "3." +
+         std::to_string(NewestMinorVersion().minor);
+}
+
 std::vector<uint32_t> VersionsWithoutDebugOffsets() {
   std::vector<uint32_t> out;
   for (const MinorVersion* known : kMinorVersions) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -42,6 +43,10 @@ inline bool ReadsFreeThreaded(const MinorVersion& known) {
 const MinorVersion* FindMinorVersion(int minor);
 // The newest one (newer targets are read with it, with a warning).
 const MinorVersion& NewestMinorVersion();
+// The oldest one: older targets are refused.
+const MinorVersion& OldestMinorVersion();
+// "3.11 to 3.15": what messages say pyunwind reads (`separator` between the two).
+std::string KnownMinorRange(std::string_view separator = " to ");
 // PY_VERSION_HEX (3.x, micro and level 0) of every known version without a
 // _Py_DebugOffsets block, oldest first: those a runtime scan tries.
 std::vector<uint32_t> VersionsWithoutDebugOffsets();

@@ -101,7 +101,8 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
     if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
     return layout;
   }
-  return MakeError(fmt::format("the memory at {:#x} is not a CPython 3.11-3.15 runtime", address));
+  return MakeError(fmt::format("the memory at {:#x} is not a CPython {} runtime", address,
+                               KnownMinorRange("-")));
 }
 
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
@@ -192,15 +193,16 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     if (symbol_error || symbol_version) {
       // The program is Python, but one we cannot read.
       PythonVersion found{symbol_version.value_or(0)};
-      if (symbol_version && !found.AtLeast(3, 11)) {
-        return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
-                                     found.ToString()));
+      if (symbol_version && !found.AtLeast(3, OldestMinorVersion().minor)) {
+        return MakeError(fmt::format("Python {} is not supported: pyunwind reads {}",
+                                     found.ToString(), KnownMinorRange()));
       }
       if (symbol_error) return *symbol_error;
     }
-    if (auto named = VersionFromModuleNames(target); named && !named->AtLeast(3, 11)) {
-      return MakeError(fmt::format("Python {} is not supported: pyunwind reads 3.11 to 3.15",
-                                   named->MinorString()));
+    if (auto named = VersionFromModuleNames(target);
+        named && !named->AtLeast(3, OldestMinorVersion().minor)) {
+      return MakeError(fmt::format("Python {} is not supported: pyunwind reads {}",
+                                   named->MinorString(), KnownMinorRange()));
     }
     std::vector<MemoryRegion> regions = target.MemoryRegions();
     if (regions.empty()) {
