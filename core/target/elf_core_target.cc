@@ -5,9 +5,27 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 namespace pyunwind {
+namespace {
+
+// All `size` bytes at `offset` of the file; false when it ends before (cut short since it was
+// indexed) or cannot be read.
+bool ReadFileAt(int fd, uint64_t offset, uint8_t* out, uint64_t size) {
+  while (size > 0) {
+    const ssize_t n = ::pread(fd, out, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    out += n;
+    offset += static_cast<uint64_t>(n);
+    size -= static_cast<uint64_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::Open(const std::string& path) {
   RegularFile file = RegularFile::Open(path);
@@ -79,10 +97,7 @@ bool ElfCoreTarget::ReadMemory(uint64_t address, void* out, size_t size) {
     if (in_segment + chunk > segment.file_size) return false;
     const uint64_t offset = segment.file_offset + in_segment;
     if (file_.fd() >= 0) {
-      // A file cut short since it was indexed reads short: unreadable.
-      if (::pread(file_.fd(), dest, chunk, static_cast<off_t>(offset)) != static_cast<ssize_t>(chunk)) {
-        return false;
-      }
+      if (!ReadFileAt(file_.fd(), offset, dest, chunk)) return false;
     } else {
       std::memcpy(dest, image_.bytes() + offset, chunk);
     }
