@@ -1,22 +1,13 @@
 #include "lldb_plugin/core_file.h"
 
-#include <elf.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <set>
 #include <utility>
 #include <vector>
-
-#include <lldb/API/SBError.h>
-#include <lldb/API/SBThread.h>
-
-#include "core/base/regular_file.h"
 
 namespace pyunwind_lldb {
 namespace {
@@ -42,26 +33,11 @@ std::vector<std::string> MappedFiles() {
   return files;
 }
 
-// Whether `path` is a 64-bit ELF core file, from its header alone (no mapping).
-bool IsElfCore(const std::string& path) {
-  const pyunwind::RegularFile file = pyunwind::RegularFile::Open(path);
-  if (file.failure() != pyunwind::RegularFile::Failure::kNone) return false;
-  Elf64_Ehdr header;
-  if (::pread(file.fd(), &header, sizeof header, 0) != static_cast<ssize_t>(sizeof header)) {
-    return false;
-  }
-  return std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-         header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_type == ET_CORE;
-}
-
-// Whether the core file `core` is the one LLDB shows as `process`: the same threads, and the
+// Whether the core file `core` is the one LLDB shows as `lldb_view`: the same threads, and the
 // same bytes at the start of its first, middle and last memory regions.
-bool AgreesWith(pyunwind::ElfCoreTarget& core, lldb::SBProcess& process) {
+bool AgreesWith(pyunwind::ElfCoreTarget& core, pyunwind::Target& lldb_view) {
   std::vector<uint64_t> ours = core.ThreadIds();
-  std::vector<uint64_t> lldbs;
-  for (uint32_t i = 0; i < process.GetNumThreads(); ++i) {
-    lldbs.push_back(process.GetThreadAtIndex(i).GetThreadID());
-  }
+  std::vector<uint64_t> lldbs = lldb_view.ThreadIds();
   std::sort(ours.begin(), ours.end());
   std::sort(lldbs.begin(), lldbs.end());
   if (ours.empty() || ours != lldbs) return false;
@@ -72,21 +48,19 @@ bool AgreesWith(pyunwind::ElfCoreTarget& core, lldb::SBProcess& process) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(kCompareBytes, region.end - region.start));
     std::vector<uint8_t> from_file(n);
     std::vector<uint8_t> from_lldb(n);
-    if (!core.ReadMemory(region.start, from_file.data(), n)) return false;
-    lldb::SBError error;
-    if (process.ReadMemory(region.start, from_lldb.data(), n, error) != n || error.Fail()) {
+    if (!core.ReadMemory(region.start, from_file.data(), n) ||
+        !lldb_view.ReadMemory(region.start, from_lldb.data(), n) || from_file != from_lldb) {
       return false;
     }
-    if (from_file != from_lldb) return false;
   }
   return true;
 }
 
-std::shared_ptr<const CoreFile> FindCoreFile(lldb::SBProcess& process) {
+std::shared_ptr<const CoreFile> FindCoreFile(pyunwind::Target& lldb_view) {
   for (const std::string& path : MappedFiles()) {
-    if (!IsElfCore(path)) continue;
+    // Open refuses what is not a 64-bit ELF core (LLDB's libraries) from its header.
     auto core = pyunwind::ElfCoreTarget::Open(path);
-    if (!core.ok() || !AgreesWith(**core, process)) continue;
+    if (!core.ok() || !AgreesWith(**core, lldb_view)) continue;
     auto found = std::make_shared<CoreFile>();
     found->path = path;
     found->reader = std::move(*core);
@@ -97,7 +71,7 @@ std::shared_ptr<const CoreFile> FindCoreFile(lldb::SBProcess& process) {
 
 }  // namespace
 
-std::shared_ptr<const CoreFile> CoreFileOf(lldb::SBProcess process) {
+std::shared_ptr<const CoreFile> CoreFileOf(lldb::SBProcess process, pyunwind::Target& lldb_view) {
   // Keyed by the process's id unique within the LLDB session: a core loaded again is a new
   // process, found again.
   static std::mutex mutex;
@@ -106,7 +80,7 @@ std::shared_ptr<const CoreFile> CoreFileOf(lldb::SBProcess process) {
   const uint32_t key = process.GetUniqueID();
   if (auto it = found->find(key); it != found->end()) return it->second;
   if (found->size() >= kRememberedProcesses) found->clear();
-  return (*found)[key] = FindCoreFile(process);
+  return (*found)[key] = FindCoreFile(lldb_view);
 }
 
 }  // namespace pyunwind_lldb

@@ -15,6 +15,7 @@
 #include <lldb/API/SBProcess.h>
 
 #include "core/target/elf_core_target.h"
+#include "core/target/target.h"
 
 namespace pyunwind_lldb {
 
@@ -24,7 +25,8 @@ struct CoreFile {
 };
 
 // The core file of `process` (an "elf-core" process), or nullptr when it cannot be found or
-// does not agree with LLDB's view: reads then go through the SB API. Found once per process.
-std::shared_ptr<const CoreFile> CoreFileOf(lldb::SBProcess process);
+// does not agree with `lldb_view` (the process as LLDB reads it: its threads and SB reads).
+// Found once per process.
+std::shared_ptr<const CoreFile> CoreFileOf(lldb::SBProcess process, pyunwind::Target& lldb_view);
 
 }  // namespace pyunwind_lldb

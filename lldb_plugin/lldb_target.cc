@@ -33,7 +33,7 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
     // A gdb-remote process's PID may name another process here (local_process.h).
     if (!IsThisHostsProcess(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   } else if (plugin && std::string_view(plugin) == "elf-core") {
-    core_file_ = CoreFileOf(process_);
+    core_file_ = CoreFileOf(process_, *this);  // compared with SB reads: core_file_ is unset yet
   }
 }
 

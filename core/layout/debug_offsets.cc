@@ -176,13 +176,13 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   }
   const MinorVersion* known = BlockVersion(version.minor());
   if (known == nullptr) {
-    int first = NewestMinorVersion().minor;  // the oldest version with a block
-    for (const MinorVersion* v : KnownMinorVersions()) {
-      if (!v->debug_offsets_fields.empty()) first = std::min(first, v->minor);
-    }
+    const std::vector<const MinorVersion*> versions = KnownMinorVersions();  // oldest first
+    const auto first = std::find_if(versions.begin(), versions.end(), [](const MinorVersion* v) {
+      return !v->debug_offsets_fields.empty();
+    });
     return MakeError(fmt::format(
         "the _Py_DebugOffsets block claims Python {}, but only 3.{} and newer have one: it is garbage",
-        version.ToString(), first));
+        version.ToString(), (first != versions.end() ? *first : &NewestMinorVersion())->minor));
   }
   if (free_threaded > 1) {
     return MakeError(fmt::format(
