@@ -26,7 +26,6 @@
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
-#include "core/target/memory.h"
 #include "fuzz/state_file.h"
 
 namespace {
@@ -36,11 +35,9 @@ constexpr uint64_t kPage = 4096;
 class RecordingTarget : public pyunwind::Target {
  public:
   explicit RecordingTarget(pyunwind::ElfCoreTarget& inner) : inner_(inner) {}
+  // Single pages, so that only the pages the walk needs are recorded.
+  uint64_t PagesPerFetch() const override { return 1; }
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
-    // The page cache fetches blocks of pages first: refuse them so that it
-    // falls back to single pages and only the pages it needs are recorded.
-    constexpr uint64_t kBlock = pyunwind::RemoteMemory::kPagesPerFetch * kPage;
-    if (kBlock > kPage && size == kBlock && address % kBlock == 0) return false;
     const bool ok = inner_.ReadMemory(address, out, size);
     if (ok && size == kPage && address % kPage == 0) pages.insert(address);
     return ok;

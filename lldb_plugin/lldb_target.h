@@ -24,6 +24,9 @@ class LldbTarget final : public pyunwind::Target {
   LldbTarget(lldb::SBTarget target, lldb::SBProcess process);
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
+  // Each read is a pread (/proc/PID/mem, the core file) or an SB call that
+  // moves bytes: single pages, so no page is fetched that is not used.
+  uint64_t PagesPerFetch() const override { return 1; }
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
   std::vector<pyunwind::MemoryRegion> MemoryRegions() override;
   std::vector<pyunwind::LoadedModule> Modules() override;

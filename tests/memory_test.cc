@@ -15,7 +15,8 @@ namespace {
 using testing::FakeTarget;
 
 constexpr uint64_t kPage = RemoteMemory::kPageSize;
-constexpr uint64_t kBlock = RemoteMemory::kPageSize * RemoteMemory::kPagesPerFetch;
+// A miss fetches Target::PagesPerFetch pages, 4 unless the target says otherwise.
+const uint64_t kBlock = RemoteMemory::kPageSize * FakeTarget{}.PagesPerFetch();
 constexpr uint64_t kBase = 0x7f0000000000;  // block-aligned
 
 // The byte the fake target holds at `address`.
@@ -61,7 +62,7 @@ TEST_F(MemoryTest, MissThenHitsWithinABlock) {
 
   // Same page, then another page of the same block: no new target reads.
   EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
-  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + (RemoteMemory::kPagesPerFetch - 1) * kPage + 3, 100));
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + kBlock - kPage + 3, 100));
   EXPECT_TRUE(ReadsMatchPattern(memory, kBase + 200, 16));
   EXPECT_EQ(memory.stats().cache_misses, 1u);
   EXPECT_EQ(memory.stats().cache_hits, 3u);
@@ -265,6 +266,33 @@ TEST_F(MemoryTest, BudgetCutsBlocksToPages) {
   EXPECT_FALSE(ReadsMatchPattern(memory, kBase + kBlock + kPage, 8));
   EXPECT_EQ(memory.stats().target_bytes, kBlock + kPage);
   EXPECT_EQ(target_.read_calls, 2u);
+}
+
+// A target that asks for n pages per fetch gets the largest power of two up to
+// n, at most kMaxPagesPerFetch.
+class PagesPerFetchTarget : public FakeTarget {
+ public:
+  explicit PagesPerFetchTarget(uint64_t pages) : pages_(pages) {}
+  uint64_t PagesPerFetch() const override { return pages_; }
+
+ private:
+  uint64_t pages_;
+};
+
+TEST(MemoryFetchSize, TheTargetSaysHowManyPagesAMissFetches) {
+  for (const auto& [asked, fetched] : std::vector<std::pair<uint64_t, uint64_t>>{
+           {0, 1}, {1, 1}, {2, 2}, {3, 2}, {4, 4}, {16, 16}, {100, RemoteMemory::kMaxPagesPerFetch}}) {
+    PagesPerFetchTarget target(asked);
+    target.Map(kBase, 64 * kPage);
+    RemoteMemory memory(target);
+    uint64_t value = 0;
+    ASSERT_TRUE(memory.Read(kBase + 5 * kPage + 8, &value, sizeof(value)));
+    ASSERT_EQ(target.reads.size(), 1u) << "asked " << asked;
+    const uint64_t block = fetched * kPage;
+    EXPECT_EQ(target.reads[0], std::make_pair((kBase + 5 * kPage) / block * block,
+                                              static_cast<size_t>(block)))
+        << "asked " << asked;
+  }
 }
 
 }  // namespace

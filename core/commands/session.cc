@@ -26,13 +26,11 @@ Result<std::unique_ptr<TargetSession>> TargetSession::OpenRelayed(
 }
 
 Result<Snapshot> TargetSession::Walk() {
-  if (!walked_) {
-    walked_ = WalkRuntime(objects_, codes_, location_.address, WalkOptions{});
-    if (walked_->ok()) {
-      for (const std::string& warning : location_.warnings) (*walked_)->warnings.push_back(warning);
-    }
+  auto snapshot = WalkRuntime(objects_, codes_, location_.address, WalkOptions{});
+  if (snapshot.ok()) {
+    for (const std::string& warning : location_.warnings) snapshot->warnings.push_back(warning);
   }
-  return *walked_;
+  return snapshot;
 }
 
 const std::vector<NativeFrame>& TargetSession::NativeFrames(uint64_t thread_id) {

@@ -32,6 +32,9 @@ class RelayTarget final : public Target {
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
     return target_ != nullptr && target_->ReadMemory(address, out, size);
   }
+  uint64_t PagesPerFetch() const override {
+    return target_ ? target_->PagesPerFetch() : Target::PagesPerFetch();
+  }
   std::optional<uint64_t> FindSymbol(std::string_view name) override {
     return target_ ? target_->FindSymbol(name) : std::nullopt;
   }
@@ -70,7 +73,9 @@ class TargetSession {
   TargetSession& operator=(const TargetSession&) = delete;
 
   // Every interpreter, thread and Python frame, with the locator's warnings.
-  // Walked on the first call; later calls return a copy of that walk.
+  // Walked anew on every call, from the pages and code objects kept: a walk
+  // over cached memory costs less than copying the snapshot it makes (whose
+  // fresh memory is what a debugger's heap pays for; bench/README.md).
   Result<Snapshot> Walk();
 
   // The debugger's backtrace of a thread, asked of the debugger once.
@@ -98,7 +103,6 @@ class TargetSession {
   RuntimeLocation location_;
   ObjectReader objects_;  // reads through memory_ with location_.layout, set by Open
   CodeCache codes_;
-  std::optional<Result<Snapshot>> walked_;
   std::map<uint64_t, std::vector<NativeFrame>> native_frames_;
   uint64_t commands_ = 1;
 };

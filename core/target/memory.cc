@@ -20,6 +20,13 @@ bool RemoteMemory::CountedFetch(uint64_t address, void* out, size_t size) {
   return false;
 }
 
+uint64_t RemoteMemory::PagesPerFetch() const {
+  const uint64_t asked = target_.PagesPerFetch();
+  uint64_t pages = 1;  // the largest power of two not above what the target asks, at most 16
+  while (pages * 2 <= std::min(asked, kMaxPagesPerFetch)) pages *= 2;
+  return pages;
+}
+
 const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
   if (page_address == last_page_address_) {
     ++stats_.cache_hits;
@@ -33,11 +40,12 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
     return found->second;
   }
   ++stats_.cache_misses;
-  if (pages_.size() + kPagesPerFetch > kMaxCachedPages) DropPages();
+  const uint64_t pages_per_fetch = PagesPerFetch();
+  if (pages_.size() + pages_per_fetch > kMaxCachedPages) DropPages();
 
   // Try a block of pages first: neighbouring structures (frames on a data
   // stack, objects in an arena) tend to be read next.
-  const uint64_t block_size = kPageSize * kPagesPerFetch;
+  const uint64_t block_size = kPageSize * pages_per_fetch;
   const uint64_t block_start = page_address & ~(block_size - 1);
   auto block = std::make_unique<uint8_t[]>(block_size);
   if (!blocks_not_whole_.count(block_start) &&

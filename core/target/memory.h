@@ -32,11 +32,10 @@ struct MemoryStats {
 class RemoteMemory {
  public:
   static constexpr uint64_t kPageSize = 4096;
-  // Pages fetched per target read on a miss; cut back to one page where the
-  // larger block is not all readable (the end of a mapping).
-  // Four pages: fewer bytes than 16 moved through LLDB (which pays per byte)
-  // and still few calls through GDB (which pays per call); bench/README.md.
-  static constexpr uint64_t kPagesPerFetch = 4;
+  // Most pages fetched per target read on a miss (Target::PagesPerFetch, a
+  // power of two up to this); cut back to one page where the larger block is
+  // not all readable (the end of a mapping).
+  static constexpr uint64_t kMaxPagesPerFetch = 16;
 
   // Pages kept at most; past it the cache starts over (py-tasks over a
   // million tasks reads a gigabyte once: the debugger must not keep it).
@@ -122,6 +121,7 @@ class RemoteMemory {
     std::unique_ptr<uint8_t[]> bytes;
   };
   const Page& GetPage(uint64_t page_address);
+  uint64_t PagesPerFetch() const;
   bool FetchFromTarget(uint64_t address, void* out, size_t size);
   bool CountedFetch(uint64_t address, void* out, size_t size);
 

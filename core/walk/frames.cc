@@ -53,30 +53,46 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
   return PositionOf(codes, code_address, instruction, tlbc_index);
 }
 
-void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
-                size_t max_frames, Thread& thread) {
+namespace {
+
+// A frame found on the chain, before it becomes a Frame: the chain is
+// followed first and the frames made after, into a vector sized once (a deep
+// stack would otherwise be copied at every doubling, and fresh memory is what
+// a debugger's heap pays most for; bench/README.md).
+struct ChainedFrame {
+  uint64_t frame_address = 0;
+  uint64_t code_address = 0;
+  const CodeInfo* code = nullptr;  // owned by the CodeCache
+  int64_t instruction_index = 0;
+  bool is_entry = false;
+};
+
+// Follows the chain from `frame_address`; a reason to stop early goes to
+// `thread` (StopWalk), the frames read until then are returned.
+std::vector<ChainedFrame> FollowChain(ObjectReader& objects, CodeCache& codes,
+                                      uint64_t frame_address, size_t max_frames, Thread& thread) {
   const Layout::Frame& f = objects.layout().frame;
   const size_t frame_size = static_cast<size_t>(f.size);
   std::vector<uint8_t> raw(frame_size);
   std::unordered_set<uint64_t> seen;
+  std::vector<ChainedFrame> chain;
   size_t visited = 0;
-  const size_t first_frame = thread.frames.size();
   while (frame_address != 0) {
     if (visited++ >= max_frames) {
       StopWalk(thread, fmt::format("more than {} frames: the rest are not shown", max_frames));
-      return;
+      break;
     }
     if (!objects.memory().budget().Spend(Work::kFrames, 1)) {
       StopWalk(thread, *objects.memory().budget().Reason());
-      return;
+      break;
     }
     if (!seen.insert(frame_address).second) {
       StopWalk(thread, fmt::format("the frame chain loops back to {:#x}", frame_address));
-      return;
+      break;
     }
     if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw.data(), frame_size)) {
       StopWalk(thread, fmt::format("cannot read the frame at {:#x}", frame_address));
-      return;
+      break;
     }
     const uint8_t* bytes = raw.data();
     const uint64_t previous = FieldAt<uint64_t>(bytes, frame_size, f.previous);
@@ -87,7 +103,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
 
     if (owner >= f.owner_first_internal) {  // an entry shim the C stack owns
       // 3.12+: one shim per eval-loop call, just outside the frames that call runs.
-      if (thread.frames.size() > first_frame) thread.frames.back().is_entry = true;
+      if (!chain.empty()) chain.back().is_entry = true;
       frame_address = previous;
       continue;
     }
@@ -96,10 +112,8 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     auto position = PositionOf(codes, code_address, instruction, tlbc_index);
     if (!position.ok()) {
       StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, position.error().message));
-      return;
+      break;
     }
-    const CodeInfo& info = *position->code;
-    const int64_t instruction_index = position->instruction_index;
     // A frame whose first instructions (copying free variables, making the
     // generator) have not run yet is incomplete: sys._current_frames() and
     // tracebacks leave it out (_PyFrame_IsIncomplete). So is 3.13+'s
@@ -108,24 +122,38 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     // a thread-owned frame that waits at instruction 0, below its
     // _co_firsttraceable of 4 (tests/e2e/constructors_test.cc).
     const bool incomplete =
-        owner != f.owner_generator && instruction_index < info.first_traceable;
+        owner != f.owner_generator && position->instruction_index < position->code->first_traceable;
     if (!incomplete) {
-      Frame out;
-      out.filename = info.filename;
-      out.name = info.name;
-      out.qualname = info.qualname;
-      const SourcePosition source =
-          PositionForInstruction(info.lines, info.first_line, instruction_index);
-      out.line = source.line;
-      out.end_line = source.end_line;
-      out.column = source.column;
-      out.end_column = source.end_column;
-      out.frame_address = frame_address;
-      out.code_address = code_address;
-      out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0;
-      thread.frames.push_back(std::move(out));
+      chain.push_back({frame_address, code_address, position->code, position->instruction_index,
+                       f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0});
     }
     frame_address = previous;
+  }
+  return chain;
+}
+
+}  // namespace
+
+void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
+                size_t max_frames, Thread& thread) {
+  const std::vector<ChainedFrame> chain =
+      FollowChain(objects, codes, frame_address, max_frames, thread);
+  thread.frames.reserve(thread.frames.size() + chain.size());
+  for (const ChainedFrame& chained : chain) {
+    const CodeInfo& info = *chained.code;
+    Frame& out = thread.frames.emplace_back();
+    out.filename = info.filename;
+    out.name = info.name;
+    out.qualname = info.qualname;
+    const SourcePosition source =
+        PositionForInstruction(info.lines, info.first_line, chained.instruction_index);
+    out.line = source.line;
+    out.end_line = source.end_line;
+    out.column = source.column;
+    out.end_column = source.end_column;
+    out.frame_address = chained.frame_address;
+    out.code_address = chained.code_address;
+    out.is_entry = chained.is_entry;
   }
 }
 
