@@ -2,6 +2,7 @@
 // target looks like, a command returns text, never crashes, and a failure is
 // one error line.
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <fstream>
@@ -372,6 +373,36 @@ TEST(CallbackTarget, ThreadName) {
 }
 
 // The shared library exports the C ABI and nothing of the core.
+// ABI 6: given a live PID, the library reads /proc/PID/mem itself and asks read_memory only
+// for what that cannot read; without one (a core, a remote target), read_memory only.
+TEST(CallbackTarget, LivePidIsReadThroughProcMem) {
+  static const char kHere[] = "bytes of this test process";
+  int callback_reads = 0;
+  pyunwind_callbacks cb{};
+  cb.ctx = &callback_reads;
+  cb.read_memory = [](void* ctx, uint64_t, void* buf, uint64_t size) {
+    ++*static_cast<int*>(ctx);
+    std::memset(buf, 'x', size);
+    return 1;
+  };
+  const uint64_t here = reinterpret_cast<uint64_t>(kHere);
+  char out[sizeof kHere] = {};
+
+  cb.live_pid = static_cast<uint64_t>(getpid());
+  pyunwind::gdb::CallbackTarget live(cb);
+  ASSERT_TRUE(live.ReadMemory(here, out, sizeof out));
+  EXPECT_STREQ(out, kHere);
+  EXPECT_EQ(callback_reads, 0);
+  ASSERT_TRUE(live.ReadMemory(16, out, 4));  // no mapping there: read_memory answers
+  EXPECT_EQ(callback_reads, 1);
+
+  cb.live_pid = 0;
+  pyunwind::gdb::CallbackTarget core(cb);
+  ASSERT_TRUE(core.ReadMemory(here, out, sizeof out));
+  EXPECT_EQ(std::string(out, 4), "xxxx");
+  EXPECT_EQ(callback_reads, 2);
+}
+
 TEST(SharedLibrary, ExportsOnlyTheCApi) {
   void* lib = dlopen("gdb_bridge/libpyunwind_gdb.so", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
@@ -390,6 +421,18 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
     EXPECT_NE(dlsym(lib, (*m)[1].str().c_str()), nullptr) << "the script calls " << (*m)[1];
   }
   EXPECT_GT(calls, 0) << "found no lib.pyunwind_* call in the script";
+  // The script wants this header's ABI and declares as many callback fields (all 8 bytes):
+  // a field added on one side only would shift every later one.
+  std::smatch wants;
+  ASSERT_TRUE(std::regex_search(text, wants, std::regex(R"(pyunwind_abi_version\(\) != (\d+))")));
+  EXPECT_EQ(std::stoi(wants[1].str()), PYUNWIND_ABI_VERSION);
+  const size_t fields = text.find("class Callbacks(ctypes.Structure):");
+  ASSERT_NE(fields, std::string::npos);
+  const std::string declared = text.substr(fields, text.find(']', fields) - fields);
+  const std::regex field(R"(\("[a-z_]+", )");
+  const auto count = std::distance(std::sregex_iterator(declared.begin(), declared.end(), field),
+                                   std::sregex_iterator());
+  EXPECT_EQ(static_cast<size_t>(count) * 8, sizeof(pyunwind_callbacks));
   EXPECT_EQ(dlsym(lib, "_ZN8pyunwind11AllCommandsEv"), nullptr);
   auto commands = reinterpret_cast<const char* (*)()>(dlsym(lib, "pyunwind_commands"));
   ASSERT_NE(commands, nullptr);

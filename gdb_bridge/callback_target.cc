@@ -81,7 +81,9 @@ std::vector<NativeFrame> ParseNativeFrames(std::string_view text) {
 
 bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
-  if (callbacks_.read_memory == nullptr || out == nullptr) return false;
+  if (out == nullptr) return false;
+  if (proc_mem_.IsOpen() && proc_mem_.Read(address, out, size)) return true;
+  if (callbacks_.read_memory == nullptr) return false;
   return callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
 }
 

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/target/proc_mem.h"
 #include "core/target/target.h"
 #include "gdb_bridge/gdb_listings.h"
 #include "gdb_bridge/pyunwind_c_api.h"
@@ -21,8 +22,13 @@ std::vector<NativeFrame> ParseNativeFrames(std::string_view text);
 
 class CallbackTarget : public Target {
  public:
-  explicit CallbackTarget(const pyunwind_callbacks& callbacks) : callbacks_(callbacks) {}
+  explicit CallbackTarget(const pyunwind_callbacks& callbacks)
+      : callbacks_(callbacks), proc_mem_(callbacks.live_pid) {}
 
+  // From /proc/PID/mem where the host gave a live PID, else (and where that
+  // fails) through read_memory. Blocks of Target::PagesPerFetch pages either
+  // way: GDB's heap has memory to reuse, so unlike LLDB's it gains nothing
+  // from single pages, and 100,000 tasks took longer (bench/README.md).
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
   // Each list is asked of the host once per command, when first needed.
@@ -35,6 +41,7 @@ class CallbackTarget : public Target {
 
  private:
   pyunwind_callbacks callbacks_;
+  ProcMem proc_mem_;
   // The text of a debugger command; "" when it fails or there is no callback.
   std::string Command(const char* command);
   const std::vector<GdbMapping>& Mappings();

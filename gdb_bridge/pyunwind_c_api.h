@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 5
+#define PYUNWIND_ABI_VERSION 6
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -77,6 +77,13 @@ struct pyunwind_callbacks {
    * and the string the command returns is the rest, printed after them. May
    * be NULL: then all of it is returned. */
   void (*write_output)(void* ctx, const char* text, uint64_t size);
+
+  /* (ABI 6) The process ID of a live process on this host that the debugger
+   * debugs directly (GDB's "native" target), or 0. The library then reads
+   * its memory from /proc/PID/mem itself, a system call a read instead of a
+   * callback, and through read_memory only what that cannot read. 0 wherever
+   * the PID may name another process here (a core, a remote target). */
+  uint64_t live_pid;
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

@@ -29,7 +29,7 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
   const bool live_on_this_host = plugin && std::string_view(plugin) != "elf-core" && platform &&
                                  std::string_view(platform) == "host";
   if (live_on_this_host && process_.GetProcessID() != LLDB_INVALID_PROCESS_ID) {
-    proc_mem_ = std::make_unique<ProcMem>(process_.GetProcessID());
+    proc_mem_ = std::make_unique<pyunwind::ProcMem>(process_.GetProcessID());
     // A gdb-remote process's PID may name another process here (local_process.h).
     if (!IsThisHostsProcess(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   } else if (plugin && std::string_view(plugin) == "elf-core") {

@@ -15,7 +15,7 @@
 
 #include "core/target/target.h"
 #include "lldb_plugin/core_file.h"
-#include "lldb_plugin/proc_mem.h"
+#include "core/target/proc_mem.h"
 
 namespace pyunwind_lldb {
 
@@ -42,7 +42,7 @@ class LldbTarget final : public pyunwind::Target {
   lldb::SBProcess process_;
   // A live process on this host is read through /proc/PID/mem; SB reads
   // remain the fallback (core files, remote targets, unreadable pages).
-  std::unique_ptr<ProcMem> proc_mem_;
+  std::unique_ptr<pyunwind::ProcMem> proc_mem_;
   // A core file LLDB has loaded is read by pread (core_file.h); SB reads remain the fallback
   // (bytes the core does not hold, a core not found among LLDB's mappings).
   std::shared_ptr<const CoreFile> core_file_;

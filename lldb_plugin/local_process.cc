@@ -31,7 +31,7 @@ std::set<uint64_t> HostTasks(uint64_t pid) {
 
 }  // namespace
 
-bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const ProcMem& mem) {
+bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const pyunwind::ProcMem& mem) {
   if (!mem.IsOpen()) return false;
 
   std::set<uint64_t> lldb_threads;

@@ -2,7 +2,7 @@
 //
 // LLDB reports the process ID as its debug server sees it: for a gdb-remote connection (to an
 // lldb-server in another PID namespace, container or machine) PID N may be a different process
-// here, or none. The /proc/PID/mem fast path (proc_mem.h) is used only when this holds; every
+// here, or none. The /proc/PID/mem fast path (core/target/proc_mem.h) is used only when this holds; every
 // other read goes through SBProcess::ReadMemory, i.e. the process LLDB debugs.
 #pragma once
 
@@ -10,7 +10,7 @@
 
 #include <lldb/API/SBProcess.h>
 
-#include "lldb_plugin/proc_mem.h"
+#include "core/target/proc_mem.h"
 
 namespace pyunwind_lldb {
 
@@ -18,6 +18,6 @@ namespace pyunwind_lldb {
 // stack pointer of LLDB's selected (or first) thread read the same through LLDB and through
 // `mem` (stack contents differ between any two processes: return addresses, saved pointers).
 // False when either cannot be checked.
-bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const ProcMem& mem);
+bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const pyunwind::ProcMem& mem);
 
 }  // namespace pyunwind_lldb

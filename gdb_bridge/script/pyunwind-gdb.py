@@ -11,10 +11,10 @@
 # and tells the library the process's state; parsing, selection and every
 # message are the library's (the same as in LLDB).
 #
-# Memory of a live local process is read from /proc/PID/mem (one pread per
-# 64 KiB block); elsewhere (cores, gdbserver) through GDB, one
-# Inferior.read_memory call per block. PYUNWIND_GDB_NO_PROC_MEM=1 forces
-# GDB's reads.
+# Memory of a live local process (GDB's native target) the library reads from
+# /proc/PID/mem itself; elsewhere (cores, gdbserver), and what /proc/PID/mem
+# cannot read, through GDB: one Inferior.read_memory call per block.
+# PYUNWIND_GDB_NO_PROC_MEM=1 forces GDB's reads.
 #
 # Every command is registered twice: under its own name (py-bt, ...) and as
 # "pyunwind <name>", which no other script defines. CPython's own
@@ -63,6 +63,7 @@ def _pyunwind_setup():
             ("debugger_version", TEXT),
             ("thread_name", THREAD_TEXT),
             ("write_output", WRITE),
+            ("live_pid", ctypes.c_uint64),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -95,8 +96,8 @@ def _pyunwind_setup():
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
 
-    if lib.pyunwind_abi_version() != 5:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 5"
+    if lib.pyunwind_abi_version() != 6:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 6"
                            % (lib_path, lib.pyunwind_abi_version()))
 
     def take_text(result):
@@ -153,23 +154,16 @@ def _pyunwind_setup():
             self.decoder = new_decoder()  # of the output written while the command runs
             self.interrupted = False
             self.keep = {}  # buffers handed to the library, by callback name
-            self.mem_fd = None
-            self.live = False
+            # The PID whose /proc/PID/mem the library may read: only a native
+            # inferior's is sure to be this host's process of that PID.
+            self.live_pid = 0
             try:
                 conn = inferior.connection  # GDB 13: "native", "core", "remote", ...
-                self.live = conn is not None and conn.type == "native" and self.pid > 0
+                if conn is not None and conn.type == "native" and self.pid > 0 \
+                        and not os.environ.get("PYUNWIND_GDB_NO_PROC_MEM"):
+                    self.live_pid = self.pid
             except Exception:
-                self.live = False
-            if self.live and not os.environ.get("PYUNWIND_GDB_NO_PROC_MEM"):
-                try:
-                    self.mem_fd = os.open("/proc/%d/mem" % self.pid, os.O_RDONLY)
-                except OSError:
-                    self.mem_fd = None
-
-        def close(self):
-            if self.mem_fd is not None:
-                os.close(self.mem_fd)
-                self.mem_fd = None
+                self.live_pid = 0
 
         def text(self, name, value):
             buf = ctypes.create_string_buffer(value.encode("utf-8", "replace"))
@@ -179,16 +173,7 @@ def _pyunwind_setup():
         # -- memory --
         def read(self, addr, buf, size):
             """1 when all `size` bytes at `addr` are in `buf`; a failed read raises
-            (gdb.MemoryError, OSError, ...) or returns 0."""
-            if self.mem_fd is not None:
-                view = memoryview((ctypes.c_char * size).from_address(buf)).cast("B")
-                got = 0
-                while got < size:
-                    n = os.preadv(self.mem_fd, [view[got:]], addr + got)
-                    if n <= 0:
-                        return 0
-                    got += n
-                return 1
+            (gdb.MemoryError, ...) or returns 0."""
             data = self.inferior.read_memory(addr, size)
             ctypes.memmove(buf, data.tobytes(), size)
             return 1
@@ -380,6 +365,7 @@ def _pyunwind_setup():
         state = process_state(inferior)
         session = Session(inferior) if state == STOPPED else None
         current[0] = session
+        callbacks.live_pid = session.live_pid if session is not None else 0
         stop = Stop(state, max(inferior.pid, 0) if inferior else 0,
                     target_instance(inferior) if inferior else 0, generation[0],
                     selected_thread_id())
@@ -392,8 +378,6 @@ def _pyunwind_setup():
                 ctypes.byref(native_frame), ctypes.byref(failed))
         finally:
             current[0] = None
-            if session is not None:
-                session.close()
         if session is not None and session.interrupted:
             lib.pyunwind_free(result)
             raise gdb.GdbError("pyunwind: interrupted")
@@ -494,6 +478,7 @@ def _pyunwind_setup():
             decorator_cache.clear()
             session = Session(inferior)
             current[0] = session
+            callbacks.live_pid = session.live_pid
             stop = Stop(STOPPED, max(inferior.pid, 0), instance, generation[0],
                         selected_thread_id())
             found = ctypes.c_int(-1)
@@ -505,7 +490,6 @@ def _pyunwind_setup():
                 decorator_cache[key] = {}
             finally:
                 current[0] = None
-                session.close()
             if found.value >= 0 and has_python[instance] is None:
                 has_python[instance] = found.value == 1  # what the library found, once
         return decorator_cache[key]
