@@ -13,9 +13,9 @@
 #include <lldb/API/SBProcess.h>
 #include <lldb/API/SBTarget.h>
 
+#include "core/target/proc_mem.h"
 #include "core/target/target.h"
 #include "lldb_plugin/core_file.h"
-#include "core/target/proc_mem.h"
 
 namespace pyunwind_lldb {
 

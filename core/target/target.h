@@ -41,10 +41,10 @@ class Target {
   virtual bool ReadMemory(uint64_t address, void* out, size_t size) = 0;
 
   // How many 4 KiB pages the core's page cache (memory.h) fetches per cache
-  // miss. A host that pays per call (GDB: a Python call per read) wants
-  // several; one whose reads are system calls into its own buffers (LLDB)
-  // wants one: every page fetched is fresh memory in the debugger, and a
-  // debugger's heap pays for fresh pages more than for reads (bench/README.md).
+  // miss: several save reads, one saves the memory of neighbours never used.
+  // Measured (bench/README.md): LLDB, whose heap hands out fresh pages at a
+  // page fault each, is faster at one; GDB, whose heap has memory to reuse
+  // (and which pays a Python call per read of a core), at four.
   virtual uint64_t PagesPerFetch() const { return 4; }
 
   // Address of a global data symbol (e.g. "_PyRuntime"), where the host has symbols.
