@@ -295,5 +295,19 @@ TEST(MemoryFetchSize, TheTargetSaysHowManyPagesAMissFetches) {
   }
 }
 
+// At one page per fetch an unreadable page is asked of the target once, not
+// once as a block and again as a page.
+TEST(MemoryFetchSize, OnePagePerFetchReadsAnUnreadablePageOnce) {
+  PagesPerFetchTarget target(1);
+  target.Map(kBase, 4 * kPage);
+  RemoteMemory memory(target);
+  uint64_t value = 0;
+  EXPECT_FALSE(memory.Read(kBase + 8 * kPage, &value, sizeof(value)));
+  EXPECT_EQ(target.read_calls, 1u);
+  EXPECT_EQ(memory.stats().failed_reads, 1u);
+  ASSERT_TRUE(memory.Read(kBase + kPage, &value, sizeof(value)));
+  EXPECT_EQ(target.read_calls, 2u);
+}
+
 }  // namespace
 }  // namespace pyunwind
