@@ -45,21 +45,22 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
 
   // Try a block of pages first: neighbouring structures (frames on a data
   // stack, objects in an arena) tend to be read next. A block of one page is
-  // the page itself: read once, straight into it.
+  // the page itself: read once, straight into it. Buffers are not zeroed
+  // first: a read fills them, and a page that cannot be read keeps none.
   const uint64_t block_size = kPageSize * pages_per_fetch;
   const uint64_t block_start = page_address & ~(block_size - 1);
   const bool try_block = pages_per_fetch > 1 && !blocks_not_whole_.count(block_start);
   std::unique_ptr<uint8_t[]> block;
-  if (try_block) block = std::make_unique<uint8_t[]>(block_size);
+  if (try_block) block = std::make_unique_for_overwrite<uint8_t[]>(block_size);
   if (try_block && FetchFromTarget(block_start, block.get(), block_size)) {
     for (uint64_t offset = 0; offset < block_size; offset += kPageSize) {
-      Page page{true, std::make_unique<uint8_t[]>(kPageSize)};
+      Page page{true, std::make_unique_for_overwrite<uint8_t[]>(kPageSize)};
       std::memcpy(page.bytes.get(), block.get() + offset, kPageSize);
       pages_.try_emplace(block_start + offset, std::move(page));
     }
   } else {
     if (try_block) blocks_not_whole_.insert(block_start);
-    Page page{false, std::make_unique<uint8_t[]>(kPageSize)};
+    Page page{false, std::make_unique_for_overwrite<uint8_t[]>(kPageSize)};
     page.readable = FetchFromTarget(page_address, page.bytes.get(), kPageSize);
     if (!page.readable) page.bytes.reset();
     pages_.insert_or_assign(page_address, std::move(page));

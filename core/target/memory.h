@@ -39,7 +39,11 @@ class RemoteMemory {
 
   // Pages kept at most; past it the cache starts over (py-tasks over a
   // million tasks reads a gigabyte once: the debugger must not keep it).
-  static constexpr size_t kMaxCachedPages = 8192;  // 32 MiB
+  // Walks revisit few pages (py-bt --all on 3,069 frames reads 353; py-tasks
+  // reads tasks in address order), and each page kept is memory the debugger
+  // touches for the first time: py-tasks on 100,000 tasks made 6,000 more
+  // page faults in LLDB with 32 MiB than with 8 MiB, for 1% fewer reads.
+  static constexpr size_t kMaxCachedPages = 2048;  // 8 MiB
 
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand,
                         const WorkBudget::Amounts& work_limits = WorkBudget::kDefaultLimits)
