@@ -5,7 +5,9 @@ usage: /usr/bin/python3 bench/tasks_benchmark.py [--counts 10000,100000,1000000]
 
 For each count, starts Debian's /usr/bin/python3.11 on tests/data/asyncio_many.py N (N tasks
 parked in mid -> leaf -> Event.wait, and the running main task), then runs each debugger in
-batch mode (PATH=/usr/bin:/bin) attached by pid, with and without `py-tasks --json --stats`:
+batch mode (PATH=/usr/bin:/bin) attached by pid, without a command, with `py-tasks --json
+--stats`, and with `py-tasks --json --stats --outfile FILE` (the JSON to a file, not through
+the debugger's output):
 
   lldb --batch --no-lldbinit -o 'plugin load SO' -o 'process attach -p PID' [-o CMD] -o 'process detach'
   gdb -nx -batch -p PID -ex 'source pyunwind-gdb.py' [-ex CMD] -ex detach
@@ -17,7 +19,7 @@ command and without (added = the difference), the debugger's peak RSS with and w
 /usr/bin/time), and pyunwind's own figures from --stats (target reads, bytes, ms inside pyunwind,
 the largest share of any kind of the work budget spent). The
 command's output (the JSON, ~440 bytes a task) goes to a temporary file, as a user's
-`| tee` would; the tasks in it are counted against N + 1.
+`| tee` would; the tasks in it (or in FILE) are counted against N + 1.
 """
 import argparse
 import json
@@ -98,17 +100,19 @@ def stats_of(path):
 
 
 def measure(name, make_argv, target, repeat, scratch, expect_tasks):
-    rows = {"with": [], "without": []}
+    rows = {"with": [], "without": [], "outfile": []}
     stats = None
+    outfile = os.path.join(scratch, "tasks.json")
     for _ in range(repeat):
-        for variant, command in (("without", None), ("with", COMMAND)):
+        for variant, command in (("without", None), ("with", COMMAND),
+                                 ("outfile", COMMAND + " --outfile " + outfile)):
             out = os.path.join(scratch, "out.txt")
             seconds, rss, status = run(make_argv(target, command), out)
             if status != 0:
                 raise SystemExit("%s failed (%d): see %s" % (name, status, out))
             rows[variant].append((seconds, rss))
             if command:
-                stats, tasks = stats_of(out)
+                stats, tasks = stats_of(outfile if variant == "outfile" else out)
                 if tasks != expect_tasks:
                     raise SystemExit("%s: %d tasks in the JSON, want %d" % (name, tasks, expect_tasks))
     med = lambda v, i: statistics.median(r[i] for r in rows[v])
@@ -118,6 +122,9 @@ def measure(name, make_argv, target, repeat, scratch, expect_tasks):
         "added_s": med("with", 0) - med("without", 0),
         "rss_mb": med("with", 1), "base_rss_mb": med("without", 1),
         "added_rss_mb": med("with", 1) - med("without", 1),
+        # The same command with --outfile: the JSON goes to a file, not through the debugger.
+        "outfile_added_s": med("outfile", 0) - med("without", 0),
+        "outfile_added_rss_mb": med("outfile", 1) - med("without", 1),
         "target_reads": stats["target_reads"], "target_mb": stats["target_bytes"] / 2**20,
         "pyunwind_ms": stats["elapsed_ms"],
         # The largest share of any kind of the work budget the command spent.
@@ -170,9 +177,11 @@ def main():
                     row.update({"tasks": count, "target": where})
                     results.append(row)
                     print("%8d %-4s %-4s added %6.2f s (base %5.2f)  rss +%5.0f MB (base %4.0f)  "
+                          "--outfile: added %6.2f s, rss +%5.0f MB  "
                           "%6d reads %7.1f MB  pyunwind %7.1f ms  work budget %4.1f %% used" % (
                               count, where, name, row["added_s"], row["base_s"],
-                              row["added_rss_mb"], row["base_rss_mb"], row["target_reads"],
+                              row["added_rss_mb"], row["base_rss_mb"], row["outfile_added_s"],
+                              row["outfile_added_rss_mb"], row["target_reads"],
                               row["target_mb"], row["pyunwind_ms"],
                               100 * row["work_budget_used"]), flush=True)
         finally:

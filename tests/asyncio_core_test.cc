@@ -426,6 +426,26 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
   const Json& links = stats_json.at("work").at("coroutine_links_followed");
   EXPECT_GT(coroutines_shown, 0u);
   EXPECT_GE(links.at("spent").get<uint64_t>(), coroutines_shown) << links.dump();
+  // --outfile: the same output in a file, and one line that says so.
+  const std::string outfile = (testing::TestTempDir() / ("py-tasks-" + version + ".out")).string();
+  for (const std::vector<std::string>& view :
+       {std::vector<std::string>{"--json"}, {"--summary"}, {"--tree", "--all"}}) {
+    std::vector<std::string> args = view;
+    args.insert(args.end(), {"--outfile", outfile});
+    const CommandOutput said = PyTasks(core.target(), args);
+    const std::string printed = PyTasks(core.target(), view).text;
+    std::ifstream in(outfile, std::ios::binary);
+    const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(written, printed) << view[0];
+    const size_t shown = view[0] == "--tree" ? every_task.at("tasks").size() : all_names.size();
+    EXPECT_EQ(said.text, "py-tasks: " + std::to_string(shown) + " tasks written to " + outfile +
+                             " (" + std::to_string(printed.size()) + " bytes)\n");
+  }
+  const CommandOutput unwritable = PyTasks(core.target(), {"--outfile", "/nonexistent/dir/tasks"});
+  EXPECT_TRUE(unwritable.failed);
+  EXPECT_EQ(unwritable.text,
+            "pyunwind: py-tasks: cannot write /nonexistent/dir/tasks: No such file or directory\n");
+  EXPECT_EQ(PyTasks(core.target(), {"--outfile"}).text, "pyunwind: py-tasks: --outfile needs a value\n");
   const CommandOutput bad = PyTasks(core.target(), {"--state", "sleeping"});
   EXPECT_TRUE(bad.failed);
   EXPECT_EQ(bad.text, "pyunwind: py-tasks: --state wants pending, running, done or all, not 'sleeping'\n");

@@ -39,12 +39,17 @@ inline std::vector<std::string> VersionsWithScenario(const std::string& anchor,
   return versions;
 }
 
+// The test's temporary directory ($TEST_TMPDIR under Bazel).
+inline std::filesystem::path TestTempDir() {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  return tmp ? tmp : "/tmp";
+}
+
 // A core.xz decompressed into the test's temporary directory, removed afterwards.
 class DecompressedCore {
  public:
   DecompressedCore(const std::filesystem::path& xz, const std::string& name) {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    path_ = std::filesystem::path(tmp ? tmp : "/tmp") / (name + ".core");
+    path_ = TestTempDir() / (name + ".core");
     const std::string command = "xz -dc '" + xz.string() + "' > '" + path_.string() + "'";
     ok_ = std::system(command.c_str()) == 0;
   }

@@ -161,11 +161,19 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   const json& truth = this->truth();
   std::string error;
 
-  // py-tasks --json against the truth.
-  RunResult r = RunDebugger(c.debugger, install(), target(), {"py-tasks --json"});
+  // py-tasks --json against the truth; --outfile writes the same document to a file.
+  const std::string outfile = TempDir() + "/py-tasks-" + SourceCaseName(::testing::TestParamInfo<SourceCase>(c, 0)) + ".json";
+  RunResult r = RunDebugger(c.debugger, install(), target(),
+                            {"py-tasks --json", "py-tasks --json --outfile " + outfile});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   auto got = ExtractJson(r.out, &error);
   ASSERT_TRUE(got) << error << "\n" << r.Describe();
+  const std::string written = ReadFile(outfile);
+  EXPECT_EQ(json::parse(written, nullptr, false), *got) << written;
+  const std::string said = "py-tasks: " + std::to_string(got->at("tasks").size()) +
+                           " tasks written to " + outfile + " (" +
+                           std::to_string(written.size()) + " bytes)";
+  EXPECT_NE(r.out.find(said), std::string::npos) << said << "\n" << r.Describe();
   EXPECT_EQ(got->at("python").at("version"), truth.at("python").at("version"));
   const std::string mismatch = CompareTasks(truth, *got);
   EXPECT_TRUE(mismatch.empty()) << "py-tasks --json differs from the truth:\n"
