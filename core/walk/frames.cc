@@ -22,18 +22,17 @@ void StopWalk(Thread& thread, std::string reason) {
   thread.error = std::move(reason);
 }
 
-// The code object and line of a frame at `instruction` in it.
-Result<FramePosition> PositionOf(CodeCache& codes, uint64_t code_address, uint64_t instruction,
-                                 int32_t tlbc_index) {
+// The code object of a frame and the index of its current instruction in it
+// (no line yet: the caller looks up the line, or the whole position, once).
+struct CodePoint {
+  const CodeInfo* code = nullptr;  // owned by the CodeCache
+  int64_t instruction_index = 0;
+};
+Result<CodePoint> CodePointOf(CodeCache& codes, uint64_t code_address, uint64_t instruction,
+                              int32_t tlbc_index) {
   PYU_ASSIGN_OR_RETURN(const CodeInfo* code, codes.Get(code_address));
   PYU_ASSIGN_OR_RETURN(uint64_t bytecode, codes.BytecodeFor(*code, tlbc_index));
-  FramePosition out;
-  out.code_address = code_address;
-  out.code = code;
-  out.instruction_index =
-      (static_cast<int64_t>(instruction) - static_cast<int64_t>(bytecode)) / 2;
-  out.line = LineForInstruction(code->lines, code->first_line, out.instruction_index);
-  return out;
+  return CodePoint{code, (static_cast<int64_t>(instruction) - static_cast<int64_t>(bytecode)) / 2};
 }
 
 }  // namespace
@@ -50,7 +49,13 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
   const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);
   const int32_t tlbc_index =
       f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, frame_size, f.tlbc_index);
-  return PositionOf(codes, code_address, instruction, tlbc_index);
+  PYU_ASSIGN_OR_RETURN(CodePoint point, CodePointOf(codes, code_address, instruction, tlbc_index));
+  FramePosition out;
+  out.code_address = code_address;
+  out.code = point.code;
+  out.instruction_index = point.instruction_index;
+  out.line = LineForInstruction(point.code->lines, point.code->first_line, point.instruction_index);
+  return out;
 }
 
 namespace {
@@ -109,9 +114,9 @@ std::vector<ChainedFrame> FollowChain(ObjectReader& objects, CodeCache& codes,
     }
     const int32_t tlbc_index =
         f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(bytes, frame_size, f.tlbc_index);
-    auto position = PositionOf(codes, code_address, instruction, tlbc_index);
-    if (!position.ok()) {
-      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, position.error().message));
+    auto point = CodePointOf(codes, code_address, instruction, tlbc_index);
+    if (!point.ok()) {
+      StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, point.error().message));
       break;
     }
     // A frame whose first instructions (copying free variables, making the
@@ -122,9 +127,9 @@ std::vector<ChainedFrame> FollowChain(ObjectReader& objects, CodeCache& codes,
     // a thread-owned frame that waits at instruction 0, below its
     // _co_firsttraceable of 4 (tests/e2e/constructors_test.cc).
     const bool incomplete =
-        owner != f.owner_generator && position->instruction_index < position->code->first_traceable;
+        owner != f.owner_generator && point->instruction_index < point->code->first_traceable;
     if (!incomplete) {
-      chain.push_back({frame_address, code_address, position->code, position->instruction_index,
+      chain.push_back({frame_address, code_address, point->code, point->instruction_index,
                        f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0});
     }
     frame_address = previous;
