@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fuzz/elf64_header.h"
+
 namespace pyunwind::fuzz {
 namespace {
 
@@ -31,17 +33,8 @@ std::vector<uint8_t> MakeCore(const std::vector<uint32_t>& tids,
     std::memcpy(desc.data() + 32, &tid, 4);
     Append(notes, desc.data(), desc.size());
   }
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = ELFCLASS64;
-  h.e_ident[EI_DATA] = ELFDATA2LSB;
-  h.e_ident[EI_VERSION] = EV_CURRENT;
-  h.e_type = ET_CORE;
-  h.e_machine = EM_X86_64;
-  h.e_version = EV_CURRENT;
+  Elf64_Ehdr h = X86_64ElfHeader(ET_CORE);
   h.e_phoff = sizeof h;
-  h.e_ehsize = sizeof h;
-  h.e_phentsize = sizeof(Elf64_Phdr);
   h.e_phnum = 1 + segments.size();
   std::vector<uint8_t> out;
   Append(out, &h, sizeof h);

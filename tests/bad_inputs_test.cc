@@ -33,6 +33,7 @@
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
+#include "fuzz/elf64_header.h"
 #include "core/target/memory.h"
 #include "core/runtime/runtime_locator.h"
 #include "core/walk/threads.h"
@@ -271,12 +272,8 @@ void ExpectNoFrameTheIntactCoreLacks(const json& damaged, const json& intact) {
 TEST(BadInputs, CoreOfANonPythonProgram) {
   // The memory of a C program: code-like and heap-like bytes, pointers into itself.
   std::vector<uint8_t> image(64 + 2 * 56 + 3 * 4096);
-  Elf64_Ehdr h{};
-  std::memcpy(h.e_ident, ELFMAG, SELFMAG);
-  h.e_ident[EI_CLASS] = ELFCLASS64;
-  h.e_type = ET_CORE;
+  Elf64_Ehdr h = fuzz::X86_64ElfHeader(ET_CORE);
   h.e_phoff = 64;
-  h.e_phentsize = sizeof(Elf64_Phdr);
   h.e_phnum = 2;
   std::memcpy(image.data(), &h, sizeof h);
   const uint64_t base = 0x555555554000;

@@ -1,6 +1,6 @@
 """fixture_core_test: a core-level test over the fixture cores of ../shared/fixtures."""
 
-def fixture_core_test(name, **kwargs):
+def fixture_core_test(name, deps = [], **kwargs):
     """A cc_test of <name>.cc that reads fixture cores through //core:elf_core_target.
 
     The test's own source is also a data dependency: resolving its runfile symlink finds the
@@ -8,6 +8,7 @@ def fixture_core_test(name, **kwargs):
 
     Args:
       name: the test; its source is <name>.cc.
+      deps: more than the core, the fixture helpers, GoogleTest and JSON.
       **kwargs: passed to cc_test.
     """
     native.cc_test(
@@ -22,6 +23,6 @@ def fixture_core_test(name, **kwargs):
             "//core:elf_core_target",
             "@system//:gtest_main",
             "@system//:json",
-        ],
+        ] + deps,
         **kwargs
     )

@@ -18,6 +18,7 @@
 
 #include "core/runtime/runtime_locator.h"
 #include "core/target/memory.h"
+#include "fuzz/elf64_header.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 
@@ -33,16 +34,7 @@ constexpr uint64_t kLoadBias = 0x200000;
 // section `name` at link-time address `address`.
 void WriteElfWithSection(const fs::path& path, const std::string& name, uint64_t address) {
   const std::string names = std::string("\0.shstrtab\0", 11) + name + '\0';
-  Elf64_Ehdr header{};
-  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
-  header.e_ident[EI_CLASS] = ELFCLASS64;
-  header.e_ident[EI_DATA] = ELFDATA2LSB;
-  header.e_ident[EI_VERSION] = EV_CURRENT;
-  header.e_type = ET_DYN;
-  header.e_machine = EM_X86_64;
-  header.e_version = EV_CURRENT;
-  header.e_ehsize = sizeof header;
-  header.e_shentsize = sizeof(Elf64_Shdr);
+  Elf64_Ehdr header = fuzz::X86_64ElfHeader(ET_DYN);
   header.e_shnum = 3;
   header.e_shstrndx = 1;
   header.e_shoff = (sizeof header + names.size() + 7) / 8 * 8;
