@@ -30,8 +30,8 @@ const char kPyTasksHelp[] =
     "  --limit    at most N tasks (--summary: N groups)\n"
     "  --stats    memory reads, bytes, cache hits, tasks, time and the work budget spent\n"
     "  -v, --verbose  also say where the runtime and the task offsets were found\n"
-    "  --outfile  write the output to FILE (created or truncated) and say how much;\n"
-    "             for 100,000 tasks, faster than the debugger's own output\n"
+    "  --outfile  write the output to FILE (created or truncated), not to the debugger's\n"
+    "             output, and print one line saying how many tasks and bytes\n"
     "  --json     one JSON document (see the README)\n";
 
 namespace {
