@@ -20,6 +20,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -194,6 +196,22 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
   ASSERT_FALSE(verbose.failed) << verbose.text;
   EXPECT_NE(verbose.text.find("warning: interpreter 0: main thread from " + source + "\n"),
             std::string::npos) << verbose.text;
+  // --outfile: the same text in the file (never coloured), one line printed.
+  const std::string outfile = (testing::TestTempDir() / (fixture.name + ".py-bt")).string();
+  context.output_is_terminal = true;
+  const CommandOutput to_file =
+      RunCommand("py-bt", {"--all", "--outfile=" + outfile, "-v", "--no-source"}, context);
+  std::ifstream in(outfile, std::ios::binary);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, verbose.text);
+  EXPECT_EQ(to_file.text, "py-bt: output written to " + outfile + " (" +
+                              std::to_string(verbose.text.size()) + " bytes)\n");
+  EXPECT_EQ(RunCommand("py-bt", {"--outfile"}, context).text,
+            "pyunwind: py-bt: --outfile needs a file name\n");
+  // Only the commands that can print much take it; py-list refuses it and writes nothing.
+  const std::string not_written = outfile + ".py-list";
+  EXPECT_TRUE(RunCommand("py-list", {"--outfile", not_written}, context).failed);
+  EXPECT_FALSE(fs::exists(not_written));
   if (check_gil) {
     // Threads the truth does not list (none expected) must not hold the GIL either.
     for (const auto& [native_id, thread] : threads) {

@@ -9,6 +9,7 @@
 #include "core/commands/arguments.h"
 #include "core/commands/format.h"
 #include "core/commands/native.h"
+#include "core/commands/output_file.h"
 #include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
 #include "core/commands/selected_thread.h"
@@ -26,7 +27,7 @@ namespace {
 
 constexpr char kPyBtHelp[] =
     "Usage: py-bt [--all|-a] [--native] [--locals] [--json] [--limit N] [--verbose|-v] [--stats] [--no-color]\n"
-    "             [--no-source] [--source] [--source-dir DIR]\n"
+    "             [--no-source] [--source] [--source-dir DIR] [--outfile FILE]\n"
     "Print the Python stack of the selected thread, innermost frame first, each frame\n"
     "with its source line and the expression it runs underlined, as Python's tracebacks.\n"
     "  -a, --all      every thread of every interpreter\n"
@@ -42,7 +43,9 @@ constexpr char kPyBtHelp[] =
     "  --no-source    no source lines (text)\n"
     "  --source       with --json: each frame's source line (\"source\")\n"
     "  --source-dir DIR  look for each source file by its base name in DIR first\n"
-    "                 (the sources of a core made elsewhere); may be repeated\n";
+    "                 (the sources of a core made elsewhere); may be repeated\n"
+    "  --outfile FILE write the output to FILE (created or truncated), not to the\n"
+    "                 debugger's output, and print one line saying where and how many bytes\n";
 
 struct PyBtOptions {
   bool all = false;
@@ -241,8 +244,42 @@ bool CommandReadsTarget(std::string_view name) {
   return true;
 }
 
-CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
-                         CommandContext& context) {
+namespace {
+
+// The commands whose output can be large (a million tasks, every frame's locals of every
+// thread) take --outfile FILE, handled here for all of them.
+bool TakesOutfile(std::string_view name) {
+  return name == "py-bt" || name == "py-bt-full" || name == "py-tasks";
+}
+
+// Takes "--outfile FILE" (or "--outfile=FILE", the last one given) out of `args`: the path,
+// an empty string when there is none, or why the option is wrong.
+Result<std::string> TakeOutfile(std::string_view name, std::vector<std::string>& args) {
+  constexpr std::string_view kOption = "--outfile";
+  std::string path;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == kOption) {
+      if (i + 1 >= args.size() || args[i + 1].empty()) {
+        return MakeError(fmt::format("{}: --outfile needs a file name", name));
+      }
+      path = args[++i];
+    } else if (arg.size() > kOption.size() && arg.compare(0, kOption.size(), kOption) == 0 &&
+               arg[kOption.size()] == '=') {
+      path = arg.substr(kOption.size() + 1);
+      if (path.empty()) return MakeError(fmt::format("{}: --outfile needs a file name", name));
+    } else {
+      rest.push_back(arg);
+    }
+  }
+  args = std::move(rest);
+  return path;
+}
+
+// The command itself, its output to the debugger.
+CommandOutput RunCommandHere(std::string_view name, const std::vector<std::string>& args,
+                             CommandContext& context) {
   if (name == "py-bt") return RunPyBt(args, context);
   if (name == "py-tasks") return RunPyTasks(args, context);
   if (name == "py-bt-full") {
@@ -258,6 +295,40 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
     return RunPyFrameSelection(name, args, context);
   }
   return Failure(fmt::format("unknown command '{}'", name));
+}
+
+// Runs the command with its output going to `path`: the pieces it writes as it goes and the
+// text it returns; a failure is printed as usual.
+CommandOutput RunCommandToFile(std::string_view name, const std::vector<std::string>& args,
+                               const std::string& path, CommandContext& context) {
+  auto created = OutputFile::Create(path);
+  if (!created.ok()) return Failure(fmt::format("{}: {}", name, created.error().message));
+  OutputFile& file = *created;
+  CommandContext to_file = context;
+  to_file.output_is_terminal = false;  // no colour codes in a file
+  to_file.write_output = [&file](std::string_view piece) { file.Write(piece); };
+  CommandOutput output = RunCommandHere(name, args, to_file);
+  context.selected_python_frame = to_file.selected_python_frame;
+  context.select_native_frame = to_file.select_native_frame;
+  if (output.failed) return output;
+  file.Write(output.text);
+  auto written = file.Close();
+  if (!written.ok()) return Failure(fmt::format("{}: {}", name, written.error().message));
+  return {fmt::format("{}: output written to {} ({} bytes)\n", name, PrintableText(path), *written),
+          false};
+}
+
+}  // namespace
+
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context) {
+  if (TakesOutfile(name)) {
+    std::vector<std::string> rest = args;
+    auto path = TakeOutfile(name, rest);
+    if (!path.ok()) return Failure(path.error().message);
+    if (!path->empty()) return RunCommandToFile(name, rest, *path, context);
+  }
+  return RunCommandHere(name, args, context);
 }
 
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,

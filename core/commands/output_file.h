@@ -1,8 +1,8 @@
-// --outfile: a command's output written to a file the user named instead of
-// the debugger's output. LLDB keeps every command's output twice in memory
-// (the command's result and the session transcript, each grown by doubling):
-// py-tasks --json on 100,000 tasks is 45 MB, which costs LLDB more than the
-// walk that made it (bench/README.md).
+// --outfile (py-bt, py-tasks; RunCommand): a command's output written to a
+// file the user named instead of the debugger's output. LLDB keeps every
+// command's output twice in memory (the command's result and the session
+// transcript, each grown by doubling): py-tasks --json on 100,000 tasks is
+// 45 MB, which costs LLDB more than the walk that made it (bench/README.md).
 #pragma once
 
 #include <cstdint>

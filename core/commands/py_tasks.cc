@@ -3,10 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
-#include <optional>
 
-#include "core/base/printable.h"
-#include "core/commands/output_file.h"
 #include "core/commands/stop_cache.h"
 #include "core/commands/work_stats.h"
 #include "core/walk/threads.h"
@@ -30,9 +27,9 @@ const char kPyTasksHelp[] =
     "  --limit    at most N tasks (--summary: N groups)\n"
     "  --stats    memory reads, bytes, cache hits, tasks, time and the work budget spent\n"
     "  -v, --verbose  also say where the runtime and the task offsets were found\n"
+    "  --json     one JSON document (see the README)\n"
     "  --outfile  write the output to FILE (created or truncated), not to the debugger's\n"
-    "             output, and print one line saying how many tasks and bytes\n"
-    "  --json     one JSON document (see the README)\n";
+    "             output, and print one line saying where and how many bytes\n";
 
 namespace {
 
@@ -59,12 +56,6 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
   const auto started = std::chrono::steady_clock::now();
   auto options = ParsePyTasks(args);
   if (!options.ok()) return Failure(options.error().message);
-  std::optional<OutputFile> file;  // opened first: a path that cannot be written fails at once
-  if (options->outfile) {
-    auto created = OutputFile::Create(*options->outfile);
-    if (!created.ok()) return Failure("py-tasks: " + created.error().message);
-    file.emplace(std::move(*created));
-  }
   auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
@@ -99,36 +90,27 @@ CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& c
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
         .count();
   };
-  OutputWriter write = context.write_output;
-  if (file) write = [&](std::string_view piece) { file->Write(piece); };
-  std::string out;
   if (options->json) {
     std::function<std::string()> stats;
     if (options->stats) {
       stats = [&] { return StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms()); };
     }
-    out = FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr, stats, write);
-  } else {
-    out = FormatTasksText(*tasks, selection, groups, *options);
-    if (options->stats) out += StatsText(m, work, tasks->tasks.size(), tasks->codes.size(), ms());
+    return {FormatTasksJson(*tasks, selection, options->summary ? &groups : nullptr, stats,
+                            context.write_output),
+            false};
   }
-  if (!file) return {std::move(out), false};
-  file->Write(out);
-  auto written = file->Close();
-  if (!written.ok()) return Failure("py-tasks: " + written.error().message);
-  return {fmt::format("py-tasks: {} task{} written to {} ({} bytes)\n", selection.tasks.size(),
-                      selection.tasks.size() == 1 ? "" : "s", PrintableText(file->path()), *written),
-          false};
-}
-
-std::string FormatTasksText(const AsyncSnapshot& tasks, const TaskSelection& selection,
-                            const std::vector<TaskGroupSummary>& groups,
-                            const PyTasksOptions& options) {
   std::string out;
-  if (options.summary) return FormatTasksSummary(tasks, selection, groups, options.limit);
-  if (options.running) return FormatRunningTasks(tasks, selection);
-  if (options.tree) return FormatTasksTree(tasks, selection);
-  return FormatTasksTable(tasks, selection);
+  if (options->summary) {
+    out = FormatTasksSummary(*tasks, selection, groups, options->limit);
+  } else if (options->running) {
+    out = FormatRunningTasks(*tasks, selection);
+  } else if (options->tree) {
+    out = FormatTasksTree(*tasks, selection);
+  } else {
+    out = FormatTasksTable(*tasks, selection);
+  }
+  if (options->stats) out += StatsText(m, work, tasks->tasks.size(), tasks->codes.size(), ms());
+  return {std::move(out), false};
 }
 
 }  // namespace pyunwind

@@ -18,10 +18,6 @@ std::string FormatTasksTree(const AsyncSnapshot& snapshot, const TaskSelection& 
 std::string FormatRunningTasks(const AsyncSnapshot& snapshot, const TaskSelection& selection);
 std::string FormatTasksSummary(const AsyncSnapshot& snapshot, const TaskSelection& selection,
                                const std::vector<TaskGroupSummary>& groups, size_t limit);
-// The text view `options` asks for: --summary, --running, --tree, or the table.
-std::string FormatTasksText(const AsyncSnapshot& snapshot, const TaskSelection& selection,
-                            const std::vector<TaskGroupSummary>& groups,
-                            const PyTasksOptions& options);
 // `groups`: null unless --summary; `stats` (--stats): called last, when the
 // rest of the document is written, for the "stats" object (its time counts
 // the writing too). With `write`, the document goes to it in pieces of about

@@ -71,10 +71,6 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
             "py-tasks: --state wants pending, running, done or all, not '{}'", state));
       }
       options.states = found->second;
-    } else if (IsOption(arg, "--outfile")) {
-      PYU_ASSIGN_OR_RETURN(std::string path, OptionValue(args, i, "--outfile"));
-      if (path.empty()) return MakeError("py-tasks: --outfile needs a file name");
-      options.outfile = path;
     } else if (IsOption(arg, "--limit")) {
       PYU_ASSIGN_OR_RETURN(std::string value, OptionValue(args, i, "--limit"));
       const auto n = ParseUnsigned(value, kMaxWordNumber);

@@ -29,7 +29,6 @@ struct PyTasksOptions {
   std::optional<std::string> name_glob;  // fnmatch(3) pattern on the task's name
   StateFilter states = StateFilter::kLive;
   size_t limit = 0;  // tasks shown at most (--summary: groups); 0 = no limit
-  std::optional<std::string> outfile;  // --outfile: the output goes to this file (output_file.h)
 };
 
 Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args);

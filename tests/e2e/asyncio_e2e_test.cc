@@ -170,9 +170,8 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   ASSERT_TRUE(got) << error << "\n" << r.Describe();
   const std::string written = ReadFile(outfile);
   EXPECT_EQ(json::parse(written, nullptr, false), *got) << written;
-  const std::string said = "py-tasks: " + std::to_string(got->at("tasks").size()) +
-                           " tasks written to " + outfile + " (" +
-                           std::to_string(written.size()) + " bytes)";
+  const std::string said =
+      "py-tasks: output written to " + outfile + " (" + std::to_string(written.size()) + " bytes)";
   EXPECT_NE(r.out.find(said), std::string::npos) << said << "\n" << r.Describe();
   EXPECT_EQ(got->at("python").at("version"), truth.at("python").at("version"));
   const std::string mismatch = CompareTasks(truth, *got);
