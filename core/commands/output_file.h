@@ -25,8 +25,6 @@ class OutputFile {
   // Flushes and closes the file: the bytes written, or why writing failed.
   Result<uint64_t> Close();
 
-  const std::string& path() const { return path_; }
-
  private:
   struct Closer {
     void operator()(std::FILE* file) const { std::fclose(file); }
