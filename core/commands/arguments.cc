@@ -4,6 +4,19 @@
 
 namespace pyunwind {
 
+bool IsOptionWithValue(std::string_view arg, std::string_view option) {
+  return arg == option || (arg.size() > option.size() && arg.substr(0, option.size()) == option &&
+                           arg[option.size()] == '=');
+}
+
+std::optional<std::string> TakeOptionValue(const std::vector<std::string>& args, size_t& i,
+                                           std::string_view option) {
+  const std::string& arg = args[i];
+  if (arg != option) return arg.substr(option.size() + 1);  // --option=value
+  if (i + 1 >= args.size()) return std::nullopt;
+  return args[++i];
+}
+
 std::vector<std::string> SplitCommandLine(std::string_view line) {
   std::vector<std::string> words;
   std::string word;

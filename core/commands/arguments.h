@@ -20,6 +20,14 @@ namespace pyunwind {
 // it; GDB has no such thing, so a backquote is an ordinary character here.)
 std::vector<std::string> SplitCommandLine(std::string_view line);
 
+// An option that takes a value, given as "--name VALUE" or "--name=VALUE":
+// whether `arg` is `option` in either form.
+bool IsOptionWithValue(std::string_view arg, std::string_view option);
+// The value of the option at args[i] (IsOptionWithValue), moving `i` past a
+// separate value; nullopt when the separate value is missing.
+std::optional<std::string> TakeOptionValue(const std::vector<std::string>& args, size_t& i,
+                                           std::string_view option);
+
 // The largest count, frame or line number a command takes from a word.
 inline constexpr uint64_t kMaxWordNumber = 999'999'999;
 

@@ -45,6 +45,25 @@ TEST(FrameSelections, KeptForTheStopAndThread) {
   EXPECT_EQ(selections.Get(stop, 7), std::nullopt);         // and forgotten
 }
 
+// "--name VALUE" and "--name=VALUE" (py-bt --limit, --source-dir; py-tasks --name...; --outfile).
+TEST(OptionWithValue, BothForms) {
+  EXPECT_TRUE(IsOptionWithValue("--limit", "--limit"));
+  EXPECT_TRUE(IsOptionWithValue("--limit=3", "--limit"));
+  EXPECT_TRUE(IsOptionWithValue("--limit=", "--limit"));
+  EXPECT_FALSE(IsOptionWithValue("--limits", "--limit"));
+  EXPECT_FALSE(IsOptionWithValue("--lim", "--limit"));
+  const std::vector<std::string> args = {"--limit", "3", "--limit=4", "--limit"};
+  size_t i = 0;
+  EXPECT_EQ(TakeOptionValue(args, i, "--limit"), "3");
+  EXPECT_EQ(i, 1u);
+  i = 2;
+  EXPECT_EQ(TakeOptionValue(args, i, "--limit"), "4");
+  EXPECT_EQ(i, 2u);
+  i = 3;
+  EXPECT_EQ(TakeOptionValue(args, i, "--limit"), std::nullopt);
+  EXPECT_EQ(i, 3u);
+}
+
 // (Was lldb_plugin/args_test.cc: now the one error line of both front-ends.)
 TEST(ErrorLine, StripsPrefixAndNewline) {
   EXPECT_EQ(ErrorLine("error: pyunwind: no Python found\n"), "pyunwind: no Python found");

@@ -83,25 +83,17 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.no_source = true;
     } else if (arg == "--source") {
       options.json_source = true;
-    } else if (arg == "--source-dir" || arg.rfind("--source-dir=", 0) == 0) {
-      if (arg == "--source-dir") {
-        if (i + 1 >= args.size()) return MakeError("py-bt: --source-dir needs a directory");
-        options.sources.directories.push_back(args[++i]);
-      } else {
-        options.sources.directories.push_back(arg.substr(13));
-      }
-    } else if (arg == "--limit" || arg.rfind("--limit=", 0) == 0) {
-      std::string value;
-      if (arg == "--limit") {
-        if (i + 1 >= args.size()) return MakeError("py-bt: --limit needs a number");
-        value = args[++i];
-      } else {
-        value = arg.substr(8);
-      }
-      const auto n = ParseUnsigned(value, kMaxFramesPerThread);
+    } else if (IsOptionWithValue(arg, "--source-dir")) {
+      std::optional<std::string> directory = TakeOptionValue(args, i, "--source-dir");
+      if (!directory) return MakeError("py-bt: --source-dir needs a directory");
+      options.sources.directories.push_back(*std::move(directory));
+    } else if (IsOptionWithValue(arg, "--limit")) {
+      std::optional<std::string> value = TakeOptionValue(args, i, "--limit");
+      if (!value) return MakeError("py-bt: --limit needs a number");
+      const auto n = ParseUnsigned(*value, kMaxFramesPerThread);
       if (!n || *n == 0) {
         return MakeError(fmt::format("py-bt: --limit wants a number from 1 to {}, not '{}'",
-                                     kMaxFramesPerThread, value));
+                                     kMaxFramesPerThread, *value));
       }
       options.limit = *n;
     } else {
@@ -259,19 +251,15 @@ Result<std::string> TakeOutfile(std::string_view name, std::vector<std::string>&
   std::string path;
   std::vector<std::string> rest;
   for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == kOption) {
-      if (i + 1 >= args.size() || args[i + 1].empty()) {
-        return MakeError(fmt::format("{}: --outfile needs a file name", name));
-      }
-      path = args[++i];
-    } else if (arg.size() > kOption.size() && arg.compare(0, kOption.size(), kOption) == 0 &&
-               arg[kOption.size()] == '=') {
-      path = arg.substr(kOption.size() + 1);
-      if (path.empty()) return MakeError(fmt::format("{}: --outfile needs a file name", name));
-    } else {
-      rest.push_back(arg);
+    if (!IsOptionWithValue(args[i], kOption)) {
+      rest.push_back(args[i]);
+      continue;
     }
+    std::optional<std::string> value = TakeOptionValue(args, i, kOption);
+    if (!value || value->empty()) {
+      return MakeError(fmt::format("{}: --outfile needs a file name", name));
+    }
+    path = *std::move(value);
   }
   args = std::move(rest);
   return path;

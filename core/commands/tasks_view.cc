@@ -13,17 +13,9 @@ namespace {
 
 Result<std::string> OptionValue(const std::vector<std::string>& args, size_t& i,
                                 std::string_view option) {
-  const std::string& arg = args[i];
-  if (arg == option) {
-    if (i + 1 >= args.size()) return MakeError(fmt::format("py-tasks: {} needs a value", option));
-    return args[++i];
-  }
-  return arg.substr(option.size() + 1);  // --option=value
-}
-
-bool IsOption(const std::string& arg, std::string_view option) {
-  return arg == option || (arg.size() > option.size() && arg.compare(0, option.size(), option) == 0 &&
-                           arg[option.size()] == '=');
+  std::optional<std::string> value = TakeOptionValue(args, i, option);
+  if (!value) return MakeError(fmt::format("py-tasks: {} needs a value", option));
+  return *std::move(value);
 }
 
 bool Keeps(StateFilter filter, const AsyncTask& task) {
@@ -57,10 +49,10 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
       options.verbose = true;
     } else if (arg == "--all") {
       options.states = StateFilter::kAll;
-    } else if (IsOption(arg, "--name")) {
+    } else if (IsOptionWithValue(arg, "--name")) {
       PYU_ASSIGN_OR_RETURN(std::string glob, OptionValue(args, i, "--name"));
       options.name_glob = glob;
-    } else if (IsOption(arg, "--state")) {
+    } else if (IsOptionWithValue(arg, "--state")) {
       PYU_ASSIGN_OR_RETURN(std::string state, OptionValue(args, i, "--state"));
       static const std::map<std::string, StateFilter, std::less<>> kStates = {
           {"pending", StateFilter::kPending}, {"running", StateFilter::kRunning},
@@ -71,7 +63,7 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
             "py-tasks: --state wants pending, running, done or all, not '{}'", state));
       }
       options.states = found->second;
-    } else if (IsOption(arg, "--limit")) {
+    } else if (IsOptionWithValue(arg, "--limit")) {
       PYU_ASSIGN_OR_RETURN(std::string value, OptionValue(args, i, "--limit"));
       const auto n = ParseUnsigned(value, kMaxWordNumber);
       if (!n || *n == 0) {
