@@ -33,10 +33,10 @@
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
-#include "fuzz/elf64_header.h"
 #include "core/target/memory.h"
 #include "core/runtime/runtime_locator.h"
 #include "core/walk/threads.h"
+#include "fuzz/elf64_header.h"
 #include "tests/fixture_cores.h"
 
 namespace pyunwind {

@@ -162,7 +162,8 @@ TEST_P(AsyncioE2e, PyTasksMatchesTruth) {
   std::string error;
 
   // py-tasks --json against the truth; --outfile writes the same document to a file.
-  const std::string outfile = TempDir() + "/py-tasks-" + SourceCaseName(::testing::TestParamInfo<SourceCase>(c, 0)) + ".json";
+  const std::string outfile =
+      TempDir() + "/py-tasks-" + SourceCaseName(::testing::TestParamInfo<SourceCase>(c, 0)) + ".json";
   RunResult r = RunDebugger(c.debugger, install(), target(),
                             {"py-tasks --json", "py-tasks --json --outfile " + outfile});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
