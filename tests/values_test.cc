@@ -286,6 +286,22 @@ TEST_F(ValuesTest, OtherObjectsAndBadMemory) {
   EXPECT_EQ(*ValueFormatter::TaggedInt(-5).repr, "-5");
 }
 
+// None is told by its static type's name where that is readable, so that the
+// builtins dict (the fallback for a core without its executable) is not read.
+TEST_F(ValuesTest, NoneByItsTypeName) {
+  memory_.Clear();
+  ValueFormatter values(reader_);
+  values.UseBuiltinsOf(0x10);  // an interpreter that cannot be read: not needed
+  EXPECT_TRUE(values.IsNone(none_));
+  EXPECT_FALSE(values.IsNone(objects_.Int(0)));
+  EXPECT_FALSE(values.IsNone(Bool(false)));
+  const uint64_t impostor = heap_.Alloc(16);
+  objects_.Header(impostor, StaticType("NoneType", kHeapType));  // a class named so
+  EXPECT_FALSE(values.IsNone(impostor));
+  EXPECT_FALSE(values.IsNone(0x1000));  // unreadable
+  EXPECT_TRUE(values.IsNone(none_));
+}
+
 TEST(ListSource, MarksTheCurrentLineLikeGdb) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(tmp ? tmp : "/tmp") + "/py_list_test.py";

@@ -81,7 +81,7 @@ CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& c
     ObjectReader& objects = *selected.objects;
     const Layout& l = objects.layout();
     ValueFormatter values(objects, options.limits);
-    values.LoadBuiltins(selected.interp);
+    values.UseBuiltinsOf(selected.interp);
     const std::string where = fmt::format("frame #{} ({})", selected.index, frame.qualname);
     auto show = [&](const char* scope, uint64_t object) {
       auto repr = values.Repr(object);

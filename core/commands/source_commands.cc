@@ -60,7 +60,7 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
   return WithSelectedFrame("py-locals", context, frame_option, [&](Selection selected) {
     Frame frame = *selected.frame;
     ValueFormatter values(*selected.objects);
-    values.LoadBuiltins(selected.interp);
+    values.UseBuiltinsOf(selected.interp);
     auto locals = ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address);
     if (locals.ok()) {
       frame.locals = std::move(locals->shown);

@@ -36,7 +36,10 @@ ValueFormatter::Kind KindOfBuiltin(const std::string& name) {
 
 }  // namespace
 
-void ValueFormatter::LoadBuiltins(uint64_t interp) {
+void ValueFormatter::ReadBuiltins() {
+  const uint64_t interp = builtins_interp_;
+  if (interp == 0) return;
+  builtins_interp_ = 0;
   const Layout& l = objects_.layout();
   if (l.interp.builtins == kAbsent) return;
   auto dict = objects_.memory().ReadPointer(interp + l.interp.builtins);
@@ -79,6 +82,23 @@ void ValueFormatter::LoadBuiltins(uint64_t interp) {
   }
 }
 
+bool ValueFormatter::IsNone(uint64_t address) {
+  if (none_ != 0) return address == none_;
+  if (auto type = objects_.TypeOf(address); type.ok()) {
+    if (auto name = objects_.TypeNameOfType(*type); name.ok()) {
+      const Layout& l = objects_.layout();
+      auto flags = l.type.tp_flags == kAbsent
+                       ? std::optional<uint64_t>(0)
+                       : objects_.memory().ReadValue<uint64_t>(*type + l.type.tp_flags);
+      const bool none = *name == "NoneType" && flags && !(*flags & kHeapType);
+      if (none) none_ = address;
+      return none;
+    }
+  }
+  ReadBuiltins();
+  return none_ != 0 && address == none_;
+}
+
 Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(address));
   return TypeInfoAt(type);
@@ -86,6 +106,7 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
 
 Result<ValueFormatter::TypeInfo> ValueFormatter::TypeInfoAt(uint64_t type) {
   if (!Aligned(type)) return MakeError(fmt::format("bad type pointer {:#x}", type));
+  ReadBuiltins();
   if (auto found = types_.find(type); found != types_.end()) return found->second;
   const Layout& l = objects_.layout();
   RemoteMemory& memory = objects_.memory();
@@ -121,6 +142,7 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeInfoAt(uint64_t type) {
 }
 
 void ValueFormatter::NoteCell(uint64_t object) {
+  ReadBuiltins();  // first, so that they do not rename the cell type
   auto type = objects_.TypeOf(object);
   if (!type.ok()) return;
   TypeInfo& info = types_[*type];

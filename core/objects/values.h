@@ -42,8 +42,11 @@ class ValueFormatter {
   // Names the builtin types from the builtins dict of the interpreter at
   // `interp` ("int", "str", ..., and NoneType / bool / ellipsis from None,
   // True, Ellipsis): a core holds no read-only data of the executable, so the
-  // tp_name of a static type is often unreadable there. Best effort.
-  void LoadBuiltins(uint64_t interp);
+  // tp_name of a static type is often unreadable there. Best effort, and read
+  // when first needed (a type looked up, None asked for): the dict and its
+  // ~150 names cost ~60 page reads, which a stack with no exception to name
+  // does not need.
+  void UseBuiltinsOf(uint64_t interp) { builtins_interp_ = interp; }
 
   // The object at `address` (a plain PyObject*, tags already removed).
   ValueDescription Describe(uint64_t address);
@@ -74,8 +77,10 @@ class ValueFormatter {
   Result<TypeInfo> TypeOf(uint64_t address);
   // The same for a type object's own address.
   Result<TypeInfo> TypeInfoAt(uint64_t type);
-  // Py_None's address, once LoadBuiltins found it (0 before).
-  uint64_t none() const { return none_; }
+  // Whether the object at `address` is None: by its type's tp_name where that
+  // is readable (a live process, a core with its executable), else by the
+  // builtins dict's None, so that asking does not read the whole dict.
+  bool IsNone(uint64_t address);
 
   // Records that `object` is a cell (a free variable's slot always holds
   // one), so that its type is known by name where tp_name is unreadable.
@@ -89,6 +94,8 @@ class ValueFormatter {
   Status Append(uint64_t address, int depth, std::string& out);
   Status AppendInt(uint64_t address, std::string& out);
   Status AppendStr(uint64_t address, std::string& out);
+  // Reads the builtins dict UseBuiltinsOf named, the first time only.
+  void ReadBuiltins();
   bool Full(const std::string& out) const { return out.size() > limits_.max_length; }
 
   ObjectReader& objects_;
@@ -96,6 +103,7 @@ class ValueFormatter {
   RemoteCollections collections_;
   std::unordered_map<uint64_t, TypeInfo> types_;
   uint64_t none_ = 0;
+  uint64_t builtins_interp_ = 0;  // the interpreter whose builtins are still to be read
   std::unordered_set<uint64_t> active_;  // containers being printed (cycles show as "...")
 };
 

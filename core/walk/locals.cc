@@ -123,7 +123,7 @@ Result<FrameLocals> ReadFrameLocals(ObjectReader& objects, ValueFormatter& value
 void AddLocals(ObjectReader& objects, Snapshot& snapshot) {
   for (Interpreter& interp : snapshot.interpreters) {
     ValueFormatter values(objects);
-    values.LoadBuiltins(interp.address);
+    values.UseBuiltinsOf(interp.address);
     for (Thread& thread : interp.threads) {
       for (Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython || frame.frame_address == 0) continue;

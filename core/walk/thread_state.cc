@@ -16,7 +16,7 @@ constexpr size_t kMaxExceptionMessage = 1024;  // characters of a message
 // set and not None, as sys.exception() finds it (_PyErr_GetTopmostException).
 // Null when the chain cannot be read; 0 when nothing is being handled.
 std::optional<uint64_t> HandledException(RemoteMemory& memory, const Layout& l, uint64_t tstate,
-                                         uint64_t none) {
+                                         ValueFormatter& values) {
   if (l.err_stackitem.exc_value == kAbsent) return std::nullopt;
   uint64_t item = 0;
   if (l.tstate.exc_info != kAbsent) {
@@ -29,7 +29,7 @@ std::optional<uint64_t> HandledException(RemoteMemory& memory, const Layout& l, 
   for (int i = 0; i < kMaxExceptionStackItems && Aligned(item); ++i) {
     auto value = memory.ReadPointer(item + l.err_stackitem.exc_value);
     if (!value) return std::nullopt;
-    if (*value != 0 && *value != none) return *value;
+    if (*value != 0 && !values.IsNone(*value)) return *value;
     if (l.err_stackitem.previous_item == kAbsent) return 0;
     auto previous = memory.ReadPointer(item + l.err_stackitem.previous_item);
     if (!previous) return std::nullopt;
@@ -97,7 +97,7 @@ void AddThreadStatus(ObjectReader& objects, Interpreter& interp) {
   const bool exceptions = l.tstate.current_exception != kAbsent || l.err_stackitem.exc_value != kAbsent;
   if (!exceptions && l.tstate.gil_requested == kAbsent) return;
   ValueFormatter values(objects);
-  if (exceptions) values.LoadBuiltins(interp.address);
+  if (exceptions) values.UseBuiltinsOf(interp.address);
   for (Thread& thread : interp.threads) {
     const uint64_t tstate = thread.tstate_address;
     if (l.tstate.gil_requested != kAbsent) {
@@ -112,7 +112,7 @@ void AddThreadStatus(ObjectReader& objects, Interpreter& interp) {
       // 3.11 keeps the type (curexc_type); 3.12+ the exception itself.
       auto raised = memory.ReadPointer(tstate + l.tstate.current_exception);
       readable = raised.has_value();
-      if (raised && Aligned(*raised) && *raised != 0 && *raised != values.none()) {
+      if (raised && Aligned(*raised) && *raised != 0 && !values.IsNone(*raised)) {
         auto info = l.tstate.current_exception_is_type ? values.TypeInfoAt(*raised)
                                                        : values.TypeOf(*raised);
         type = info.ok() ? ShortTypeName(info->name) : "?";
@@ -121,7 +121,7 @@ void AddThreadStatus(ObjectReader& objects, Interpreter& interp) {
       }
     }
     if (type.empty()) {
-      auto handled = HandledException(memory, l, tstate, values.none());
+      auto handled = HandledException(memory, l, tstate, values);
       if (!handled) {
         readable = false;
       } else if (*handled != 0) {
