@@ -239,11 +239,35 @@ class SourceLinesDrawn {
   std::unordered_map<std::string, std::string> drawn_;
 };
 
+// About the size of FormatText's text, for one allocation up front: a deep stack's
+// traceback is hundreds of kilobytes, and a string grown by doubling touches
+// about twice that in fresh pages, which cost a debugger more than the text
+// (bench/README.md). Locals are left out; their text grows the string as before.
+size_t EstimatedTextSize(const Snapshot& snapshot) {
+  constexpr size_t kPerThread = 128;  // title, flags, "Traceback ..." line
+  constexpr size_t kPerFrame = 48;    // '  File "", line N, in ' and colours
+  size_t size = 1024;                 // warnings, stats
+  for (const Interpreter& interp : snapshot.interpreters) {
+    for (const Thread& thread : interp.threads) {
+      size += kPerThread;
+      for (const Frame& frame : thread.frames) {
+        size += kPerFrame + frame.filename.size() + frame.qualname.size() + frame.function.size() +
+                frame.module.size();
+        // The source line and, at most, a line of carets as long.
+        if (frame.source_line) size += 2 * (frame.source_line->size() + 8);
+        if (frame.calling) size += frame.calling->size() + 8;
+      }
+    }
+  }
+  return size;
+}
+
 }  // namespace
 
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   const Palette p = MakePalette(options.color);
   std::string out;
+  out.reserve(EstimatedTextSize(snapshot));
   SourceLinesDrawn drawn;
   const bool several_interpreters = snapshot.interpreters.size() > 1;
   bool first_thread = true;
