@@ -111,7 +111,7 @@ Frame Py(const std::string& name, bool entry) {
 
 std::vector<std::string> Names(const MergedStack& m) {
   std::vector<std::string> names;
-  for (const Frame& f : m.frames) names.push_back(f.kind == FrameKind::kNative ? "#" + f.function : f.qualname);
+  for (const Frame& f : m.frames) names.push_back(f.kind == FrameKind::kNative ? "#" + f.native->function : f.qualname);
   return names;
 }
 
@@ -135,7 +135,7 @@ TEST(MergeNativeFrames, EachEvalLoopRunsItsFramesUpToTheEntry) {
   EXPECT_EQ(merged.native_of_python[2], 3u);
   EXPECT_EQ(merged.native_of_python[3], 4u);
   EXPECT_EQ(merged.frames[0].native_index, 0u);
-  EXPECT_EQ(merged.frames[0].pc, 0x10u);
+  EXPECT_EQ(merged.frames[0].native->pc, 0x10u);
 }
 
 TEST(MergeNativeFrames, LeftoverPythonFramesComeLast) {

@@ -179,15 +179,19 @@ TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
   unlink(path);
   size_t read = 0, whole = 0;
   for (const Frame& frame : snapshot.interpreters[0].threads[0].frames) {
-    ASSERT_TRUE(frame.source_line);
-    read += frame.source_span_lines.size();
-    if (frame.source_span_lines.size() == 4001) ++whole;
+    ASSERT_TRUE(frame.source);
+    read += frame.source->span_lines.size();
+    if (frame.source->span_lines.size() == 4001) ++whole;
   }
   EXPECT_LE(read, kMaxTracebackSpanLinesPerCommand);
   EXPECT_EQ(whole, kMaxTracebackSpanLinesPerCommand / 4001);
+  // Frames at the same lines share one SourceText: the span is held once.
+  const std::vector<Frame>& all = snapshot.interpreters[0].threads[0].frames;
+  EXPECT_EQ(all.front().source.get(), all[1].source.get());
+  EXPECT_NE(all.front().source.get(), all.back().source.get());
   const Frame& last = snapshot.interpreters[0].threads[0].frames.back();
   SourcePosition position{last.line, last.end_line, last.column, last.end_column};
-  EXPECT_EQ(TracebackSourceLines({*last.source_line}, position, TracebackCaretRules::kPython313),
+  EXPECT_EQ(TracebackSourceLines({last.source->line}, position, TracebackCaretRules::kPython313),
             std::vector<std::string>{"x = f("});
 }
 

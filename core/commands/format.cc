@@ -97,14 +97,20 @@ std::string Dump(const Json& value) {
 
 Json LocalsJson(const Frame& frame) {
   Json locals = Json::object();
-  if (!frame.locals) return locals;  // locals_error says why
-  for (const LocalVariable& local : *frame.locals) {
+  if (!frame.locals) return locals;
+  for (const LocalVariable& local : frame.locals->shown) {
     Json value = {{"type", local.type.empty() ? Json(nullptr) : Json(local.type)},
                   {"repr", local.repr ? Json(*local.repr) : Json(nullptr)}};
     if (local.error) value["error"] = *local.error;
     locals[local.name] = std::move(value);
   }
   return locals;
+}
+
+// A native frame's frame as the debugger gave it (an empty one where none was kept).
+const NativeFrame& NativeOf(const Frame& frame) {
+  static const NativeFrame kNone;
+  return frame.native ? *frame.native : kNone;
 }
 
 size_t ShownFrames(const Thread& thread, const FormatOptions& options) {
@@ -176,11 +182,11 @@ std::string FrameHeader(const Frame& frame, size_t index) {
 
 std::string LocalsText(const Frame& frame, const std::string& indent) {
   std::string out;
-  if (frame.locals_error) {
-    out += fmt::format("{}(locals not readable: {})\n", indent, PrintableText(*frame.locals_error));
-  }
   if (!frame.locals) return out;
-  for (const LocalVariable& local : *frame.locals) {
+  if (frame.locals->error) {
+    out += fmt::format("{}(locals not readable: {})\n", indent, PrintableText(*frame.locals->error));
+  }
+  for (const LocalVariable& local : frame.locals->shown) {
     if (local.repr) {
       out += fmt::format("{}{} = {}\n", indent, PrintableText(local.name), PrintableText(*local.repr));
     } else {
@@ -189,9 +195,9 @@ std::string LocalsText(const Frame& frame, const std::string& indent) {
                          PrintableText(local.error.value_or("?")));
     }
   }
-  if (frame.locals_not_shown > 0) {
+  if (frame.locals->not_shown > 0) {
     out += fmt::format("{}... {} more locals not shown (the first {} are)...truncated\n", indent,
-                       frame.locals_not_shown, kMaxLocalsPerFrame);
+                       frame.locals->not_shown, kMaxLocalsPerFrame);
   }
   return out;
 }
@@ -203,8 +209,8 @@ std::string FormatLocalsJson(const Frame& frame, size_t index) {
                          {"name", frame.name},
                          {"qualname", frame.qualname}}},
               {"locals", LocalsJson(frame)}};
-  if (frame.locals_error) doc["locals_error"] = *frame.locals_error;
-  if (frame.locals_not_shown > 0) doc["locals_not_shown"] = frame.locals_not_shown;
+  if (frame.locals && frame.locals->error) doc["locals_error"] = *frame.locals->error;
+  if (frame.locals && frame.locals->not_shown > 0) doc["locals_not_shown"] = frame.locals->not_shown;
   return Dump(doc) + "\n";
 }
 
@@ -218,13 +224,13 @@ class SourceLinesDrawn {
   const std::string& Lines(const Frame& frame, TracebackCaretRules rules) {
     std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f", Field(frame.line), Field(frame.end_line),
                                   Field(frame.column), Field(frame.end_column));
-    key += *frame.source_line;
-    for (const std::string& line : frame.source_span_lines) key += "\n" + line;
+    key += frame.source->line;
+    for (const std::string& line : frame.source->span_lines) key += "\n" + line;
     auto [it, added] = drawn_.try_emplace(std::move(key));
     if (added) {
       const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
-      std::vector<std::string> lines = {*frame.source_line};
-      lines.insert(lines.end(), frame.source_span_lines.begin(), frame.source_span_lines.end());
+      std::vector<std::string> lines = {frame.source->line};
+      lines.insert(lines.end(), frame.source->span_lines.begin(), frame.source->span_lines.end());
       for (const std::string& text : TracebackSourceLines(lines, position, rules)) {
         it->second += "    " + PrintableText(text) + "\n";
       }
@@ -251,10 +257,10 @@ size_t EstimatedTextSize(const Snapshot& snapshot) {
     for (const Thread& thread : interp.threads) {
       size += kPerThread;
       for (const Frame& frame : thread.frames) {
-        size += kPerFrame + frame.filename.size() + frame.qualname.size() + frame.function.size() +
-                frame.module.size();
+        size += kPerFrame + frame.filename.size() + frame.qualname.size();
+        if (frame.native) size += frame.native->function.size() + frame.native->module.size();
         // The source line and, at most, a line of carets as long.
-        if (frame.source_line) size += 2 * (frame.source_line->size() + 8);
+        if (frame.source) size += 2 * (frame.source->line.size() + 8);
         if (frame.calling) size += frame.calling->size() + 8;
       }
     }
@@ -290,16 +296,17 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
           continue;
         }
         if (frame.kind == FrameKind::kNative) {
-          out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, frame.pc, p.name,
-                             frame.function.empty() ? "??" : PrintableText(frame.function), p.reset,
-                             frame.module.empty() ? "" : " (" + PrintableText(ModuleName(frame.module)) + ")");
+          const NativeFrame& native = NativeOf(frame);
+          out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, native.pc, p.name,
+                             native.function.empty() ? "??" : PrintableText(native.function), p.reset,
+                             native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
           continue;
         }
         out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file,
                            PrintableText(frame.filename), p.reset, p.line,
                            frame.line ? std::to_string(*frame.line) : "?", p.reset, p.name,
                            PrintableText(frame.qualname), p.reset);
-        if (frame.source_line) out += drawn.Lines(frame, snapshot.python.caret_rules);
+        if (frame.source) out += drawn.Lines(frame, snapshot.python.caret_rules);
         // Under the frame, as GDB's libpython py-bt shows the C call it is in.
         if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
         out += LocalsText(frame, "    ");
@@ -366,16 +373,16 @@ void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_sourc
   text(frame.calling);
   if (with_source) {
     out += ",\"source\":";
-    text(frame.source_line ? std::optional<std::string>(StripPythonWhitespace(*frame.source_line))
+    text(frame.source ? std::optional<std::string>(StripPythonWhitespace(frame.source->line))
                            : std::nullopt);
   }
-  if (frame.locals || frame.locals_error) out += ",\"locals\":" + Dump(LocalsJson(frame));
-  if (frame.locals_error) {
+  if (frame.locals) out += ",\"locals\":" + Dump(LocalsJson(frame));
+  if (frame.locals && frame.locals->error) {
     out += ",\"locals_error\":";
-    AppendJsonString(out, *frame.locals_error);
+    AppendJsonString(out, *frame.locals->error);
   }
-  if (frame.locals_not_shown > 0) {
-    fmt::format_to(std::back_inserter(out), ",\"locals_not_shown\":{}", frame.locals_not_shown);
+  if (frame.locals && frame.locals->not_shown > 0) {
+    fmt::format_to(std::back_inserter(out), ",\"locals_not_shown\":{}", frame.locals->not_shown);
   }
   out += '}';
 }
@@ -409,11 +416,12 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
           continue;
         }
         if (frame.kind == FrameKind::kNative) {
+          const NativeFrame& native = NativeOf(frame);
           add({{"kind", FrameKindName(frame.kind)},
                {"index", frame.native_index},
-               {"pc", fmt::format("{:#x}", frame.pc)},
-               {"function", frame.function.empty() ? Json(nullptr) : Json(frame.function)},
-               {"module", frame.module.empty() ? Json(nullptr) : Json(frame.module)}});
+               {"pc", fmt::format("{:#x}", native.pc)},
+               {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
+               {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
           continue;
         }
         frames += frames.size() > 1 ? "," : "";

@@ -40,9 +40,7 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
     const NativeFrame& n = native[i];
     Frame frame;
     frame.kind = FrameKind::kNative;
-    frame.pc = n.pc;
-    frame.function = n.function;
-    frame.module = n.module;
+    frame.native = std::make_shared<const NativeFrame>(n);
     frame.native_index = i;
     merged.frames.push_back(std::move(frame));
     // With the tail-calling interpreter (3.14+) the opcode function runs on

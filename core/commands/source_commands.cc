@@ -61,16 +61,11 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
     Frame frame = *selected.frame;
     ValueFormatter values(*selected.objects);
     values.UseBuiltinsOf(selected.interp);
-    auto locals = ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address);
-    if (locals.ok()) {
-      frame.locals = std::move(locals->shown);
-      frame.locals_not_shown = locals->not_shown;
-    } else {
-      frame.locals_error = locals.error().message;
-    }
+    frame.locals = std::make_shared<const FrameLocals>(
+        ReadFrameLocals(*selected.objects, values, frame.frame_address, frame.code_address));
     if (json) return CommandOutput{FormatLocalsJson(frame, selected.index), false};
     std::string out = FrameHeader(frame, selected.index);
-    if (frame.locals && frame.locals->empty()) out += "  (no locals)\n";
+    if (!frame.locals->error && frame.locals->shown.empty()) out += "  (no locals)\n";
     out += LocalsText(frame, "  ");
     return CommandOutput{out, false};
   });

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <optional>
+#include <tuple>
 
 #include "core/base/limits.h"
 #include "core/commands/source_file.h"
@@ -53,6 +55,8 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     auto lines = ReadSourceLines(SourcePathFor(filename, lookup), 1, last);
     files[filename] = lines.ok() ? std::optional<SourceLines>(std::move(*lines)) : std::nullopt;
   }
+  // Frames at the same lines share one SourceText (a recursion is thousands of them).
+  std::map<std::tuple<const SourceLines*, size_t, size_t>, std::shared_ptr<const SourceText>> texts;
   size_t span_lines = 0;
   for (Interpreter& interp : snapshot.interpreters) {
     for (Thread& thread : interp.threads) {
@@ -63,11 +67,17 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
         const SourceLines& source = *found->second;
         const size_t index = static_cast<size_t>(*frame.line - source.first);
         if (index >= source.lines.size()) continue;
-        frame.source_line = source.lines[index];
-        const size_t span_end = std::min(source.lines.size(), index + 1 + (LastSpanLine(frame) - *frame.line));
-        if (span_lines + (span_end - index - 1) > kMaxTracebackSpanLinesPerCommand) continue;
+        size_t span_end = std::min(source.lines.size(), index + 1 + (LastSpanLine(frame) - *frame.line));
+        if (span_lines + (span_end - index - 1) > kMaxTracebackSpanLinesPerCommand) {
+          span_end = index + 1;  // the line alone
+        }
         span_lines += span_end - index - 1;
-        frame.source_span_lines.assign(source.lines.begin() + index + 1, source.lines.begin() + span_end);
+        std::shared_ptr<const SourceText>& text = texts[{&source, index, span_end}];
+        if (!text) {
+          text = std::make_shared<const SourceText>(SourceText{
+              source.lines[index], {source.lines.begin() + index + 1, source.lines.begin() + span_end}});
+        }
+        frame.source = text;
       }
     }
   }

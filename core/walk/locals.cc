@@ -96,13 +96,16 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   return out;
 }
 
-Result<FrameLocals> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
-                                    uint64_t frame_address, uint64_t code_address) {
-  PYU_ASSIGN_OR_RETURN(LocalSlots slots,
-                       ReadLocalSlots(objects, values, frame_address, code_address));
+FrameLocals ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                            uint64_t frame_address, uint64_t code_address) {
   FrameLocals out;
-  out.not_shown = slots.not_shown;
-  for (LocalSlot& slot : slots.slots) {
+  auto slots = ReadLocalSlots(objects, values, frame_address, code_address);
+  if (!slots.ok()) {
+    out.error = slots.error().message;
+    return out;
+  }
+  out.not_shown = slots->not_shown;
+  for (LocalSlot& slot : slots->slots) {
     if (!slot.bound) continue;
     LocalVariable variable;
     variable.name = std::move(slot.name);
@@ -127,13 +130,8 @@ void AddLocals(ObjectReader& objects, Snapshot& snapshot) {
     for (Thread& thread : interp.threads) {
       for (Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython || frame.frame_address == 0) continue;
-        auto locals = ReadFrameLocals(objects, values, frame.frame_address, frame.code_address);
-        if (locals.ok()) {
-          frame.locals = std::move(locals->shown);
-          frame.locals_not_shown = locals->not_shown;
-        } else {
-          frame.locals_error = locals.error().message;
-        }
+        frame.locals = std::make_shared<const FrameLocals>(
+            ReadFrameLocals(objects, values, frame.frame_address, frame.code_address));
       }
     }
   }

@@ -38,20 +38,13 @@ struct LocalSlots {
 Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
                                               uint64_t frame_address, uint64_t code_address);
 
-// Locals that are bound among the first kMaxLocalsPerFrame slots, in
-// co_localsplusnames order (unbound ones are left out, as frame.f_locals
-// leaves them out), and how many slots past those were not read. A value
-// that cannot be read gets a null repr and the reason; the whole call fails
-// only when the code object's names cannot be read.
-struct FrameLocals {
-  std::vector<LocalVariable> shown;
-  size_t not_shown = 0;
-};
-Result<FrameLocals> ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
-                                    uint64_t frame_address, uint64_t code_address);
+// A frame's locals (model.h, FrameLocals). A value that cannot be read gets a
+// null repr and the reason; when the code object's names cannot be read,
+// FrameLocals::error says so and nothing is shown.
+FrameLocals ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
+                            uint64_t frame_address, uint64_t code_address);
 
-// Fills `frame.locals` (or `frame.locals_error`) for every Python frame of
-// every thread of `snapshot`.
+// Fills `frame.locals` for every Python frame of every thread of `snapshot`.
 void AddLocals(ObjectReader& objects, Snapshot& snapshot);
 
 }  // namespace pyunwind

@@ -1,14 +1,21 @@
 // Plain data the unwinder returns: what the formatter prints and the tests
 // compare. No pointers into the target beyond addresses kept for display.
+// What only some frames have (source text, locals, a native frame) is held
+// through a shared pointer to const data: a Frame stays small, as a deep
+// stack makes thousands of them in memory the debugger touches for the first
+// time, and frames of one recursion share one source line. Copies share it;
+// nothing changes it once made.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "core/layout/layout.h"
 #include "core/layout/version.h"
+#include "core/target/target.h"
 
 namespace pyunwind {
 
@@ -18,6 +25,23 @@ struct LocalVariable {
   std::string type;                  // type(value).__name__; empty when unreadable
   std::optional<std::string> repr;   // null when it cannot be read safely
   std::optional<std::string> error;  // why repr is null
+};
+
+// --locals, py-locals: a Python frame's arguments and locals, or why they cannot be read.
+struct FrameLocals {
+  // The bound slots among the first kMaxLocalsPerFrame, in co_localsplusnames
+  // order (frame.f_locals leaves unbound ones out too).
+  std::vector<LocalVariable> shown;
+  size_t not_shown = 0;              // slots past the first kMaxLocalsPerFrame, not read
+  std::optional<std::string> error;  // the code object's names cannot be read: nothing shown
+};
+
+// Line `line` of a frame's file (without its line end), and for an expression
+// over several lines the lines after it up to end_line (3.13+ shows them), at
+// most kMaxTracebackSpanLines - 1.
+struct SourceText {
+  std::string line;
+  std::vector<std::string> span_lines;
 };
 
 // What a Frame is; its JSON name is FrameKindName (core/commands/format.h).
@@ -38,12 +62,8 @@ struct Frame {
   std::optional<int> end_line;
   std::optional<int> column;
   std::optional<int> end_column;
-  // Line `line` of the file (without its line end) where py-bt read it;
-  // null when off (--no-source) or the file cannot be read.
-  std::optional<std::string> source_line;
-  // Lines line+1 .. end_line of the file for an expression over several
-  // lines (3.13+ shows them), at most kMaxTracebackSpanLines - 1.
-  std::vector<std::string> source_span_lines;
+  // Where py-bt read the source; null when off (--no-source) or the file cannot be read.
+  std::shared_ptr<const SourceText> source;
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
@@ -52,15 +72,12 @@ struct Frame {
   // object>"): only on the innermost frame and on a frame whose inner frame a
   // C call started; null elsewhere and where it cannot be told (core/walk/calls.h).
   std::optional<std::string> calling;
-  // --locals only: arguments and locals in co_localsplusnames order, or why not.
-  std::optional<std::vector<LocalVariable>> locals;
-  std::optional<std::string> locals_error;
-  size_t locals_not_shown = 0;  // slots past the first kMaxLocalsPerFrame, not read
-  // kind "native" only (py-bt --native): the debugger's own unwind of the C stack.
-  uint64_t pc = 0;
-  std::string function;  // empty where the debugger has no symbol
-  std::string module;    // path of the object file, empty where unknown
-  size_t native_index = 0;  // the debugger's frame number
+  // --locals and py-locals only; null otherwise.
+  std::shared_ptr<const FrameLocals> locals;
+  // kind "native" only (py-bt --native): the debugger's own unwind of the C
+  // stack, and the debugger's number for the frame.
+  std::shared_ptr<const NativeFrame> native;
+  size_t native_index = 0;
 };
 
 // Whether a thread is blocked in a known wait (a lock, a condition, sleep,
