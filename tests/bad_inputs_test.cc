@@ -98,18 +98,13 @@ struct Core {
   }
 };
 
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir ? dir : "/tmp";
-}
-
 // <cores>/<name>/core.xz, privately mapped; nullptr (the test skips) when absent.
 std::unique_ptr<Core> LoadCore(const std::string& name) {
   const fs::path dir = CoresDir() / name;
   if (!fs::exists(dir / "core.xz")) return nullptr;
   std::string flat = name;
   for (char& c : flat) c = c == '/' ? '_' : c;
-  const std::string path = TempDir() + "/" + flat + ".core";
+  const std::string path = testing::TestTempPath(flat + ".core");
   if (!fs::exists(path)) {
     const std::string command = "xz -dc '" + (dir / "core.xz").string() +
                                 "' | cp --sparse=always /dev/stdin '" + path + ".part' && mv '" +

@@ -27,7 +27,7 @@ TEST(ElfSections, FindsASectionOfARegularElfFile) {
 TEST(ElfSections, SpecialFilesGiveNothingAndNeverBlock) {
   const SpecialFiles special("module.so");
   std::vector<std::string> paths = special.paths();
-  paths.push_back(TestTempPath("no-such-file.so"));
+  paths.push_back(testing::TestTempPath("no-such-file.so"));
   for (const std::string& path : paths) {
     EXPECT_FALSE(FindElfSection(path, ".PyRuntime").has_value()) << path;
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tests/fixture_facts.h"
+#include "tests/temp_dir.h"
 
 namespace pyunwind::testing {
 
@@ -37,12 +38,6 @@ inline std::vector<std::string> VersionsWithScenario(const std::string& anchor,
   std::sort(versions.begin(), versions.end());
   if (versions.empty()) return {"none"};
   return versions;
-}
-
-// The test's temporary directory ($TEST_TMPDIR under Bazel).
-inline std::filesystem::path TestTempDir() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return tmp ? tmp : "/tmp";
 }
 
 // A core.xz decompressed into the test's temporary directory, removed afterwards.

@@ -20,6 +20,7 @@
 #include "core/commands/source_file.h"
 #include "core/objects/remote_collections.h"
 #include "tests/fake_process311.h"
+#include "tests/temp_dir.h"
 
 namespace pyunwind {
 namespace {
@@ -242,7 +243,7 @@ TEST(Limits, LocalsPerFrameAtAndOverTheCap) {
 // ------------------------------------------------------------ source files
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/" + name;
+  const std::string path = testing::TestTempPath(name);
   std::ofstream(path) << text;
   return path;
 }

@@ -73,11 +73,6 @@ class ModulesTarget final : public Target {
   std::vector<LoadedModule> modules_;
 };
 
-fs::path TempDir() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  return tmp ? fs::path(tmp) : fs::temp_directory_path();
-}
-
 TEST(RuntimeSection, FoundThroughAModulesPyRuntimeSection) {
   const std::vector<std::string> versions = testing::VersionsWithScenario(kThisFile, "threads");
   if (versions == std::vector<std::string>{"none"}) {
@@ -94,7 +89,7 @@ TEST(RuntimeSection, FoundThroughAModulesPyRuntimeSection) {
     ASSERT_TRUE(scanned.ok()) << scanned.error().message;
     ASSERT_NE(scanned->found_by.find("scan"), std::string::npos) << scanned->found_by;
 
-    const fs::path module = TempDir() / ("libpython-" + version + ".so");
+    const fs::path module = testing::TestTempDir() / ("libpython-" + version + ".so");
     WriteElfWithSection(module, ".PyRuntime", scanned->address - kLoadBias);
     ModulesTarget target(core.target(), {{module.string(), kLoadBias}});
     RemoteMemory memory(target);

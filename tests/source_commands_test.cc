@@ -15,6 +15,7 @@
 
 #include "core/commands/commands.h"
 #include "tests/fake_process311.h"
+#include "tests/temp_dir.h"
 
 namespace pyunwind {
 namespace {
@@ -22,11 +23,6 @@ namespace {
 using namespace testing::fake311;
 
 constexpr uint64_t kThread = 1001;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
 
 // One thread (selected) running line 12 of `qualname` in `filename`.
 class OneFrame : public Process {
@@ -67,7 +63,7 @@ TEST(SourceCommands, PyListEscapesTheNamesTheTargetChose) {
 }
 
 TEST(SourceCommands, AFifoIsNotReadAndSaysSo) {
-  const std::string fifo = TempPath("parked.py");
+  const std::string fifo = testing::TestTempPath("parked.py");
   unlink(fifo.c_str());
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   OneFrame p(fifo, "parked");
@@ -85,7 +81,7 @@ TEST(SourceCommands, AFifoIsNotReadAndSaysSo) {
 }
 
 TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
-  const std::string path = TempPath("listed.py");
+  const std::string path = testing::TestTempPath("listed.py");
   {
     std::ofstream out(path);
     for (int i = 1; i <= 20; ++i) out << "line_" << i << " = " << i << "\n";
@@ -113,7 +109,9 @@ TEST(SourceCommands, ARegularFileIsListedAroundTheLine) {
 
 // --source-dir DIR (repeatable): the file's base name in each DIR in order, then its own path.
 TEST(SourceCommands, SourceDirsInOrderThenTheOwnPath) {
-  const std::string first = TempPath("dir1"), second = TempPath("dir2"), own = TempPath("own");
+  const std::string first = testing::TestTempPath("dir1");
+  const std::string second = testing::TestTempPath("dir2");
+  const std::string own = testing::TestTempPath("own");
   for (const std::string& dir : {first, second, own}) mkdir(dir.c_str(), 0700);
   auto write = [](const std::string& path, const std::string& text) {
     std::ofstream out(path);

@@ -17,10 +17,9 @@
 namespace pyunwind {
 namespace {
 
-std::string TempPath(const std::string& name) { return TestTempPath(name); }
 
 std::string WriteFile(const std::string& name, const std::string& text) {
-  const std::string path = TempPath(name);
+  const std::string path = testing::TestTempPath(name);
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }
@@ -50,7 +49,7 @@ TEST(SourceFile, LongLinesAreCut) {
 }
 
 TEST(SourceFile, MissingFileSaysWhy) {
-  auto lines = ReadSourceLines(TempPath("no-such.py"), 1, 3);
+  auto lines = ReadSourceLines(testing::TestTempPath("no-such.py"), 1, 3);
   ASSERT_FALSE(lines.ok());
   EXPECT_NE(lines.error().message.find("No such file or directory"), std::string::npos)
       << lines.error().message;
@@ -67,7 +66,7 @@ TEST(SourceFile, SpecialFilesAreNotRead) {
 
 // A regular file is read up to kMaxSourceFileBytes: a line after that is not there.
 TEST(SourceFile, ReadsAtMostTheByteBound) {
-  const std::string path = TempPath("huge.py");
+  const std::string path = testing::TestTempPath("huge.py");
   {
     std::ofstream out(path, std::ios::binary);
     out << "first\n";

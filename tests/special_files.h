@@ -15,18 +15,14 @@
 #include <string>
 #include <vector>
 
-namespace pyunwind {
+#include "tests/temp_dir.h"
 
-// A path under the test's temporary directory.
-inline std::string TestTempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
+namespace pyunwind {
 
 class SpecialFiles {
  public:
   // `fifo_name`: the FIFO's name, shaped like what the caller expects (a.py, module.so).
-  explicit SpecialFiles(const std::string& fifo_name) : fifo_(TestTempPath(fifo_name)) {
+  explicit SpecialFiles(const std::string& fifo_name) : fifo_(testing::TestTempPath(fifo_name)) {
     unlink(fifo_.c_str());
     EXPECT_EQ(mkfifo(fifo_.c_str(), 0600), 0) << fifo_;
     terminal_master_ = posix_openpt(O_RDWR | O_NOCTTY);
@@ -45,7 +41,7 @@ class SpecialFiles {
   SpecialFiles& operator=(const SpecialFiles&) = delete;
 
   std::vector<std::string> paths() const {
-    return {fifo_, terminal_, "/dev/zero", "/dev/null", TestTempPath("")};
+    return {fifo_, terminal_, "/dev/zero", "/dev/null", testing::TestTempPath("")};
   }
 
  private:

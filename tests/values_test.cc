@@ -15,6 +15,7 @@
 #include "core/commands/source_commands.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"
+#include "tests/temp_dir.h"
 
 namespace pyunwind {
 namespace {
@@ -303,8 +304,7 @@ TEST_F(ValuesTest, NoneByItsTypeName) {
 }
 
 TEST(ListSource, MarksTheCurrentLineLikeGdb) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = std::string(tmp ? tmp : "/tmp") + "/py_list_test.py";
+  const std::string path = testing::TestTempPath("py_list_test.py");
   {
     std::ofstream out(path);
     for (int i = 1; i <= 20; ++i) out << "line " << i << "\n";

@@ -23,6 +23,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/temp_dir.h"
+
 extern char** environ;
 
 namespace pyunwind_e2e {
@@ -85,13 +87,7 @@ std::string Tail(const std::string& s, size_t n) {
 // ---------------------------------------------------------------- paths
 
 const std::string& TempDir() {
-  static const std::string dir = [] {
-    std::string d = Getenv("TEST_TMPDIR");
-    if (!d.empty()) return d;
-    char tmpl[] = "/tmp/pyunwind-e2e.XXXXXX";
-    const char* made = mkdtemp(tmpl);
-    return std::string(made ? made : "/tmp");
-  }();
+  static const std::string dir = pyunwind::testing::TestTempDir().string();
   return dir;
 }
 

@@ -23,7 +23,7 @@ using nlohmann::json;
 
 // ---------------------------------------------------------------- paths
 
-// The test's scratch directory ($TEST_TMPDIR, or a fresh directory under /tmp).
+// The test's scratch directory (tests/temp_dir.h), as a string.
 const std::string& TempDir();
 
 // The real project root (the git checkout), found by resolving the runfiles symlink of
