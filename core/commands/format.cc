@@ -245,22 +245,22 @@ class SourceLinesDrawn {
   std::unordered_map<std::string, std::string> drawn_;
 };
 
-// About the size of FormatText's text, for one allocation up front: a deep stack's
-// traceback is hundreds of kilobytes, and a string grown by doubling touches
-// about twice that in fresh pages, which cost a debugger more than the text
-// (bench/README.md). Locals are left out; their text grows the string as before.
-size_t EstimatedTextSize(const Snapshot& snapshot) {
-  constexpr size_t kPerThread = 128;  // title, flags, "Traceback ..." line
-  constexpr size_t kPerFrame = 48;    // '  File "", line N, in ' and colours
+// About the size of a stack's text or JSON, for one allocation up front: a deep stack's
+// output is hundreds of kilobytes, and a string grown by doubling touches about
+// twice that in fresh pages, which cost a debugger more than the text
+// (bench/README.md). `per_frame`: the fixed part of one frame; `source_copies`:
+// how many times a frame's source line appears (text: the line and its carets).
+// Locals are left out; their text grows the string as before.
+size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_copies) {
+  constexpr size_t kPerThread = 256;  // title and flags, or the thread's JSON object
   size_t size = 1024;                 // warnings, stats
   for (const Interpreter& interp : snapshot.interpreters) {
     for (const Thread& thread : interp.threads) {
       size += kPerThread;
       for (const Frame& frame : thread.frames) {
-        size += kPerFrame + frame.filename.size() + frame.qualname.size();
+        size += per_frame + frame.filename.size() + frame.name.size() + frame.qualname.size();
         if (frame.native) size += frame.native->function.size() + frame.native->module.size();
-        // The source line and, at most, a line of carets as long.
-        if (frame.source) size += 2 * (frame.source->line.size() + 8);
+        if (frame.source) size += source_copies * (frame.source->line.size() + 8);
         if (frame.calling) size += frame.calling->size() + 8;
       }
     }
@@ -273,7 +273,8 @@ size_t EstimatedTextSize(const Snapshot& snapshot) {
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   const Palette p = MakePalette(options.color);
   std::string out;
-  out.reserve(EstimatedTextSize(snapshot));
+  // '  File "", line N, in ' and colours; the source line and a line of carets.
+  out.reserve(EstimatedSize(snapshot, 48, 2));
   SourceLinesDrawn drawn;
   const bool several_interpreters = snapshot.interpreters.size() > 1;
   bool first_thread = true;
@@ -393,6 +394,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
   // Written one thread at a time: a document of a few hundred thousand frames never
   // exists as one tree in memory (tests/walk_test.cc, WorkAmplification).
   std::string out = "{\"python\":";
+  // The keys and punctuation of a Python frame's object; its source line with --source.
+  out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0));
   out += Dump({{"version", snapshot.python.version.ToString()},
                {"hexversion", snapshot.python.version.hexversion},
                {"free_threaded", snapshot.python.free_threaded}});
@@ -402,32 +405,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
     out += fmt::format("{}{{\"id\":{},\"threads\":[", i ? "," : "", interp.id);
     for (size_t t = 0; t < interp.threads.size(); ++t) {
       const Thread& thread = interp.threads[t];
-      // Each frame written as it is made: one thread of 65,536 frames is never a tree.
-      std::string frames = "[";
-      auto add = [&frames](const Json& frame) {
-        if (frames.size() > 1) frames += ',';
-        frames += Dump(frame);
-      };
       const size_t shown = ShownFrames(thread, options);
-      for (size_t i = 0; i < shown; ++i) {
-        const Frame& frame = thread.frames[i];
-        if (frame.kind == FrameKind::kGc) {
-          add({{"kind", FrameKindName(frame.kind)}});
-          continue;
-        }
-        if (frame.kind == FrameKind::kNative) {
-          const NativeFrame& native = NativeOf(frame);
-          add({{"kind", FrameKindName(frame.kind)},
-               {"index", frame.native_index},
-               {"pc", fmt::format("{:#x}", native.pc)},
-               {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
-               {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
-          continue;
-        }
-        frames += frames.size() > 1 ? "," : "";
-        AppendPythonFrameJson(frames, frame, options.json_source);
-      }
-      frames += ']';
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
                     {"python_id", thread.python_id ? Json(*thread.python_id) : Json(nullptr)},
                     {"name", OptionalText(thread.name)},
@@ -447,9 +425,28 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";
       }
       if (t) out += ',';
-      std::string text = Dump(entry);  // an object: "frames" goes before its closing brace
-      text.insert(text.size() - 1, ",\"frames\":" + frames);
-      out += text;
+      out += Dump(entry);  // an object: "frames" goes before its closing brace
+      out.pop_back();
+      // Each frame written into the document as it is made: one thread of 65,536
+      // frames is never a tree, nor a second string.
+      out += ",\"frames\":[";
+      for (size_t f = 0; f < shown; ++f) {
+        const Frame& frame = thread.frames[f];
+        if (f) out += ',';
+        if (frame.kind == FrameKind::kGc) {
+          out += Dump({{"kind", FrameKindName(frame.kind)}});
+        } else if (frame.kind == FrameKind::kNative) {
+          const NativeFrame& native = NativeOf(frame);
+          out += Dump({{"kind", FrameKindName(frame.kind)},
+                       {"index", frame.native_index},
+                       {"pc", fmt::format("{:#x}", native.pc)},
+                       {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
+                       {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
+        } else {
+          AppendPythonFrameJson(out, frame, options.json_source);
+        }
+      }
+      out += "]}";
     }
     out += "]}";
   }
@@ -463,7 +460,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                                   {"session_kept", options.session_kept},
                                   {"work", options.work ? WorkStatsJson(*options.work) : Json(nullptr)}});
   }
-  return out + "}\n";
+  out += "}\n";
+  return out;
 }
 
 }  // namespace pyunwind
