@@ -154,6 +154,7 @@ def _pyunwind_setup():
             self.decoder = new_decoder()  # of the output written while the command runs
             self.interrupted = False
             self.keep = {}  # buffers handed to the library, by callback name
+            self.threads_by_id = None  # {OS thread id: InferiorThread}, made on first use
             # The PID whose /proc/PID/mem the library may read: only a native
             # inferior's is sure to be this host's process of that PID.
             self.live_pid = 0
@@ -164,6 +165,14 @@ def _pyunwind_setup():
                     self.live_pid = self.pid
             except Exception:
                 self.live_pid = 0
+
+        def thread(self, thread_id):
+            """The thread with OS thread id `thread_id`, or None. The library asks thread by
+            thread: one pass over GDB's list per command, not one per question (1,000
+            threads would be a million steps)."""
+            if self.threads_by_id is None:
+                self.threads_by_id = {os_thread_id(t): t for t in self.inferior.threads()}
+            return self.threads_by_id.get(thread_id)
 
         def text(self, name, value):
             buf = ctypes.create_string_buffer(value.encode("utf-8", "replace"))
@@ -207,11 +216,7 @@ def _pyunwind_setup():
         def native_frames(self, thread_id):
             """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
             Switches to the thread if it is not the selected one, and back."""
-            thread = None
-            for t in self.inferior.threads():
-                if os_thread_id(t) == thread_id:
-                    thread = t
-                    break
+            thread = self.thread(thread_id)
             if thread is None or not thread.is_valid():
                 return ""
             selected = gdb.selected_thread()
@@ -257,10 +262,8 @@ def _pyunwind_setup():
         def thread_name(self, thread_id):
             """InferiorThread.name: the user's name, else the OS's (comm of a live
             thread); None for a core's threads."""
-            for t in self.inferior.threads():
-                if os_thread_id(t) == thread_id:
-                    return t.name or ""
-            return ""
+            thread = self.thread(thread_id)
+            return (thread.name or "") if thread is not None else ""
 
     # The callbacks see the running session through this one slot; commands
     # run one at a time on GDB's main thread.
