@@ -85,12 +85,8 @@ void ValueFormatter::ReadBuiltins() {
 bool ValueFormatter::IsNone(uint64_t address) {
   if (none_ != 0) return address == none_;
   if (auto type = objects_.TypeOf(address); type.ok()) {
-    if (auto name = objects_.TypeNameOfType(*type); name.ok()) {
-      const Layout& l = objects_.layout();
-      auto flags = l.type.tp_flags == kAbsent
-                       ? std::optional<uint64_t>(0)
-                       : objects_.memory().ReadValue<uint64_t>(*type + l.type.tp_flags);
-      const bool none = *name == "NoneType" && flags && !(*flags & kHeapType);
+    if (auto info = ReadTypeInfo(*type); info.ok() && info->named) {
+      const bool none = info->kind == Kind::kNone;
       if (none) none_ = address;
       return none;
     }
@@ -105,9 +101,15 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeOf(uint64_t address) {
 }
 
 Result<ValueFormatter::TypeInfo> ValueFormatter::TypeInfoAt(uint64_t type) {
-  if (!Aligned(type)) return MakeError(fmt::format("bad type pointer {:#x}", type));
   ReadBuiltins();
   if (auto found = types_.find(type); found != types_.end()) return found->second;
+  PYU_ASSIGN_OR_RETURN(TypeInfo info, ReadTypeInfo(type));
+  if (types_.size() < 4096) types_.emplace(type, info);
+  return info;
+}
+
+Result<ValueFormatter::TypeInfo> ValueFormatter::ReadTypeInfo(uint64_t type) {
+  if (!Aligned(type)) return MakeError(fmt::format("bad type pointer {:#x}", type));
   const Layout& l = objects_.layout();
   RemoteMemory& memory = objects_.memory();
   TypeInfo info;
@@ -137,7 +139,6 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::TypeInfoAt(uint64_t type) {
     if (info.name == name && l.type.tp_flags != kAbsent && !(info.flags & flag)) kind = Kind::kOther;
   }
   info.kind = kind;
-  if (types_.size() < 4096) types_.emplace(type, info);
   return info;
 }
 

@@ -96,6 +96,8 @@ class ValueFormatter {
   Status AppendStr(uint64_t address, std::string& out);
   // Reads the builtins dict UseBuiltinsOf named, the first time only.
   void ReadBuiltins();
+  // The type object at `type` as its own memory describes it: no builtins, no cache.
+  Result<TypeInfo> ReadTypeInfo(uint64_t type);
   bool Full(const std::string& out) const { return out.size() > limits_.max_length; }
 
   ObjectReader& objects_;
