@@ -139,6 +139,11 @@ def _pyunwind_setup():
             lib.pyunwind_free(result)
 
     symbol_name = re.compile(r"^[A-Za-z_][A-Za-z0-9_.$@]*$")
+    # `info address NAME` of a variable in static storage, with and without debug
+    # info, in GDB's own (English) words; translated, it does not match and the
+    # symbol look-ups answer.
+    static_storage = re.compile(r'^Symbol "([^"]+)" is (?:static storage at address|at) '
+                                r'(0x[0-9a-f]+)(?: in a file compiled without debugging)?\.$')
 
     def os_thread_id(thread):
         """The LWP, as the core numbers threads (the pid without libthread_db)."""
@@ -191,6 +196,16 @@ def _pyunwind_setup():
         def symbol(self, name):
             if not symbol_name.match(name):
                 return None
+            # 0.1 ms, where Symbol.value() of _PyRuntime first builds its type from the
+            # debug info (1 ms). The core checks what it finds there (a static of the
+            # same name in the selected frame's scope would be named first).
+            try:
+                said = static_storage.match(
+                    gdb.execute("info address " + name, to_string=True).strip())
+                if said and said.group(1) == name:
+                    return int(said.group(2), 16)
+            except gdb.error:
+                pass
             for lookup in (gdb.lookup_global_symbol, getattr(gdb, "lookup_static_symbol", None)):
                 if lookup is None:
                     continue
