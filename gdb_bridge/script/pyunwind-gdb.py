@@ -111,7 +111,11 @@ def _pyunwind_setup():
     libc = ctypes.CDLL(None)
     libc.strlen.restype = ctypes.c_size_t
     libc.strlen.argtypes = [ctypes.c_void_p]
-    WRITE_CHUNK = 1 << 20
+    # gdb.write takes 64 KiB at a time: each piece is copied four times on its way
+    # out (bytes, str, GDB's string, its printf), and a 1 MiB piece is both fresh
+    # memory each time and 16 times a pipe's buffer. py-bt --all on 3,069 frames
+    # (443 KB) to a pipe: 1 MiB pieces 2.8 ms, 64 KiB 1.3-1.6 ms (bench/README.md).
+    WRITE_CHUNK = 1 << 16
 
     def new_decoder():
         """UTF-8 decoding of output that comes in pieces: decoding them one after the
@@ -119,22 +123,26 @@ def _pyunwind_setup():
         pieces included)."""
         return codecs.getincrementaldecoder("utf-8")("replace")
 
+    def write_pieces(text, size, decoder, final):
+        """gdb.write of `size` bytes at address `text`, WRITE_CHUNK at a time: a large
+        output (py-tasks --tree on 100,000 tasks) is never one Python bytes, one str and
+        one GDB copy at once. `final`: the decoder gives back what it holds (the end of
+        a character cut between two pieces)."""
+        start = 0
+        while True:  # once at least: the decoder may hold the end of a piece before
+            n = min(WRITE_CHUNK, size - start)
+            last = start + n >= size
+            gdb.write(decoder.decode(ctypes.string_at(text + start, n), final and last))
+            if last:
+                break
+            start += n
+
     def write_text(result, decoder):
-        """gdb.write of a library string, 1 MiB at a time, then frees it: a large output
-        (py-tasks --tree on 100,000 tasks) is never one Python bytes, one str and one GDB
-        copy at once."""
+        """Writes a library string (write_pieces), then frees it."""
         if not result:
             raise gdb.GdbError("pyunwind: out of memory")
         try:
-            size = libc.strlen(result)
-            start = 0
-            while True:  # once at least: the decoder may hold the end of a piece before
-                n = min(WRITE_CHUNK, size - start)
-                final = start + n >= size
-                gdb.write(decoder.decode(ctypes.string_at(result + start, n), final))
-                if final:
-                    break
-                start += n
+            write_pieces(result, libc.strlen(result), decoder, True)
         finally:
             lib.pyunwind_free(result)
 
@@ -304,7 +312,7 @@ def _pyunwind_setup():
         return lambda session, *args: session.text(name, getattr(session, name)(*args))
 
     def write_output(session, text, size):
-        gdb.write(session.decoder.decode(ctypes.string_at(text, size)))
+        write_pieces(text, size, session.decoder, False)
 
     def symbol(session, name, out):
         address = session.symbol(name.decode("utf-8", "replace"))
