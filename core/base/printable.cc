@@ -53,7 +53,20 @@ bool IsFormatControl(uint32_t c) {
 std::string PrintableText(std::string_view text) {
   std::string out;
   out.reserve(text.size());
+  AppendPrintable(out, text);
+  return out;
+}
+
+void AppendPrintable(std::string& out, std::string_view text) {
   for (size_t i = 0; i < text.size();) {
+    // Most text is printable ASCII: append each run of it at once.
+    size_t run = i;
+    while (run < text.size() && text[run] >= 0x20 && text[run] < 0x7F) ++run;
+    if (run > i) {
+      out.append(text.substr(i, run - i));
+      i = run;
+      continue;
+    }
     uint32_t c = 0;
     const size_t length = DecodeUtf8(text, i, c);
     if (length == 0) {
@@ -76,7 +89,6 @@ std::string PrintableText(std::string_view text) {
     }
     i += length;
   }
-  return out;
 }
 
 }  // namespace pyunwind

@@ -17,5 +17,7 @@ namespace pyunwind {
 // backslash stays a backslash: the output is for people, not for parsing
 // (JSON output escapes on its own).
 std::string PrintableText(std::string_view text);
+// The same appended to `out`, with no string of its own.
+void AppendPrintable(std::string& out, std::string_view text);
 
 }  // namespace pyunwind

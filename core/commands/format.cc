@@ -1,13 +1,15 @@
 #include "core/commands/format.h"
 
+#include <fmt/compile.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <iterator>
+#include <map>
 
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -175,6 +177,28 @@ std::string_view ExceptionStateName(ExceptionState state) {
   return "unknown";
 }
 
+// '  File "FILE", line N, in QUALNAME' and its line end, in the palette's colours.
+// Appended piece by piece: it is most of a deep stack's text.
+void AppendFrameLine(std::string& out, const Frame& frame, const Palette& p) {
+  out += "  File \"";
+  out += p.file;
+  AppendPrintable(out, frame.filename);
+  out += p.reset;
+  out += "\", line ";
+  out += p.line;
+  if (frame.line) {
+    fmt::format_to(std::back_inserter(out), FMT_COMPILE("{}"), *frame.line);
+  } else {
+    out += '?';
+  }
+  out += p.reset;
+  out += ", in ";
+  out += p.name;
+  AppendPrintable(out, frame.qualname);
+  out += p.reset;
+  out += '\n';
+}
+
 std::string FrameHeader(const Frame& frame, size_t index) {
   return fmt::format("#{} File \"{}\", line {}, in {}\n", index, PrintableText(frame.filename),
                      frame.line ? std::to_string(*frame.line) : "?", PrintableText(frame.qualname));
@@ -222,27 +246,26 @@ namespace {
 class SourceLinesDrawn {
  public:
   const std::string& Lines(const Frame& frame, TracebackCaretRules rules) {
-    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f", Field(frame.line), Field(frame.end_line),
-                                  Field(frame.column), Field(frame.end_column));
-    key += frame.source->line;
-    for (const std::string& line : frame.source->span_lines) key += "\n" + line;
-    auto [it, added] = drawn_.try_emplace(std::move(key));
+    // Frames at the same lines share one SourceText (AddSourceLines).
+    const Key key{frame.source.get(), frame.line, frame.end_line, frame.column, frame.end_column};
+    auto [it, added] = drawn_.try_emplace(key);
     if (added) {
       const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
       std::vector<std::string> lines = {frame.source->line};
       lines.insert(lines.end(), frame.source->span_lines.begin(), frame.source->span_lines.end());
       for (const std::string& text : TracebackSourceLines(lines, position, rules)) {
-        it->second += "    " + PrintableText(text) + "\n";
+        it->second += "    ";
+        AppendPrintable(it->second, text);
+        it->second += '\n';
       }
     }
     return it->second;
   }
 
  private:
-  static std::string Field(const std::optional<int>& value) {
-    return value ? std::to_string(*value) : "-";
-  }
-  std::unordered_map<std::string, std::string> drawn_;
+  using Key = std::tuple<const SourceText*, std::optional<int>, std::optional<int>,
+                         std::optional<int>, std::optional<int>>;
+  std::map<Key, std::string> drawn_;
 };
 
 // About the size of a stack's text or JSON, for one allocation up front: a deep stack's
@@ -303,10 +326,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
                              native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
           continue;
         }
-        out += fmt::format("  File \"{}{}{}\", line {}{}{}, in {}{}{}\n", p.file,
-                           PrintableText(frame.filename), p.reset, p.line,
-                           frame.line ? std::to_string(*frame.line) : "?", p.reset, p.name,
-                           PrintableText(frame.qualname), p.reset);
+        AppendFrameLine(out, frame, p);
         if (frame.source) out += drawn.Lines(frame, snapshot.python.caret_rules);
         // Under the frame, as GDB's libpython py-bt shows the C call it is in.
         if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
