@@ -47,7 +47,7 @@ std::vector<fs::path> ThreadsCores() {
 std::vector<std::string> EntryNames(const Thread& thread) {
   std::vector<std::string> names;
   for (const Frame& f : thread.frames) {
-    if (f.is_entry) names.push_back(f.qualname);
+    if (f.is_entry) names.push_back(f.qualname());
   }
   return names;
 }
@@ -83,7 +83,7 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
       if (thread->frames.empty()) continue;
       EXPECT_TRUE(thread->frames.back().is_entry) << role << ": the outermost frame";
       EXPECT_FALSE(thread->frames.front().is_entry && thread->frames.size() > 1 &&
-                   thread->frames.front().qualname == "park_forever")
+                   thread->frames.front().qualname() == "park_forever")
           << role << ": park_forever is called from Python";
       const std::vector<std::string> entries = EntryNames(*thread);
       if (role == "main") {
@@ -104,14 +104,14 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
 
 Frame Py(const std::string& name, bool entry) {
   Frame f;
-  f.qualname = f.name = name;
+  f.code_names = std::make_shared<const CodeNames>(CodeNames{"", name, name});
   f.is_entry = entry;
   return f;
 }
 
 std::vector<std::string> Names(const MergedStack& m) {
   std::vector<std::string> names;
-  for (const Frame& f : m.frames) names.push_back(f.kind == FrameKind::kNative ? "#" + f.native->function : f.qualname);
+  for (const Frame& f : m.frames) names.push_back(f.kind == FrameKind::kNative ? "#" + f.native->function : f.qualname());
   return names;
 }
 

@@ -168,7 +168,7 @@ TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
   const size_t frames = kMaxTracebackSpanLinesPerCommand / 4001 + 2;
   for (size_t k = 0; k < frames; ++k) {
     Frame frame;
-    frame.filename = path;
+    frame.code_names = std::make_shared<const CodeNames>(CodeNames{path, "", ""});
     frame.line = 1;
     frame.end_line = 4002;
     frame.column = 4;

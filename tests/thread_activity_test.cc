@@ -22,8 +22,7 @@ std::vector<NativeFrame> Stack(std::vector<std::string> functions) {
 
 Frame PythonFrame(const std::string& qualname) {
   Frame f;
-  f.qualname = qualname;
-  f.name = qualname;
+  f.code_names = std::make_shared<const CodeNames>(CodeNames{"", qualname, qualname});
   return f;
 }
 

@@ -53,12 +53,6 @@ struct AsyncTask {
   bool done() const { return state == TaskState::kCancelled || state == TaskState::kFinished; }
 };
 
-struct CodeNames {
-  std::string filename;
-  std::string name;      // co_name
-  std::string qualname;  // co_qualname
-};
-
 struct AsyncSnapshot {
   PythonInfo python;
   bool asyncio_imported = false;

@@ -73,7 +73,7 @@ void TaskReader::ReadTask(uint64_t address, AsyncTask& task) {
 
 void TaskReader::KeepNames(uint64_t code_address, const CodeInfo& code) {
   if (out_.codes.count(code_address)) return;
-  out_.codes.emplace(code_address, CodeNames{code.filename, code.name, code.qualname});
+  out_.codes.emplace(code_address, *code.names);
 }
 
 std::string TaskReader::ReadName(uint64_t task) {

@@ -182,7 +182,7 @@ std::string_view ExceptionStateName(ExceptionState state) {
 void AppendFrameLine(std::string& out, const Frame& frame, const Palette& p) {
   out += "  File \"";
   out += p.file;
-  AppendPrintable(out, frame.filename);
+  AppendPrintable(out, frame.filename());
   out += p.reset;
   out += "\", line ";
   out += p.line;
@@ -194,14 +194,14 @@ void AppendFrameLine(std::string& out, const Frame& frame, const Palette& p) {
   out += p.reset;
   out += ", in ";
   out += p.name;
-  AppendPrintable(out, frame.qualname);
+  AppendPrintable(out, frame.qualname());
   out += p.reset;
   out += '\n';
 }
 
 std::string FrameHeader(const Frame& frame, size_t index) {
-  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, PrintableText(frame.filename),
-                     frame.line ? std::to_string(*frame.line) : "?", PrintableText(frame.qualname));
+  return fmt::format("#{} File \"{}\", line {}, in {}\n", index, PrintableText(frame.filename()),
+                     frame.line ? std::to_string(*frame.line) : "?", PrintableText(frame.qualname()));
 }
 
 std::string LocalsText(const Frame& frame, const std::string& indent) {
@@ -228,10 +228,10 @@ std::string LocalsText(const Frame& frame, const std::string& indent) {
 
 std::string FormatLocalsJson(const Frame& frame, size_t index) {
   Json doc = {{"frame", {{"index", index},
-                         {"filename", frame.filename},
+                         {"filename", frame.filename()},
                          {"line", frame.line ? Json(*frame.line) : Json(nullptr)},
-                         {"name", frame.name},
-                         {"qualname", frame.qualname}}},
+                         {"name", frame.name()},
+                         {"qualname", frame.qualname()}}},
               {"locals", LocalsJson(frame)}};
   if (frame.locals && frame.locals->error) doc["locals_error"] = *frame.locals->error;
   if (frame.locals && frame.locals->not_shown > 0) doc["locals_not_shown"] = frame.locals->not_shown;
@@ -281,7 +281,7 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
     for (const Thread& thread : interp.threads) {
       size += kPerThread;
       for (const Frame& frame : thread.frames) {
-        size += per_frame + frame.filename.size() + frame.name.size() + frame.qualname.size();
+        size += per_frame + frame.filename().size() + frame.name().size() + frame.qualname().size();
         if (frame.native) size += frame.native->function.size() + frame.native->module.size();
         if (frame.source) size += source_copies * (frame.source->line.size() + 8);
         if (frame.calling) size += frame.calling->size() + 8;
@@ -375,13 +375,13 @@ void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_sourc
     }
   };
   out += "{\"filename\":";
-  AppendJsonString(out, frame.filename);
+  AppendJsonString(out, frame.filename());
   out += ",\"line\":";
   number(frame.line);
   out += ",\"name\":";
-  AppendJsonString(out, frame.name);
+  AppendJsonString(out, frame.name());
   out += ",\"qualname\":";
-  AppendJsonString(out, frame.qualname);
+  AppendJsonString(out, frame.qualname());
   out += ",\"kind\":";
   AppendJsonString(out, FrameKindName(frame.kind));
   out += ",\"end_line\":";

@@ -105,7 +105,7 @@ Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
 std::string DescribeFrame(const Frame& frame, size_t index) {
   std::string out = FrameHeader(frame, index);
   if (frame.line) {
-    if (auto source = SourceLine(frame.filename, *frame.line)) {
+    if (auto source = SourceLine(frame.filename(), *frame.line)) {
       size_t start = source->find_first_not_of(" \t");
       out += "    " + (start == std::string::npos ? std::string() : PrintableText(source->substr(start))) + "\n";
     }
@@ -172,12 +172,12 @@ std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context)
     const std::optional<size_t> native = stack->merged.native_of_python[i];
     if (!native) continue;
     std::string& text = by_native[*native];
-    const size_t slash = python[i].filename.rfind('/');
+    const size_t slash = python[i].filename().rfind('/');
     text += fmt::format("{}{} at {}:{}", text.empty() ? "" : ", ",
-                        PrintableText(python[i].qualname),
+                        PrintableText(python[i].qualname()),
                         PrintableText(slash == std::string::npos
-                                          ? python[i].filename
-                                          : python[i].filename.substr(slash + 1)),
+                                          ? python[i].filename()
+                                          : python[i].filename().substr(slash + 1)),
                         python[i].line ? std::to_string(*python[i].line) : "?");
   }
   return by_native;

@@ -82,7 +82,7 @@ CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& c
     const Layout& l = objects.layout();
     ValueFormatter values(objects, options.limits);
     values.UseBuiltinsOf(selected.interp);
-    const std::string where = fmt::format("frame #{} ({})", selected.index, frame.qualname);
+    const std::string where = fmt::format("frame #{} ({})", selected.index, frame.qualname());
     auto show = [&](const char* scope, uint64_t object) {
       auto repr = values.Repr(object);
       if (!repr.ok()) {

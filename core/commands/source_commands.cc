@@ -100,23 +100,23 @@ CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& co
     const int current = frame.line.value_or(0);
     if (!start && !frame.line) {
       return Failure(fmt::format("py-list: frame {} ({}) has no line number", selected.index,
-                                 frame.qualname));
+                                 frame.qualname()));
     }
     const int first = start ? static_cast<int>(*start) : current - 5;
     const int last = start ? static_cast<int>(*end) : current + 5;
-    auto listing = ListSource(frame.filename, first, last, current);
+    auto listing = ListSource(frame.filename(), first, last, current);
     // The qualified name and the path (also inside the error) are the target's choice.
     if (!listing.ok()) {
       return CommandOutput{
           fmt::format("The source of frame {} ({}, line {}) is not on this machine: {}\n",
-                      selected.index, PrintableText(frame.qualname),
+                      selected.index, PrintableText(frame.qualname()),
                       frame.line ? std::to_string(current) : "?",
                       PrintableText(listing.error().message)),
           false};
     }
     if (listing->empty()) {
       return CommandOutput{fmt::format("'{}' has no lines {} to {}\n",
-                                       PrintableText(frame.filename), std::max(first, 1), last),
+                                       PrintableText(frame.filename()), std::max(first, 1), last),
                            false};
     }
     return CommandOutput{*listing, false};

@@ -44,7 +44,7 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     for (const Thread& thread : interp.threads) {
       for (const Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-        int& last = last_line[frame.filename];
+        int& last = last_line[frame.filename()];
         last = std::max(last, LastSpanLine(frame));
       }
     }
@@ -62,7 +62,7 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     for (Thread& thread : interp.threads) {
       for (Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-        auto found = files.find(frame.filename);
+        auto found = files.find(frame.filename());
         if (found == files.end() || !found->second) continue;
         const SourceLines& source = *found->second;
         const size_t index = static_cast<size_t>(*frame.line - source.first);

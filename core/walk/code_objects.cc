@@ -78,13 +78,15 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
     return MakeError(fmt::format("cannot read the code object at {:#x}", address));
   }
   CodeInfo info;
-  PYU_ASSIGN_OR_RETURN(info.filename, objects_.ReadString(FieldAt<uint64_t>(raw, c.filename)));
-  PYU_ASSIGN_OR_RETURN(info.name, objects_.ReadString(FieldAt<uint64_t>(raw, c.name)));
+  CodeNames names;
+  PYU_ASSIGN_OR_RETURN(names.filename, objects_.ReadString(FieldAt<uint64_t>(raw, c.filename)));
+  PYU_ASSIGN_OR_RETURN(names.name, objects_.ReadString(FieldAt<uint64_t>(raw, c.name)));
   if (c.qualname != kAbsent) {
-    PYU_ASSIGN_OR_RETURN(info.qualname, objects_.ReadString(FieldAt<uint64_t>(raw, c.qualname)));
+    PYU_ASSIGN_OR_RETURN(names.qualname, objects_.ReadString(FieldAt<uint64_t>(raw, c.qualname)));
   } else {
-    info.qualname = info.name;
+    names.qualname = names.name;
   }
+  info.names = std::make_shared<const CodeNames>(std::move(names));
   info.first_line = FieldAt<int32_t>(raw, c.firstlineno);
   info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
   info.bytecode_address = address + c.code_adaptive;

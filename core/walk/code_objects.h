@@ -9,14 +9,13 @@
 #include <vector>
 
 #include "core/walk/location_table.h"
+#include "core/walk/model.h"
 #include "core/objects/objects.h"
 
 namespace pyunwind {
 
 struct CodeInfo {
-  std::string filename;
-  std::string name;
-  std::string qualname;
+  std::shared_ptr<const CodeNames> names;  // never null
   int first_line = 0;
   uint64_t bytecode_address = 0;  // co_code_adaptive
   int32_t first_traceable = 0;    // 3.11, 3.12: instructions before it set the frame up

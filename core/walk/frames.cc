@@ -147,9 +147,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
   for (const ChainedFrame& chained : chain) {
     const CodeInfo& info = *chained.code;
     Frame& out = thread.frames.emplace_back();
-    out.filename = info.filename;
-    out.name = info.name;
-    out.qualname = info.qualname;
+    out.code_names = info.names;
     const SourcePosition source =
         PositionForInstruction(info.lines, info.first_line, chained.instruction_index);
     out.line = source.line;

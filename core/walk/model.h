@@ -51,11 +51,22 @@ enum class FrameKind {
   kGc,      // "<GC>": the thread is inside a garbage collection (innermost entry)
 };
 
-struct Frame {
-  FrameKind kind = FrameKind::kPython;
-  std::string filename;
+// A code object's names: read once per code object (core/walk/code_objects.h)
+// and shared by every frame that runs it.
+struct CodeNames {
+  std::string filename;  // co_filename
   std::string name;      // co_name
   std::string qualname;  // co_qualname
+};
+
+struct Frame {
+  FrameKind kind = FrameKind::kPython;
+  // The names of the code the frame runs; null in a frame that runs none
+  // (native, <GC>), whose names are empty.
+  std::shared_ptr<const CodeNames> code_names;
+  const std::string& filename() const { return Names().filename; }
+  const std::string& name() const { return Names().name; }
+  const std::string& qualname() const { return Names().qualname; }
   std::optional<int> line;  // null only where the location table has none
   // The rest of co_positions() for the instruction running (PEP 657): the
   // expression's last line and its columns (0-based UTF-8 byte offsets).
@@ -78,6 +89,11 @@ struct Frame {
   // stack, and the debugger's number for the frame.
   std::shared_ptr<const NativeFrame> native;
   size_t native_index = 0;
+
+  const CodeNames& Names() const {
+    static const CodeNames kNone;
+    return code_names ? *code_names : kNone;
+  }
 };
 
 // Whether a thread is blocked in a known wait (a lock, a condition, sleep,

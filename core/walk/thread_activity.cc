@@ -117,7 +117,7 @@ bool IsPythonWait(const Frame& frame) {
       "Thread._wait_for_tstate_lock", "Condition.wait", "Event.wait",
       "EpollSelector.select", "PollSelector.select", "SelectSelector.select",
       "DevpollSelector.select", "KqueueSelector.select", "_PollLikeSelector.select"};
-  const std::string_view qualname = frame.qualname;
+  const std::string_view qualname = frame.qualname();
   for (std::string_view wait : kWaits) {
     if (qualname == wait) return true;
   }
