@@ -23,6 +23,7 @@
 #include "core/commands/commands.h"
 #include "core/commands/stop_cache.h"
 #include "lldb_plugin/args.h"
+#include "lldb_plugin/command_line_output.h"
 #include "lldb_plugin/frame_provider.h"
 #include "lldb_plugin/lldb_target.h"
 #include "lldb_plugin/sb_api.h"
@@ -164,7 +165,11 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
     if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
-    if (!output.text.empty()) Print(result, output.text);
+    if (!output.text.empty()) {
+      // Pieces handed over already (py-tasks --json) are in the result: LLDB prints them all.
+      if (!printed) WriteThroughWhenTyped(debugger, result);
+      Print(result, output.text);
+    }
     result.SetStatus(output.text.empty() && !printed ? lldb::eReturnStatusSuccessFinishNoResult
                                                      : lldb::eReturnStatusSuccessFinishResult);
     return true;

@@ -1,0 +1,83 @@
+// A command LLDB's command line runs writes its text straight to the debugger's output
+// (lldb_plugin/command_line_output.h); a command a script runs through HandleCommand keeps it
+// in the result only. In every LLDB major, on a live Debian 3.11 threads scenario: a `script`
+// `py-bt --all` is typed; then a `script` line runs `py-bt --all` through
+// SBCommandInterpreter::HandleCommand and prints how many tracebacks its result holds. The console must show the typed
+// command's tracebacks once (not the script's as well), and the result the same number.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <regex>
+#include <string>
+
+#include "tests/e2e/harness.h"
+#include "tests/e2e/lldb_versions.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+const char* const kTraceback = "Traceback (most recent call first):";
+
+// Lines that are `line` exactly (LLDB's echo of the `script` command also holds the words).
+size_t CountLines(const std::string& text, const std::string& line) {
+  const std::string whole = "\n" + line + "\n";
+  size_t n = 0;
+  for (size_t at = text.find(whole); at != std::string::npos; at = text.find(whole, at + 1)) ++n;
+  return n;
+}
+
+class CommandLineOutput : public ::testing::TestWithParam<int> {
+ public:
+  static void TearDownTestSuite() { scenario_.reset(); }
+
+ protected:
+  static ScenarioWithCore* scenario() {
+    if (!scenario_) scenario_ = std::make_unique<ScenarioWithCore>();
+    return scenario_.get();
+  }
+  static std::unique_ptr<ScenarioWithCore> scenario_;
+};
+std::unique_ptr<ScenarioWithCore> CommandLineOutput::scenario_;
+
+TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
+  std::string why;
+  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
+  if (!lldb) GTEST_SKIP() << why;
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Scenario* s = scenario()->Start(kDebianPython, "threads", &error);
+  ASSERT_NE(s, nullptr) << error;
+  Target target;
+  target.pid = s->pid();
+
+  const RunResult r = RunLldb(
+      *lldb, *install, target,
+      {"py-bt --all",
+       // Last: where LLDB's Python does not run, the failed `script` ends the batch.
+       "script r = lldb.SBCommandReturnObject(); "
+       "lldb.debugger.GetCommandInterpreter().HandleCommand('py-bt --all', r); "
+       "print('captured tracebacks:', r.GetOutput().count('" + std::string(kTraceback) + "'))"});
+  ASSERT_TRUE(r.exited) << r.Describe();
+  const size_t typed = CountLines(r.out, kTraceback);
+  ASSERT_GT(typed, 0u) << "the typed py-bt --all printed no traceback\n" << r.Describe();
+
+  std::smatch captured;
+  const std::regex line("\ncaptured tracebacks: (\\d+)\n");
+  if (!std::regex_search(r.out, captured, line)) {
+    // The typed command was still checked above.
+    GTEST_SKIP() << lldb->version << ": its embedded Python does not run here (no result "
+                 << "line from the `script` command)";
+  }
+  EXPECT_EQ(std::stoul(captured[1]), typed) << r.Describe();
+  EXPECT_EQ(typed, s->truth().at("threads").size())
+      << "the console shows the script's py-bt --all as well\n" << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Majors, CommandLineOutput, ::testing::ValuesIn(TestedLldbMajors()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return "lldb" + std::to_string(info.param);
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
