@@ -35,11 +35,19 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
   auto finish_line = [&] {
     if (number >= out.first && number <= last) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      out.lines.push_back(cut ? line + "..." : line);
+      if (cut) line += "...";
+      out.lines.push_back(std::move(line));
     }
     line.clear();
     cut = false;
     ++number;
+  };
+  // Keeps `piece` of the current line, up to kMaxSourceLineLength of it.
+  auto keep = [&](const char* piece, size_t size) {
+    if (number < out.first || size == 0) return;
+    const size_t room = kMaxSourceLineLength - std::min(line.size(), kMaxSourceLineLength);
+    line.append(piece, std::min(size, room));
+    cut = cut || size > room;
   };
   while (number <= last && total < kMaxSourceFileBytes) {
     const ssize_t n = read(file.fd(), buffer, sizeof buffer);
@@ -47,16 +55,14 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
     if (n < 0) return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
     if (n == 0) break;
     total += static_cast<uint64_t>(n);
-    for (ssize_t i = 0; i < n && number <= last; ++i) {
-      if (buffer[i] == '\n') {
-        finish_line();
-      } else if (number >= out.first) {
-        if (line.size() < kMaxSourceLineLength) {
-          line += buffer[i];
-        } else {
-          cut = true;
-        }
-      }
+    const char* at = buffer;
+    const char* const end = buffer + n;
+    while (at < end && number <= last) {
+      const char* newline = static_cast<const char*>(std::memchr(at, '\n', end - at));
+      keep(at, (newline ? newline : end) - at);
+      if (newline == nullptr) break;
+      finish_line();
+      at = newline + 1;
     }
   }
   if (!line.empty() && number <= last) finish_line();  // a last line without '\n'
