@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/shared_scenario.h"
 #include "tests/e2e/lldb_versions.h"
 
 namespace pyunwind_e2e {
@@ -26,18 +27,7 @@ size_t CountLines(const std::string& text, const std::string& line) {
   return n;
 }
 
-class CommandLineOutput : public ::testing::TestWithParam<int> {
- public:
-  static void TearDownTestSuite() { scenario_.reset(); }
-
- protected:
-  static ScenarioWithCore* scenario() {
-    if (!scenario_) scenario_ = std::make_unique<ScenarioWithCore>();
-    return scenario_.get();
-  }
-  static std::unique_ptr<ScenarioWithCore> scenario_;
-};
-std::unique_ptr<ScenarioWithCore> CommandLineOutput::scenario_;
+class CommandLineOutput : public WithSharedScenario<CommandLineOutput, int> {};
 
 TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
   std::string why;

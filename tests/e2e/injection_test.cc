@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/shared_scenario.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -45,18 +46,7 @@ std::string RawControlBytes(const std::string& text) {
   return found;
 }
 
-class Injection : public ::testing::TestWithParam<Case> {
- public:
-  static void TearDownTestSuite() { scenario_.reset(); }
-
- protected:
-  static ScenarioWithCore* scenario() {
-    if (!scenario_) scenario_ = std::make_unique<ScenarioWithCore>();
-    return scenario_.get();
-  }
-  static std::unique_ptr<ScenarioWithCore> scenario_;
-};
-std::unique_ptr<ScenarioWithCore> Injection::scenario_;
+class Injection : public WithSharedScenario<Injection, Case> {};
 
 TEST_P(Injection, NoRawControlBytesAndEveryNameEscaped) {
   std::string error;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/shared_scenario.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -23,18 +24,7 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-class OutputPieces : public ::testing::TestWithParam<Debugger> {
- public:
-  static void TearDownTestSuite() { scenario_.reset(); }
-
- protected:
-  static ScenarioWithCore* scenario() {
-    if (!scenario_) scenario_ = std::make_unique<ScenarioWithCore>();
-    return scenario_.get();
-  }
-  static std::unique_ptr<ScenarioWithCore> scenario_;
-};
-std::unique_ptr<ScenarioWithCore> OutputPieces::scenario_;
+class OutputPieces : public WithSharedScenario<OutputPieces, Debugger> {};
 
 TEST_P(OutputPieces, WideCharactersCutBetweenPiecesComeOutWhole) {
   std::string error;
