@@ -6,7 +6,6 @@
 
 #include <iterator>
 #include <map>
-
 #include <optional>
 #include <string>
 #include <tuple>
