@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <tuple>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -245,11 +245,10 @@ namespace {
 class SourceLinesDrawn {
  public:
   const std::string& Lines(const Frame& frame, TracebackCaretRules rules) {
+    const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
     // Frames at the same lines share one SourceText (AddSourceLines).
-    const Key key{frame.source.get(), frame.line, frame.end_line, frame.column, frame.end_column};
-    auto [it, added] = drawn_.try_emplace(key);
+    auto [it, added] = drawn_.try_emplace({frame.source.get(), position});
     if (added) {
-      const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
       std::vector<std::string> lines = {frame.source->line};
       lines.insert(lines.end(), frame.source->span_lines.begin(), frame.source->span_lines.end());
       for (const std::string& text : TracebackSourceLines(lines, position, rules)) {
@@ -262,9 +261,7 @@ class SourceLinesDrawn {
   }
 
  private:
-  using Key = std::tuple<const SourceText*, std::optional<int>, std::optional<int>,
-                         std::optional<int>, std::optional<int>>;
-  std::map<Key, std::string> drawn_;
+  std::map<std::pair<const SourceText*, SourcePosition>, std::string> drawn_;
 };
 
 // About the size of a stack's text or JSON, for one allocation up front: a deep stack's

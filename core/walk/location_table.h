@@ -3,6 +3,7 @@
 // belongs to (what code.co_positions() gives).
 #pragma once
 
+#include <compare>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -29,6 +30,8 @@ struct SourcePosition {
   std::optional<int> end_line;
   std::optional<int> column;
   std::optional<int> end_column;
+
+  auto operator<=>(const SourcePosition&) const = default;
 };
 
 // Decodes a whole table once; malformed input ends the decoding early.
