@@ -19,14 +19,6 @@ namespace {
 
 const char* const kTraceback = "Traceback (most recent call first):";
 
-// Lines that are `line` exactly (LLDB's echo of the `script` command also holds the words).
-size_t CountLines(const std::string& text, const std::string& line) {
-  const std::string whole = "\n" + line + "\n";
-  size_t n = 0;
-  for (size_t at = text.find(whole); at != std::string::npos; at = text.find(whole, at + 1)) ++n;
-  return n;
-}
-
 class CommandLineOutput : public WithSharedScenario<CommandLineOutput, int> {};
 
 TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
@@ -49,7 +41,8 @@ TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
        "lldb.debugger.GetCommandInterpreter().HandleCommand('py-bt --all', r); "
        "print('captured tracebacks:', r.GetOutput().count('" + std::string(kTraceback) + "'))"});
   ASSERT_TRUE(r.exited) << r.Describe();
-  const size_t typed = CountLines(r.out, kTraceback);
+  // Whole lines: LLDB's echo of the `script` command holds the words too.
+  const size_t typed = Occurrences(r.out, "\n" + std::string(kTraceback) + "\n");
   ASSERT_GT(typed, 0u) << "the typed py-bt --all printed no traceback\n" << r.Describe();
 
   std::smatch captured;

@@ -877,6 +877,14 @@ std::vector<std::string> LinesContaining(const std::string& text, const std::str
   return lines;
 }
 
+size_t Occurrences(const std::string& text, const std::string& needle) {
+  size_t count = 0;
+  for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 std::string SanitizeName(const std::string& s) {
   std::string out;
   for (char c : s) out += (isalnum(static_cast<unsigned char>(c)) ? c : '_');

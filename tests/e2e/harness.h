@@ -274,6 +274,9 @@ std::string PyBtAllMismatch(Debugger d, const Install& install, const Target& ta
 
 // Lines of `text` containing `needle`.
 std::vector<std::string> LinesContaining(const std::string& text, const std::string& needle);
+// How many times `needle` occurs in `text`, overlapping occurrences counted ("\nX\n" twice in
+// "\nX\nX\n").
+size_t Occurrences(const std::string& text, const std::string& needle);
 
 // A name usable in a gtest test name (letters, digits, '_').
 std::string SanitizeName(const std::string& s);

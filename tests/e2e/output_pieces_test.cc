@@ -16,14 +16,6 @@ const std::string kWideChar = "\xF0\x9F\x98\x80";  // U+1F600 in UTF-8
 // The size of the GDB script's pieces (WRITE_CHUNK in pyunwind-gdb.py).
 constexpr size_t kGdbPieceBytes = 64 * 1024;
 
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) {
-    ++n;
-  }
-  return n;
-}
-
 class OutputPieces : public WithSharedScenario<OutputPieces, Debugger> {};
 
 TEST_P(OutputPieces, WideCharactersCutBetweenPiecesComeOutWhole) {
@@ -49,8 +41,8 @@ TEST_P(OutputPieces, WideCharactersCutBetweenPiecesComeOutWhole) {
   ASSERT_NE((kGdbPieceBytes - (first_char - text_start)) % kWideChar.size(), 0u)
       << "the first piece ends between two characters: the scenario cuts none";
 
-  EXPECT_EQ(Count(r.out, kWideChar), wide_chars) << r.Describe();
-  EXPECT_EQ(Count(r.out, "\xEF\xBF\xBD"), 0u) << "U+FFFD in the output\n" << r.Describe();
+  EXPECT_EQ(Occurrences(r.out, kWideChar), wide_chars) << r.Describe();
+  EXPECT_EQ(Occurrences(r.out, "\xEF\xBF\xBD"), 0u) << "U+FFFD in the output\n" << r.Describe();
 }
 
 INSTANTIATE_TEST_SUITE_P(Debuggers, OutputPieces,
