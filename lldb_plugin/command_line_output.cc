@@ -4,11 +4,12 @@
 #include <execinfo.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 
 #include <lldb/API/SBCommandInterpreter.h>
-#include <lldb/API/SBFile.h>
+#include <lldb/API/SBError.h>
 
 namespace pyunwind_lldb {
 namespace {
@@ -61,12 +62,22 @@ bool RunForApiClient() {
   return false;
 }
 
-void WriteThroughWhenTyped(lldb::SBDebugger& debugger, lldb::SBCommandReturnObject& result) {
-  if (!debugger.GetCommandInterpreter().IsActive()) return;
-  if (result.GetOutput(/*only_if_no_immediate=*/true) == nullptr) return;  // set already
-  if (RunForApiClient()) return;
-  lldb::SBFile out = debugger.GetOutputFile();
-  if (out.IsValid()) result.SetImmediateOutputFile(out);
+lldb::SBFile CommandLineOutputFile(lldb::SBDebugger& debugger,
+                                   lldb::SBCommandReturnObject& result) {
+  if (!debugger.GetCommandInterpreter().IsActive()) return {};
+  if (result.GetOutput(/*only_if_no_immediate=*/true) == nullptr) return {};  // set already
+  if (RunForApiClient()) return {};
+  return debugger.GetOutputFile();
+}
+
+void WriteAll(lldb::SBFile& file, std::string_view text) {
+  while (!text.empty()) {
+    size_t written = 0;
+    const lldb::SBError error =
+        file.Write(reinterpret_cast<const uint8_t*>(text.data()), text.size(), &written);
+    if (error.Fail() || written == 0) return;
+    text.remove_prefix(std::min(written, text.size()));
+  }
 }
 
 }  // namespace pyunwind_lldb

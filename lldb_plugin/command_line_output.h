@@ -1,17 +1,20 @@
 // A command's text when LLDB's own command line runs it (typed at the prompt, `-o`, a
-// command file): LLDB prints a command's text after the command returns, one write(2) per
-// line (LLDB 14; two in 15 and later) on the driver's unbuffered stdout: 9,271 writes and
-// about 20 ms for `py-bt --all` on 3,069 frames. Written to the debugger's output file as the
-// command hands it over (the result's immediate output file), the same bytes take a few
-// writes.
+// command file) goes straight to the debugger's output file. Handed to the result instead,
+// LLDB keeps it twice, each copy grown by doubling (the result and the session transcript),
+// then prints it one write(2) per line (LLDB 14; two in 15 and later): for `py-bt --all` on
+// 3,069 frames 9,271 writes and about 20 ms, for the 45 MB of `py-tasks --json` on 100,000
+// tasks about 0.8 s and 80 MB. The price: `session save` does not hold that text (LLDB 19
+// and later keep no transcript unless `interpreter.save-transcript` is on).
 //
 // Not for a command a client of LLDB's API runs (a Python script, a scripted command or frame
-// provider, lldb-dap): it calls HandleCommand and reads the text from the result, and with an
-// immediate output file the text would reach the console too.
+// provider, lldb-dap): it calls HandleCommand and reads the text from the result.
 #pragma once
+
+#include <string_view>
 
 #include <lldb/API/SBCommandReturnObject.h>
 #include <lldb/API/SBDebugger.h>
+#include <lldb/API/SBFile.h>
 
 namespace pyunwind_lldb {
 
@@ -21,9 +24,15 @@ namespace pyunwind_lldb {
 // command line calls neither.
 bool RunForApiClient();
 
-// Points `result`'s immediate output at the debugger's output file when LLDB's command line
-// runs the command: its command interpreter is the active input handler, no API client runs
-// it, and nothing has set an immediate output already (a stop hook's).
-void WriteThroughWhenTyped(lldb::SBDebugger& debugger, lldb::SBCommandReturnObject& result);
+// The debugger's output file when LLDB's command line runs the command: its command
+// interpreter is the active input handler, no API client runs it, and nothing has set the
+// result's immediate output (a stop hook's, which LLDB prints in its own place). Otherwise an
+// invalid file: the text goes into the result.
+lldb::SBFile CommandLineOutputFile(lldb::SBDebugger& debugger,
+                                   lldb::SBCommandReturnObject& result);
+
+// Writes all of `text` to `file` (a pipe may take it in parts); stops at the first error, as
+// LLDB does with a command's output.
+void WriteAll(lldb::SBFile& file, std::string_view text);
 
 }  // namespace pyunwind_lldb

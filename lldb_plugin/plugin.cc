@@ -150,9 +150,15 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     context.front_end_notes = {lldb_target.MemorySourceNote(), pyunwind_lldb::FrameProviderNote()};
     lldb::SBThread thread = process.IsValid() ? process.GetSelectedThread() : lldb::SBThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
+    // Where the text goes: the console, or the result (command_line_output.h).
+    lldb::SBFile console = CommandLineOutputFile(debugger, result);
     bool printed = false;
     context.write_output = [&](std::string_view piece) {
-      PrintPiece(result, piece);
+      if (console.IsValid()) {
+        WriteAll(console, piece);
+      } else {
+        PrintPiece(result, piece);
+      }
       printed = printed || !piece.empty();
     };
     // The stop id counting expression evaluations too: an expression that
@@ -165,9 +171,9 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
     if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
-    if (!output.text.empty()) {
-      // Pieces handed over already (py-tasks --json) are in the result: LLDB prints them all.
-      if (!printed) WriteThroughWhenTyped(debugger, result);
+    if (console.IsValid()) {
+      WriteAll(console, output.text);
+    } else if (!output.text.empty()) {
       Print(result, output.text);
     }
     result.SetStatus(output.text.empty() && !printed ? lldb::eReturnStatusSuccessFinishNoResult
