@@ -122,6 +122,23 @@ TEST_F(MemoryTest, BlockFailingAtTheEndOfAMappingFallsBackToPages) {
   EXPECT_EQ(target_.read_calls, calls);
 }
 
+TEST_F(MemoryTest, PagesPastTheCacheBoundAreReadAgainRight) {
+  // More pages than the cache keeps: it starts over (its arena's pages handed out again),
+  // and every byte read is still the target's.
+  const uint64_t pages = RemoteMemory::kMaxCachedPages + 700;
+  MapPattern(kBase, pages * kPage);
+  RemoteMemory memory(target_);
+  for (uint64_t page = 0; page < pages; ++page) {
+    ASSERT_TRUE(ReadsMatchPattern(memory, kBase + page * kPage + page % 97, 64)) << page;
+  }
+  EXPECT_LE(memory.CachedBytes(), RemoteMemory::kMaxCachedPages * kPage);
+  const uint64_t calls = target_.read_calls;
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase, kPage));  // dropped: read again
+  EXPECT_EQ(target_.read_calls, calls + 1);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase + (pages - 1) * kPage, kPage));  // still kept
+  EXPECT_EQ(target_.read_calls, calls + 1);
+}
+
 TEST_F(MemoryTest, UnreadablePages) {
   MapPattern(kBase, kBlock);
   target_.Map(kBase + kBlock, kBlock, /*writable=*/false, /*readable=*/false);

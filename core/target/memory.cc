@@ -1,6 +1,7 @@
 #include "core/target/memory.h"
 
 #include <algorithm>
+#include <new>
 
 namespace pyunwind {
 
@@ -27,6 +28,12 @@ uint64_t RemoteMemory::PagesPerFetch() const {
   return pages;
 }
 
+uint8_t* RemoteMemory::AllocatePages(size_t count) {
+  uint8_t* pages = arena_.Allocate(count);
+  if (pages == nullptr) throw std::bad_alloc();
+  return pages;
+}
+
 const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
   if (page_address == last_page_address_) {
     ++stats_.cache_hits;
@@ -45,25 +52,28 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
 
   // Try a block of pages first: neighbouring structures (frames on a data
   // stack, objects in an arena) tend to be read next. A block of one page is
-  // the page itself: read once, straight into it. Buffers are not zeroed
-  // first: a read fills them, and a page that cannot be read keeps none.
+  // the page itself. Either is read straight into the arena's pages (not
+  // zeroed first: a read fills them, and a page that cannot be read keeps none).
   const uint64_t block_size = kPageSize * pages_per_fetch;
   const uint64_t block_start = page_address & ~(block_size - 1);
-  const bool try_block = pages_per_fetch > 1 && !blocks_not_whole_.count(block_start);
-  std::unique_ptr<uint8_t[]> block;
-  if (try_block) block = std::make_unique_for_overwrite<uint8_t[]>(block_size);
-  if (try_block && FetchFromTarget(block_start, block.get(), block_size)) {
-    for (uint64_t offset = 0; offset < block_size; offset += kPageSize) {
-      Page page{true, std::make_unique_for_overwrite<uint8_t[]>(kPageSize)};
-      std::memcpy(page.bytes.get(), block.get() + offset, kPageSize);
-      pages_.try_emplace(block_start + offset, std::move(page));
+  bool fetched = false;
+  if (pages_per_fetch > 1 && !blocks_not_whole_.count(block_start)) {
+    uint8_t* block = AllocatePages(pages_per_fetch);
+    fetched = FetchFromTarget(block_start, block, block_size);
+    if (fetched) {
+      for (uint64_t offset = 0; offset < block_size; offset += kPageSize) {
+        pages_.try_emplace(block_start + offset, Page{true, block + offset});
+      }
+    } else {
+      arena_.GiveBack(block, pages_per_fetch);
+      blocks_not_whole_.insert(block_start);
     }
-  } else {
-    if (try_block) blocks_not_whole_.insert(block_start);
-    Page page{false, std::make_unique_for_overwrite<uint8_t[]>(kPageSize)};
-    page.readable = FetchFromTarget(page_address, page.bytes.get(), kPageSize);
-    if (!page.readable) page.bytes.reset();
-    pages_.insert_or_assign(page_address, std::move(page));
+  }
+  if (!fetched) {
+    uint8_t* bytes = AllocatePages(1);
+    const bool readable = FetchFromTarget(page_address, bytes, kPageSize);
+    if (!readable) arena_.GiveBack(bytes, 1);
+    pages_.insert_or_assign(page_address, Page{readable, readable ? bytes : nullptr});
   }
   const Page& page = pages_.at(page_address);
   last_page_address_ = page_address;
@@ -82,7 +92,7 @@ bool RemoteMemory::Read(uint64_t address, void* out, size_t size) {
     const size_t chunk = std::min<uint64_t>(size, kPageSize - in_page);
     const Page& page = GetPage(page_address);
     if (!page.readable) return false;
-    std::memcpy(dest, page.bytes.get() + in_page, chunk);
+    std::memcpy(dest, page.bytes + in_page, chunk);
     dest += chunk;
     address += chunk;
     size -= chunk;

@@ -17,6 +17,7 @@
 
 #include "core/base/limits.h"
 #include "core/base/work_budget.h"
+#include "core/target/page_arena.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -31,11 +32,12 @@ struct MemoryStats {
 
 class RemoteMemory {
  public:
-  static constexpr uint64_t kPageSize = 4096;
+  static constexpr uint64_t kPageSize = PageArena::kPageSize;
   // Most pages fetched per target read on a miss (Target::PagesPerFetch, a
   // power of two up to this); cut back to one page where the larger block is
   // not all readable (the end of a mapping).
   static constexpr uint64_t kMaxPagesPerFetch = 16;
+  static_assert(kMaxPagesPerFetch <= PageArena::kPagesPerSlab);
 
   // Pages kept at most; past it the cache starts over (py-tasks over a
   // million tasks reads a gigabyte once: the debugger must not keep it).
@@ -98,6 +100,7 @@ class RemoteMemory {
   // Forgets the pages only (they grew too many); what was remembered stays true.
   void DropPages() {
     pages_.clear();
+    arena_.Reset();
     blocks_not_whole_.clear();
     last_page_address_ = ~0ull;
     last_page_ = nullptr;
@@ -122,9 +125,10 @@ class RemoteMemory {
  private:
   struct Page {
     bool readable = false;
-    std::unique_ptr<uint8_t[]> bytes;
+    const uint8_t* bytes = nullptr;  // kPageSize bytes in arena_; null if unreadable
   };
   const Page& GetPage(uint64_t page_address);
+  uint8_t* AllocatePages(size_t count);  // from arena_; throws std::bad_alloc
   uint64_t PagesPerFetch() const;
   bool FetchFromTarget(uint64_t address, void* out, size_t size);
   bool CountedFetch(uint64_t address, void* out, size_t size);
@@ -133,6 +137,7 @@ class RemoteMemory {
   uint64_t byte_budget_;
   bool budget_exhausted_ = false;
   WorkBudget budget_;
+  PageArena arena_;
   std::unordered_map<uint64_t, Page> pages_;
   std::unordered_set<uint64_t> blocks_not_whole_;  // blocks with an unreadable page
   uint64_t last_page_address_ = ~0ull;

@@ -1,0 +1,64 @@
+#include "core/target/page_arena.h"
+
+#include <sys/mman.h>
+
+#include <cstdint>
+
+namespace pyunwind {
+namespace {
+
+constexpr size_t kSlabBytes = PageArena::kPageSize * PageArena::kPagesPerSlab;
+
+uint8_t* MapSlab() {
+  // Twice the size, then trimmed to a slab aligned on its size: a huge page can back it.
+  void* mapped = mmap(nullptr, 2 * kSlabBytes, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) return nullptr;
+  const auto start = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t aligned = (start + kSlabBytes - 1) & ~(kSlabBytes - 1);
+  if (aligned > start) munmap(mapped, aligned - start);
+  munmap(reinterpret_cast<void*>(aligned + kSlabBytes), start + kSlabBytes - aligned);
+  auto* slab = reinterpret_cast<void*>(aligned);
+  // Both only advice, each ignored where the kernel lacks it: a huge page where transparent
+  // huge pages are not "never"; faulted in now on Linux 5.14 and later, else page by page.
+  madvise(slab, kSlabBytes, MADV_HUGEPAGE);
+  madvise(slab, kSlabBytes, MADV_POPULATE_WRITE);
+  return static_cast<uint8_t*>(slab);
+}
+
+}  // namespace
+
+PageArena::~PageArena() {
+  for (const Slab& slab : slabs_) munmap(slab.base, kSlabBytes);
+}
+
+uint8_t* PageArena::Allocate(size_t count) {
+  if (count == 0 || count > kPagesPerSlab) return nullptr;
+  while (current_ < slabs_.size() && slabs_[current_].used_pages + count > kPagesPerSlab) {
+    ++current_;
+  }
+  if (current_ == slabs_.size()) {
+    uint8_t* base = MapSlab();
+    if (base == nullptr) return nullptr;
+    slabs_.push_back({base, 0});
+  }
+  Slab& slab = slabs_[current_];
+  uint8_t* pages = slab.base + slab.used_pages * kPageSize;
+  slab.used_pages += count;
+  return pages;
+}
+
+void PageArena::GiveBack(uint8_t* pages, size_t count) {
+  if (current_ == slabs_.size()) return;
+  Slab& slab = slabs_[current_];
+  if (count <= slab.used_pages && pages == slab.base + (slab.used_pages - count) * kPageSize) {
+    slab.used_pages -= count;
+  }
+}
+
+void PageArena::Reset() {
+  for (Slab& slab : slabs_) slab.used_pages = 0;
+  current_ = 0;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,44 @@
+// Memory for the page cache's pages, taken from the system in 2 MiB slabs, each aligned so
+// that one huge page can back it, and faulted in with one call. Memory a debugger touches
+// for the first time costs it a page fault per 4 KiB, and on a virtual machine one costs
+// 10-15 us: py-bt --all on 3,069 frames keeps 300 pages, about 4 ms of faults one page at a
+// time; a slab backed by a huge page costs 0.1-0.3 ms (on this machine, usually). Pages of a
+// slab are contiguous, so a block of pages is read from the target straight into place.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace pyunwind {
+
+class PageArena {
+ public:
+  static constexpr size_t kPageSize = 4096;
+  static constexpr size_t kPagesPerSlab = 512;  // 2 MiB
+
+  PageArena() = default;
+  PageArena(const PageArena&) = delete;
+  PageArena& operator=(const PageArena&) = delete;
+  ~PageArena();
+
+  // `count` contiguous pages (1 to kPagesPerSlab), not zeroed; null if the system has no
+  // memory to give.
+  uint8_t* Allocate(size_t count);
+  // Gives back the last allocation (`count` pages at `pages`), to be handed out again.
+  void GiveBack(uint8_t* pages, size_t count);
+  // Every page is free again; the slabs stay, faulted in.
+  void Reset();
+
+  size_t SlabCount() const { return slabs_.size(); }
+
+ private:
+  struct Slab {
+    uint8_t* base;
+    size_t used_pages;
+  };
+  std::vector<Slab> slabs_;
+  size_t current_ = 0;  // the slab allocations come from
+};
+
+}  // namespace pyunwind

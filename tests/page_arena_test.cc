@@ -1,0 +1,66 @@
+// core/target/page_arena.h: the page cache's memory, handed out in contiguous pages from
+// slabs that are kept and handed out again after a reset.
+#include "core/target/page_arena.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace pyunwind {
+namespace {
+
+constexpr size_t kPage = PageArena::kPageSize;
+
+TEST(PageArena, HandsOutContiguousWritablePages) {
+  PageArena arena;
+  uint8_t* first = arena.Allocate(4);
+  ASSERT_NE(first, nullptr);
+  std::memset(first, 0xab, 4 * kPage);
+  uint8_t* next = arena.Allocate(1);
+  EXPECT_EQ(next, first + 4 * kPage);
+  EXPECT_EQ(first[4 * kPage - 1], 0xab);  // untouched by the next allocation
+  EXPECT_EQ(arena.SlabCount(), 1u);
+}
+
+TEST(PageArena, RefusesNoPagesAndMoreThanASlab) {
+  PageArena arena;
+  EXPECT_EQ(arena.Allocate(0), nullptr);
+  EXPECT_EQ(arena.Allocate(PageArena::kPagesPerSlab + 1), nullptr);
+  EXPECT_NE(arena.Allocate(PageArena::kPagesPerSlab), nullptr);
+}
+
+TEST(PageArena, AnAllocationThatDoesNotFitStartsTheNextSlab) {
+  PageArena arena;
+  uint8_t* most = arena.Allocate(PageArena::kPagesPerSlab - 2);
+  uint8_t* block = arena.Allocate(4);
+  ASSERT_NE(block, nullptr);
+  EXPECT_EQ(arena.SlabCount(), 2u);
+  // Not inside the first slab's pages.
+  EXPECT_TRUE(block >= most + PageArena::kPagesPerSlab * kPage ||
+              block + 4 * kPage <= most);
+}
+
+TEST(PageArena, TheLastAllocationCanBeGivenBack) {
+  PageArena arena;
+  uint8_t* a = arena.Allocate(1);
+  uint8_t* b = arena.Allocate(4);
+  arena.GiveBack(a, 1);  // not the last: kept
+  EXPECT_EQ(arena.Allocate(1), b + 4 * kPage);
+  uint8_t* c = arena.Allocate(2);
+  arena.GiveBack(c, 2);
+  EXPECT_EQ(arena.Allocate(2), c);
+}
+
+TEST(PageArena, ResetHandsTheSameSlabsOutAgain) {
+  PageArena arena;
+  uint8_t* first = arena.Allocate(PageArena::kPagesPerSlab);
+  uint8_t* second = arena.Allocate(1);
+  ASSERT_EQ(arena.SlabCount(), 2u);
+  arena.Reset();
+  EXPECT_EQ(arena.Allocate(PageArena::kPagesPerSlab), first);
+  EXPECT_EQ(arena.Allocate(1), second);
+  EXPECT_EQ(arena.SlabCount(), 2u);
+}
+
+}  // namespace
+}  // namespace pyunwind
