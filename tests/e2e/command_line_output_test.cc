@@ -1,6 +1,6 @@
 // A command LLDB's command line runs writes its text straight to the debugger's output
-// (lldb_plugin/command_line_output.h); a command a script runs through HandleCommand keeps it
-// in the result only. In every LLDB major, on a live Debian 3.11 threads scenario: a `script`
+// (lldb_plugin/command_line_output.h), not into the session transcript; a command a script
+// runs through HandleCommand keeps it in the result only. In every LLDB major, on a live Debian 3.11 threads scenario: a `script`
 // `py-bt --all` is typed; then a `script` line runs `py-bt --all` through
 // SBCommandInterpreter::HandleCommand and prints how many tracebacks its result holds. The console must show the typed
 // command's tracebacks once (not the script's as well), and the result the same number.
@@ -33,9 +33,10 @@ TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
   Target target;
   target.pid = s->pid();
 
+  const std::string session = TempDir() + "/session-lldb" + std::to_string(GetParam()) + ".txt";
   const RunResult r = RunLldb(
       *lldb, *install, target,
-      {"py-bt --all",
+      {"py-bt --all", "session save " + session,
        // Last: where LLDB's Python does not run, the failed `script` ends the batch.
        "script r = lldb.SBCommandReturnObject(); "
        "lldb.debugger.GetCommandInterpreter().HandleCommand('py-bt --all', r); "
@@ -44,6 +45,12 @@ TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
   // Whole lines: LLDB's echo of the `script` command holds the words too.
   const size_t typed = Occurrences(r.out, "\n" + std::string(kTraceback) + "\n");
   ASSERT_GT(typed, 0u) << "the typed py-bt --all printed no traceback\n" << r.Describe();
+  // What the README says of `session save`: LLDB 14-18 keep every command in the transcript,
+  // the text of a typed pyunwind command not (19 and later keep none unless asked).
+  const std::string saved = ReadFile(session);
+  if (saved.find("py-bt --all") != std::string::npos) {
+    EXPECT_EQ(saved.find(kTraceback), std::string::npos) << saved.substr(0, 2000);
+  }
 
   std::smatch captured;
   const std::regex line("\ncaptured tracebacks: (\\d+)\n");
