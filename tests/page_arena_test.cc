@@ -1,5 +1,5 @@
 // core/target/page_arena.h: the page cache's memory, handed out in contiguous pages from
-// slabs that are kept and handed out again after a reset.
+// slabs that are handed out again after a reset, and to the next arena.
 #include "core/target/page_arena.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +60,20 @@ TEST(PageArena, ResetHandsTheSameSlabsOutAgain) {
   EXPECT_EQ(arena.Allocate(PageArena::kPagesPerSlab), first);
   EXPECT_EQ(arena.Allocate(1), second);
   EXPECT_EQ(arena.SlabCount(), 2u);
+}
+
+TEST(PageArena, TheNextArenaStartsOnTheSlabsOfOneGone) {
+  uint8_t* first = nullptr;
+  {
+    PageArena arena;
+    first = arena.Allocate(1);
+    ASSERT_NE(first, nullptr);
+    first[0] = 0x5a;
+  }
+  PageArena next;
+  uint8_t* again = next.Allocate(1);
+  ASSERT_EQ(again, first);
+  EXPECT_EQ(again[0], 0x5a);  // the slab kept, not unmapped and mapped (zeroed) again
 }
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <sys/mman.h>
 
 #include <cstdint>
+#include <mutex>
+#include <vector>
 
 namespace pyunwind {
 namespace {
@@ -26,10 +28,48 @@ uint8_t* MapSlab() {
   return static_cast<uint8_t*>(slab);
 }
 
+// Slabs of arenas gone (the target ran since, the command ended), kept for the next: a slab
+// already faulted in costs nothing to use again. As many as one page cache holds at most.
+class SlabPool {
+ public:
+  static constexpr size_t kKeptSlabs = 4;
+
+  uint8_t* Take() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!kept_.empty()) {
+        uint8_t* slab = kept_.back();
+        kept_.pop_back();
+        return slab;
+      }
+    }
+    return MapSlab();
+  }
+  void Give(uint8_t* slab) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (kept_.size() < kKeptSlabs) {
+        kept_.push_back(slab);
+        return;
+      }
+    }
+    munmap(slab, kSlabBytes);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<uint8_t*> kept_;
+};
+
+SlabPool& Pool() {
+  static auto* pool = new SlabPool();  // never destroyed: arenas may outlive static destructors
+  return *pool;
+}
+
 }  // namespace
 
 PageArena::~PageArena() {
-  for (const Slab& slab : slabs_) munmap(slab.base, kSlabBytes);
+  for (const Slab& slab : slabs_) Pool().Give(slab.base);
 }
 
 uint8_t* PageArena::Allocate(size_t count) {
@@ -38,7 +78,7 @@ uint8_t* PageArena::Allocate(size_t count) {
     ++current_;
   }
   if (current_ == slabs_.size()) {
-    uint8_t* base = MapSlab();
+    uint8_t* base = Pool().Take();
     if (base == nullptr) return nullptr;
     slabs_.push_back({base, 0});
   }

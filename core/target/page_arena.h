@@ -2,8 +2,10 @@
 // that one huge page can back it, and faulted in with one call. Memory a debugger touches
 // for the first time costs it a page fault per 4 KiB, and on a virtual machine one costs
 // 10-15 us: py-bt --all on 3,069 frames keeps 300 pages, about 4 ms of faults one page at a
-// time; a slab backed by a huge page costs 0.1-0.3 ms (on this machine, usually). Pages of a
+// time; a slab backed by a huge page usually 0.1-0.3 ms (bench/README.md). Pages of a
 // slab are contiguous, so a block of pages is read from the target straight into place.
+// An arena's slabs outlive it, a few of them (page_arena.cc): the cache of the next stop starts
+// on memory already faulted in.
 #pragma once
 
 #include <cstddef>
