@@ -29,7 +29,7 @@ uint8_t* MapSlab() {
 }
 
 // Slabs of arenas gone (the target ran since, the command ended), kept for the next: a slab
-// already faulted in costs nothing to use again. As many as one page cache holds at most.
+// already faulted in costs nothing to use again. About as many as a full page cache uses.
 class SlabPool {
  public:
   static constexpr size_t kKeptSlabs = 4;
