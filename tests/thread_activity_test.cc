@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,7 +81,7 @@ Activity ClassifyCalling(const std::vector<NativeFrame>& native, const std::stri
   Thread t;
   t.holds_gil = holds_gil;
   Frame f = PythonFrame("f");
-  if (!calling.empty()) f.calling = calling;
+  if (!calling.empty()) f.calling = std::make_shared<const std::string>(calling);
   t.frames.push_back(std::move(f));
   ClassifyActivity(t, native);
   return t.activity;
@@ -146,9 +147,9 @@ TEST(ThreadActivity, WithoutSymbolsTheThreadCallingGcCollectIsTheCollector) {
   interp.gc_collecting = true;
   interp.threads.resize(2);
   Frame finalizer = PythonFrame("Finalizer.__del__");
-  finalizer.calling = "<built-in method sleep of module object>";
+  finalizer.calling = std::make_shared<const std::string>("<built-in method sleep of module object>");
   Frame collector = PythonFrame("collector");
-  collector.calling = "<built-in method collect of module object>";
+  collector.calling = std::make_shared<const std::string>("<built-in method collect of module object>");
   interp.threads[0].frames = {finalizer, collector};
   interp.threads[1].status = {"has_gil", "gc"};  // the walk's guess
   interp.threads[1].frames.push_back(PythonFrame("busy"));

@@ -387,7 +387,7 @@ void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_sourc
   out += ",\"end_column\":";
   number(frame.end_column);
   out += ",\"calling\":";
-  text(frame.calling);
+  text(frame.calling ? std::optional<std::string>(*frame.calling) : std::nullopt);
   if (with_source) {
     out += ",\"source\":";
     text(frame.source ? std::optional<std::string>(StripPythonWhitespace(frame.source->line))

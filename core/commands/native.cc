@@ -41,7 +41,7 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
     Frame frame;
     frame.kind = FrameKind::kNative;
     frame.native = std::make_shared<const NativeFrame>(n);
-    frame.native_index = i;
+    frame.native_index = static_cast<uint32_t>(i);  // LLDB and GDB number frames in 32 bits
     merged.frames.push_back(std::move(frame));
     // With the tail-calling interpreter (3.14+) the opcode function runs on
     // top of the _PyEval_EvalFrameDefault that started it: one call.

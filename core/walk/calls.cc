@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <string_view>
 
 #include "core/walk/frames.h"
@@ -166,7 +167,9 @@ void AddCalls(ObjectReader& objects, CodeCache& codes, size_t first_frame, Threa
     if (!calls_c) continue;
     if (objects.memory().budget().Exhausted()) return;
     auto calling = CallingOf(objects, codes, frame.frame_address);
-    if (calling.ok()) frame.calling = std::move(*calling);
+    if (calling.ok() && *calling) {
+      frame.calling = std::make_shared<const std::string>(std::move(**calling));
+    }
   }
 }
 

@@ -45,7 +45,7 @@ struct SourceText {
 };
 
 // What a Frame is; its JSON name is FrameKindName (core/commands/format.h).
-enum class FrameKind {
+enum class FrameKind : uint8_t {
   kPython,
   kNative,  // py-bt --native: the debugger's own frames
   kGc,      // "<GC>": the thread is inside a garbage collection (innermost entry)
@@ -61,6 +61,9 @@ struct CodeNames {
 
 struct Frame {
   FrameKind kind = FrameKind::kPython;
+  bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // kind "native" only: the debugger's number for the frame (below).
+  uint32_t native_index = 0;
   // The names of the code the frame runs; null in a frame that runs none
   // (native, <GC>), whose names are empty.
   std::shared_ptr<const CodeNames> code_names;
@@ -77,18 +80,16 @@ struct Frame {
   std::shared_ptr<const SourceText> source;
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
-  bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
   // What the frame's current call instruction calls where that is not Python
   // code, as libpython's py-bt names it ("<built-in method sleep of module
   // object>"): only on the innermost frame and on a frame whose inner frame a
   // C call started; null elsewhere and where it cannot be told (core/walk/calls.h).
-  std::optional<std::string> calling;
+  std::shared_ptr<const std::string> calling;
   // --locals and py-locals only; null otherwise.
   std::shared_ptr<const FrameLocals> locals;
   // kind "native" only (py-bt --native): the debugger's own unwind of the C
-  // stack, and the debugger's number for the frame.
+  // stack; its number is native_index.
   std::shared_ptr<const NativeFrame> native;
-  size_t native_index = 0;
 
   const CodeNames& Names() const {
     static const CodeNames kNone;
