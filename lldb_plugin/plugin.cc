@@ -150,16 +150,23 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     context.front_end_notes = {lldb_target.MemorySourceNote(), pyunwind_lldb::FrameProviderNote()};
     lldb::SBThread thread = process.IsValid() ? process.GetSelectedThread() : lldb::SBThread();
     if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
-    // Where the text goes: the console, or the result (command_line_output.h).
-    lldb::SBFile console = CommandLineOutputFile(debugger, result);
+    // Where the text goes: the console, or the result (command_line_output.h). Decided at
+    // the first text, as deciding walks the stack: a command that fails or prints nothing
+    // does not pay for it.
+    std::optional<lldb::SBFile> console;
+    auto console_file = [&]() -> lldb::SBFile& {
+      if (!console) console = CommandLineOutputFile(debugger, result);
+      return *console;
+    };
     bool printed = false;
     context.write_output = [&](std::string_view piece) {
-      if (console.IsValid()) {
-        WriteAll(console, piece);
+      if (piece.empty()) return;
+      if (console_file().IsValid()) {
+        WriteAll(*console, piece);
       } else {
         PrintPiece(result, piece);
       }
-      printed = printed || !piece.empty();
+      printed = true;
     };
     // The stop id counting expression evaluations too: an expression that
     // runs code in the target may change its memory.
@@ -171,10 +178,12 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }
     if (output.failed) return Fail(result, pyunwind::ErrorLine(output.text).c_str());
-    if (console.IsValid()) {
-      WriteAll(console, output.text);
-    } else if (!output.text.empty()) {
-      Print(result, output.text);
+    if (!output.text.empty()) {
+      if (console_file().IsValid()) {
+        WriteAll(*console, output.text);
+      } else {
+        Print(result, output.text);
+      }
     }
     result.SetStatus(output.text.empty() && !printed ? lldb::eReturnStatusSuccessFinishNoResult
                                                      : lldb::eReturnStatusSuccessFinishResult);
