@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,29 @@
 #include "lldb_plugin/local_process.h"
 
 namespace pyunwind_lldb {
+namespace {
+
+// IsThisHostsProcess for `process`, checked once per process: the check reads the stack
+// through LLDB (0.5 ms a command), and its answer holds as long as LLDB's process does (a new
+// attach or launch is a new process with a new unique ID). The last process asked about is
+// remembered.
+bool IsThisHostsProcessOnce(lldb::SBProcess& process, uint64_t pid, const pyunwind::ProcMem& mem) {
+  struct Verdict {
+    uint32_t unique_id = 0;
+    uint64_t pid = 0;
+    bool this_host = false;
+  };
+  static std::mutex mutex;
+  static std::optional<Verdict> last;
+  const uint32_t unique_id = process.GetUniqueID();
+  std::lock_guard lock(mutex);
+  if (!last || last->unique_id != unique_id || last->pid != pid) {
+    last = Verdict{unique_id, pid, IsThisHostsProcess(process, pid, mem)};
+  }
+  return last->this_host;
+}
+
+}  // namespace
 
 LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
     : target_(target), process_(process) {
@@ -31,7 +56,7 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
   if (live_on_this_host && process_.GetProcessID() != LLDB_INVALID_PROCESS_ID) {
     proc_mem_ = std::make_unique<pyunwind::ProcMem>(process_.GetProcessID());
     // A gdb-remote process's PID may name another process here (local_process.h).
-    if (!IsThisHostsProcess(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
+    if (!IsThisHostsProcessOnce(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   } else if (plugin && std::string_view(plugin) == "elf-core") {
     core_file_ = CoreFileOf(process_, *this);  // compared with SB reads: core_file_ is unset yet
   }
