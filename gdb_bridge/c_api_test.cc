@@ -403,6 +403,16 @@ TEST(CallbackTarget, LivePidIsReadThroughProcMem) {
   EXPECT_EQ(callback_reads, 2);
 }
 
+// Single pages per cache miss where reads are preads of /proc/PID/mem, four where each is a
+// Python call.
+TEST(CallbackTarget, PagesPerFetchFollowTheCostOfARead) {
+  pyunwind_callbacks cb{};
+  cb.live_pid = static_cast<uint64_t>(getpid());
+  EXPECT_EQ(pyunwind::gdb::CallbackTarget(cb).PagesPerFetch(), 1u);
+  cb.live_pid = 0;
+  EXPECT_EQ(pyunwind::gdb::CallbackTarget(cb).PagesPerFetch(), 4u);
+}
+
 TEST(SharedLibrary, ExportsOnlyTheCApi) {
   void* lib = dlopen("gdb_bridge/libpyunwind_gdb.so", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();

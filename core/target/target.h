@@ -41,10 +41,9 @@ class Target {
   virtual bool ReadMemory(uint64_t address, void* out, size_t size) = 0;
 
   // How many 4 KiB pages the core's page cache (memory.h) fetches per cache
-  // miss: several save reads, one saves the memory of neighbours never used.
-  // Measured (bench/README.md): LLDB, whose heap hands out fresh pages at a
-  // page fault each, is faster at one; GDB, whose heap has memory to reuse
-  // (and which pays a Python call per read of a core), at four.
+  // miss: several save reads, one saves the memory and the copying of
+  // neighbours never used. One where a read is a system call (/proc/PID/mem,
+  // a core file); more where each costs more (bench/README.md).
   virtual uint64_t PagesPerFetch() const { return 4; }
 
   // Address of a global data symbol (e.g. "_PyRuntime"), where the host has symbols.

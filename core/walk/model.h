@@ -61,7 +61,8 @@ struct CodeNames {
 
 struct Frame {
   FrameKind kind = FrameKind::kPython;
-  bool is_entry = false;  // the first Python frame a C call started (the C stack owns what is below)
+  // The first Python frame a C call started (the C stack owns what is below).
+  bool is_entry = false;
   // kind "native" only: the debugger's number for the frame (below).
   uint32_t native_index = 0;
   // The names of the code the frame runs; null in a frame that runs none
