@@ -1,9 +1,10 @@
 // A command LLDB's command line runs writes its text straight to the debugger's output
 // (lldb_plugin/command_line_output.h), not into the session transcript; a command a script
-// runs through HandleCommand keeps it in the result only. In every LLDB major, on a live Debian 3.11 threads scenario: a `script`
-// `py-bt --all` is typed; then a `script` line runs `py-bt --all` through
-// SBCommandInterpreter::HandleCommand and prints how many tracebacks its result holds. The console must show the typed
-// command's tracebacks once (not the script's as well), and the result the same number.
+// runs through HandleCommand keeps it in the result only. In every LLDB major, on a live
+// Debian 3.11 threads scenario: `py-bt --all` is typed and the session saved; then a `script`
+// line runs `py-bt --all` through SBCommandInterpreter::HandleCommand and prints how many
+// tracebacks its result holds. The console must show the typed command's tracebacks once (not
+// the script's as well), and the result the same number.
 #include <gtest/gtest.h>
 
 #include <memory>
