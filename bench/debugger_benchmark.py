@@ -16,8 +16,9 @@ Each is timed in these debugger invocations (batch mode, PATH=/usr/bin:/bin, att
   gdb_own     the same + `thread apply all py-bt`     (CPython's python3.11-gdb.py, auto-loaded)
 
 Added time = median(with command) - median(same invocation without it). All variants
-run round-robin, N times each. In GDB the command is also timed from inside GDB
-(time.perf_counter() in GDB's Python around the command: no start-up noise). One extra
+run round-robin, N times each. The command is also timed from inside the debugger, with no
+start-up noise: in GDB by time.perf_counter() in its Python around the command, in LLDB by its
+timestamped command log (`log enable -T`) from a `version` before it to one after. One extra
 run per debugger with `--stats` gives pyunwind's reads, bytes and in-core time.
 
 Cores: the `scale` fixture cores of every version, read with no executable, pyunwind only
@@ -49,7 +50,6 @@ STATS_LINE = re.compile(
     r"stats: (\d+) target reads \((\d+) bytes, (\d+) failed\), (\d+) cache hits, (\d+) misses, "
     r"(\d+) frames, ([\d.]+) reads per frame, ([\d.]+) ms")
 ELAPSED_LINE = re.compile(r"^BENCH_ELAPSED ([\d.eE+-]+)$", re.M)
-NS_LINE = re.compile(r"^BENCH_NS(\d+)$", re.M)
 
 _children = []  # Popen objects of the python3.11 targets we started
 
@@ -185,9 +185,39 @@ def stop_targets():
 
 GDB_T0 = "python import time as _bench_time; _bench_t0 = _bench_time.perf_counter()"
 GDB_T1 = "python print('BENCH_ELAPSED', _bench_time.perf_counter() - _bench_t0)"
-# LLDB's own Python is broken on this machine; a host clock read brackets the command instead
-# (a fork+exec of date, ~20 ms, the same in the baseline, which subtracts it).
-LLDB_T = "platform shell /bin/date +BENCH_NS%s%N"
+# LLDB's own Python is broken on this machine; LLDB's timestamped command log brackets the
+# command instead: from the start of a `version` before it to the start of one after it (no
+# fork, no Python; the baseline, two `version`s in a row, subtracts the first's own time).
+LLDB_LOG = os.path.join(tempfile.gettempdir(), "pyunwind-bench-lldb-%d.log" % os.getpid())
+LLDB_MARK = "version"
+LLDB_MARK_LINE = re.compile(r"^(\d+\.\d+) Processing command: %s$" % LLDB_MARK, re.M)
+
+
+def lldb_bracket_seconds():
+    """The time between the two marks in LLDB_LOG, or None; the log is removed."""
+    try:
+        with open(LLDB_LOG) as f:
+            marks = [float(t) for t in LLDB_MARK_LINE.findall(f.read())]
+    except OSError:
+        return None
+    finally:
+        discard_lldb_log()
+    return marks[-1] - marks[0] if len(marks) == 2 else None
+
+
+def lldb_bracketed(commands):
+    """LLDB -o arguments that run `commands` between the two marks of LLDB_LOG."""
+    argv = ["-o", "log enable -T -f %s lldb commands" % LLDB_LOG, "-o", LLDB_MARK]
+    for command in commands:
+        argv += ["-o", command]
+    return argv + ["-o", LLDB_MARK]
+
+
+def discard_lldb_log():
+    try:
+        os.unlink(LLDB_LOG)
+    except FileNotFoundError:
+        pass
 
 
 def lldb_argv(plugin, command, pid=None, core=None):
@@ -197,10 +227,7 @@ def lldb_argv(plugin, command, pid=None, core=None):
     argv += ["-o", "plugin load " + plugin]
     if pid:
         argv += ["-o", "process attach -p %d" % pid]
-    argv += ["-o", LLDB_T]
-    if command:
-        argv += ["-o", command]
-    argv += ["-o", LLDB_T]
+    argv += lldb_bracketed([command] if command else [])
     if pid:
         argv += ["-o", "process detach"]
     return argv
@@ -268,11 +295,11 @@ def measure(name, variants, repeat, expected_frames, plugin, script, timeout, pi
                 log("warning: %s %s exited with %d:\n%s" % (name, variant, rc, text[-2000:]))
             times[variant].append(elapsed)
             m = ELAPSED_LINE.search(text)
-            ns = NS_LINE.findall(text)
+            bracket = lldb_bracket_seconds() if argv[0].endswith("lldb") else None
             if m:
                 inside[variant].append(float(m.group(1)))
-            elif len(ns) == 2:
-                inside[variant].append((int(ns[1]) - int(ns[0])) / 1e9)
+            elif bracket is not None:
+                inside[variant].append(bracket)
             frames_seen[variant] = sum(1 for line in text.splitlines() if FRAME_LINE.match(line))
         log("  %s: repeat %d/%d done (%s)" % (name, i + 1, repeat, ", ".join(
             "%s %.0f ms" % (v, times[v][-1] * 1e3) for v in variants)))
@@ -283,6 +310,7 @@ def measure(name, variants, repeat, expected_frames, plugin, script, timeout, pi
                         ("gdb", gdb_argv(script, "pyunwind py-bt --all --stats", pid=pid,
                                          core=core))):
         _, text, _ = run_timed(argv, timeout)
+        discard_lldb_log()
         m = STATS_LINE.search(text)
         if not m:
             log("warning: no stats line from %s on %s:\n%s" % (label, name, text[-2000:]))
@@ -356,7 +384,7 @@ def print_table(results, out=sys.stdout):
     print("Times in ms, medians of %s runs. total/base: wall time of the debugger run with / "
           "without the command;\nbase sd: standard deviation of the baseline runs (start-up + attach noise); added = total - base. in-dbg: the command timed inside the "
           "debugger, minus the same bracket with\nno command (GDB: perf_counter in its Python; "
-          "LLDB: `platform shell date` before and after).\nreads/f, bytes/f, core ms: pyunwind "
+          "LLDB: its timestamped command log, from a `version` before to one after).\nreads/f, bytes/f, core ms: pyunwind "
           "--stats from one extra run (core ms = the core's own time,\nnot the printing). "
           "ratio = GDB's own added / this added; ratio* = the same on in-dbg times."
           % (results[0]["repeat"] if results else "?"), file=out)

@@ -13,7 +13,7 @@
    py-bt --all` against 5 x a lone `py-bt --all` (each the first command of its session).
 
 Times are measured inside the debugger (debugger_benchmark.py's brackets: GDB's
-time.perf_counter(), LLDB's `platform shell date`), minus the same bracket with nothing in it;
+time.perf_counter(), LLDB's timestamped command log), minus the same bracket with nothing in it;
 medians of --repeat runs, round-robin. Stdlib only; kills every process it starts.
 """
 import argparse
@@ -35,8 +35,8 @@ def inside_ms(debugger, text):
     if debugger == "gdb":
         m = db.ELAPSED_LINE.search(text)
         return float(m.group(1)) * 1000 if m else None
-    ns = db.NS_LINE.findall(text)
-    return (int(ns[-1]) - int(ns[0])) / 1e6 if len(ns) >= 2 else None
+    seconds = db.lldb_bracket_seconds()
+    return seconds * 1000 if seconds is not None else None
 
 
 def gdb_argv(script, commands, pid=None, core=None):
@@ -54,11 +54,8 @@ def gdb_argv(script, commands, pid=None, core=None):
 
 
 def lldb_argv(plugin, commands, core):
-    argv = ["/usr/bin/lldb", "--batch", "--no-lldbinit", "-c", core, "-o", "plugin load " + plugin,
-            "-o", db.LLDB_T]
-    for c in commands:
-        argv += ["-o", c]
-    return argv + ["-o", db.LLDB_T]
+    argv = ["/usr/bin/lldb", "--batch", "--no-lldbinit", "-c", core, "-o", "plugin load " + plugin]
+    return argv + db.lldb_bracketed(commands)
 
 
 def run_variants(variants, repeat, timeout, check):
