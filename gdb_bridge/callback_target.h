@@ -30,7 +30,7 @@ class CallbackTarget : public Target {
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   // Live: single pages, as LLDB's (a pread is cheap; py-bt --all on 3,069
   // frames fetches 1.2 MB into one 2 MiB slab instead of 2.9 MB into two, for
-  // py-tasks' 100,000 tasks about 50 ms more reads). A core: four pages, as a
+  // py-tasks' 100,000 tasks about 60 ms more in reads). A core: four pages, as a
   // read_memory call is a Python call (bench/README.md).
   uint64_t PagesPerFetch() const override { return proc_mem_.IsOpen() ? 1 : 4; }
   std::optional<uint64_t> FindSymbol(std::string_view name) override;

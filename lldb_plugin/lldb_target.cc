@@ -29,7 +29,8 @@ namespace {
 // through LLDB (0.5 ms a command), and its answer holds as long as LLDB's process does (a new
 // attach or launch is a new process with a new unique ID). The last process asked about is
 // remembered.
-bool IsThisHostsProcessOnce(lldb::SBProcess& process, uint64_t pid, const pyunwind::ProcMem& mem) {
+bool IsThisHostsProcessOnce(lldb::SBProcess& process, uint64_t pid,
+                            const pyunwind::ProcMem& mem) {
   struct Verdict {
     uint32_t unique_id = 0;
     uint64_t pid = 0;
