@@ -147,9 +147,11 @@ TEST(ThreadActivity, WithoutSymbolsTheThreadCallingGcCollectIsTheCollector) {
   interp.gc_collecting = true;
   interp.threads.resize(2);
   Frame finalizer = PythonFrame("Finalizer.__del__");
-  finalizer.calling = std::make_shared<const std::string>("<built-in method sleep of module object>");
+  finalizer.calling =
+      std::make_shared<const std::string>("<built-in method sleep of module object>");
   Frame collector = PythonFrame("collector");
-  collector.calling = std::make_shared<const std::string>("<built-in method collect of module object>");
+  collector.calling =
+      std::make_shared<const std::string>("<built-in method collect of module object>");
   interp.threads[0].frames = {finalizer, collector};
   interp.threads[1].status = {"has_gil", "gc"};  // the walk's guess
   interp.threads[1].frames.push_back(PythonFrame("busy"));
