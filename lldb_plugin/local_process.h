@@ -14,10 +14,12 @@
 
 namespace pyunwind_lldb {
 
-// True when (1) /proc/PID/task holds exactly LLDB's thread IDs, and (2) the 512 bytes at the
-// stack pointer of LLDB's selected (or first) thread read the same through LLDB and through
-// `mem` (stack contents differ between any two processes: return addresses, saved pointers).
-// False when either cannot be checked.
+// True when this host's process PID is traced by a child of this debugger (the lldb-server
+// LLDB started, traced_by.h) and has as many threads as LLDB lists. Else (a server LLDB
+// connected to) true when (1) /proc/PID/task holds exactly LLDB's thread IDs, and (2) the 512
+// bytes at the stack pointer of LLDB's selected (or first) thread read the same through LLDB
+// and through `mem` (stack contents differ between any two processes: return addresses, saved
+// pointers). False when none of this can be checked.
 bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const pyunwind::ProcMem& mem);
 
 }  // namespace pyunwind_lldb
