@@ -14,6 +14,7 @@
 #include "core/commands/native.h"
 #include "core/commands/stop_cache.h"
 #include "core/runtime/runtime_locator.h"
+#include "core/target/page_arena.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
@@ -135,6 +136,8 @@ char* Finish(pyunwind::CommandOutput output, int* failed) {
 extern "C" {
 
 PYUNWIND_API int pyunwind_abi_version(void) { return PYUNWIND_ABI_VERSION; }
+
+PYUNWIND_API void pyunwind_prepare(void) { pyunwind::PageArena::PrepareSlabInBackground(); }
 
 PYUNWIND_API const char* pyunwind_commands(void) {
   try {

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 6
+#define PYUNWIND_ABI_VERSION 7
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -88,6 +88,11 @@ struct pyunwind_callbacks {
 
 /* PYUNWIND_ABI_VERSION of the library. */
 PYUNWIND_API int pyunwind_abi_version(void);
+
+/* (ABI 7) Sets up, on a thread of its own, what the first command would
+ * otherwise wait for (the page cache's memory, faulted in). Optional; the
+ * script calls it once, when it has loaded the library. */
+PYUNWIND_API void pyunwind_prepare(void);
 
 /* Every command to register, as a static JSON array of
  * {"name": ..., "summary": ..., "help": ...}. Never NULL. */

@@ -22,6 +22,7 @@
 
 #include "core/commands/commands.h"
 #include "core/commands/stop_cache.h"
+#include "core/target/page_arena.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/command_line_output.h"
 #include "lldb_plugin/frame_provider.h"
@@ -239,6 +240,7 @@ bool lldb::PluginInitialize(lldb::SBDebugger debugger) {
     }
     if (!pyunwind_lldb::RegisterCommands(debugger)) return false;
     pyunwind_lldb::ImportFrameProvider(debugger);
+    pyunwind::PageArena::PrepareSlabInBackground();
     return true;
   } catch (...) {
     return false;

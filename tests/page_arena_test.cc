@@ -2,6 +2,8 @@
 // slabs that are handed out again after a reset, and to the next arena.
 #include "core/target/page_arena.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -74,6 +76,27 @@ TEST(PageArena, TheNextArenaStartsOnTheSlabsOfOneGone) {
   uint8_t* again = next.Allocate(1);
   ASSERT_EQ(again, first);
   EXPECT_EQ(again[0], 0x5a);  // the slab kept, not unmapped and mapped (zeroed) again
+}
+
+TEST(PageArena, ASlabPreparedInTheBackgroundWaitsForTheNextArena) {
+  const size_t before = PageArena::KeptSlabs();  // the slabs of the arenas above
+  ASSERT_LT(before, 4u) << "the pool keeps 4 slabs: no room for a prepared one";
+  PageArena::PrepareSlabInBackground();
+  for (int waited_ms = 0; waited_ms < 5000 && PageArena::KeptSlabs() == before; ++waited_ms) {
+    usleep(1000);
+  }
+  ASSERT_EQ(PageArena::KeptSlabs(), before + 1) << "no slab prepared within 5 s";
+  PageArena::PrepareSlabInBackground();  // once per process: no second slab
+  usleep(50 * 1000);
+  EXPECT_EQ(PageArena::KeptSlabs(), before + 1);
+
+  PageArena arena;
+  uint8_t* page = arena.Allocate(1);
+  ASSERT_NE(page, nullptr);
+  EXPECT_EQ(PageArena::KeptSlabs(), before);  // taken from the pool
+  unsigned char resident = 0;
+  ASSERT_EQ(mincore(page, kPage, &resident), 0);
+  EXPECT_EQ(resident & 1, 1) << "the prepared slab was not faulted in";
 }
 
 }  // namespace

@@ -1,9 +1,13 @@
 #include "core/target/page_arena.h"
 
+#include <pthread.h>
+#include <signal.h>
 #include <sys/mman.h>
 
 #include <cstdint>
 #include <mutex>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 namespace pyunwind {
@@ -55,6 +59,10 @@ class SlabPool {
     }
     munmap(slab, kSlabBytes);
   }
+  size_t Size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return kept_.size();
+  }
 
  private:
   std::mutex mutex_;
@@ -67,6 +75,26 @@ SlabPool& Pool() {
 }
 
 }  // namespace
+
+void PageArena::PrepareSlabInBackground() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // The debugger's signals (SIGINT, SIGCHLD) stay on its own threads.
+    sigset_t all, previous;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &previous);
+    try {
+      std::thread([] {
+        if (uint8_t* slab = MapSlab()) Pool().Give(slab);
+      }).detach();
+    } catch (const std::system_error&) {
+      // No thread to spare: the first arena maps its slab itself.
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+  });
+}
+
+size_t PageArena::KeptSlabs() { return Pool().Size(); }
 
 PageArena::~PageArena() {
   for (const Slab& slab : slabs_) Pool().Give(slab.base);

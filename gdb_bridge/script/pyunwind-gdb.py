@@ -70,6 +70,7 @@ def _pyunwind_setup():
     lib.pyunwind_abi_version.argtypes = []
     lib.pyunwind_commands.restype = ctypes.c_char_p
     lib.pyunwind_commands.argtypes = []
+
     class Stop(ctypes.Structure):
         _fields_ = [
             ("state", ctypes.c_int32),
@@ -80,10 +81,6 @@ def _pyunwind_setup():
         ]
     STOPPED, NO_PROCESS, RUNNING = 0, 1, 2
 
-    lib.pyunwind_abi_version.restype = ctypes.c_int
-    lib.pyunwind_abi_version.argtypes = []
-    lib.pyunwind_commands.restype = ctypes.c_char_p
-    lib.pyunwind_commands.argtypes = []
     # The strings the library returns are malloc'd: c_void_p, freed by take_text.
     lib.pyunwind_run_command_at.restype = ctypes.c_void_p
     lib.pyunwind_run_command_at.argtypes = [ctypes.POINTER(Callbacks), ctypes.c_char_p,
@@ -95,10 +92,13 @@ def _pyunwind_setup():
         ctypes.POINTER(Callbacks), ctypes.POINTER(Stop), ctypes.POINTER(ctypes.c_int)]
     lib.pyunwind_free.restype = None
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
+    lib.pyunwind_prepare.restype = None
+    lib.pyunwind_prepare.argtypes = []
 
-    if lib.pyunwind_abi_version() != 6:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 6"
+    if lib.pyunwind_abi_version() != 7:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 7"
                            % (lib_path, lib.pyunwind_abi_version()))
+    lib.pyunwind_prepare()
 
     def take_text(result):
         if not result:
