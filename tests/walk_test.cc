@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -327,6 +328,19 @@ TEST_F(WalkTest, CyclicFrameChainStopsWithAWarning) {
   const CommandOutput text = p.Run({"--all"});
   EXPECT_NE(text.text.find("  ...truncated: the frame chain loops"), std::string::npos)
       << text.text;
+}
+
+// The cycle starts after the first frame: the frames up to the first repeat, and the
+// address that repeats.
+TEST_F(WalkTest, FrameChainLoopingBackToAFrameInside) {
+  p.AddSymbols();
+  p.SetPrevious(a_outer, a_middle);  // run -> main -> <module> -> main -> ...
+  const Json doc = p.RunJson();
+  const Json& thread = Threads(doc)[0];
+  EXPECT_EQ(thread.at("frames"), AFrames());
+  ASSERT_TRUE(thread.contains("truncated"));
+  EXPECT_EQ(thread.at("truncated"),
+            fmt::format("the frame chain loops back to {:#x}", a_middle));
 }
 
 TEST_F(WalkTest, SelfLoopingFrame) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <unordered_set>
 #include <vector>
 
 namespace pyunwind {
@@ -16,6 +15,10 @@ T FieldAt(const uint8_t* raw, size_t raw_size, int32_t offset) {
   if (offset >= 0 && offset + sizeof(T) <= raw_size) std::memcpy(&value, raw + offset, sizeof(T));
   return value;
 }
+
+// The head of a _PyInterpreterFrame read, up to its localsplus (its fields end within the
+// first 100 bytes in every version; a layout's larger size is cut to this).
+constexpr size_t kFrameHeadBytes = 256;
 
 void StopWalk(Thread& thread, std::string reason) {
   thread.truncated = true;
@@ -40,8 +43,8 @@ Result<CodePoint> CodePointOf(CodeCache& codes, uint64_t code_address, uint64_t 
 Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
                                         uint64_t frame_address) {
   const Layout::Frame& f = objects.layout().frame;
-  uint8_t raw[256];
-  const size_t frame_size = std::min(sizeof(raw), static_cast<size_t>(f.size));
+  uint8_t raw[kFrameHeadBytes];
+  const size_t frame_size = std::min(kFrameHeadBytes, static_cast<size_t>(f.size));
   if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw, frame_size)) {
     return MakeError(fmt::format("cannot read the frame at {:#x}", frame_address));
   }
@@ -60,64 +63,112 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
 
 namespace {
 
-// A frame found on the chain, before it becomes a Frame: the chain is
-// followed first and the frames made after, into a vector sized once (a deep
-// stack would otherwise be copied at every doubling, and fresh memory is what
-// a debugger's heap pays most for; bench/README.md).
-struct ChainedFrame {
-  uint64_t frame_address = 0;
-  uint64_t code_address = 0;
-  const CodeInfo* code = nullptr;  // owned by the CodeCache
-  int64_t instruction_index = 0;
-  bool is_entry = false;
+// How far a thread's chain of frames can be followed: the number of links (frames and
+// entry shims) from the innermost on, and why the walk stops there if not at the end.
+struct ChainExtent {
+  size_t links = 0;
+  std::optional<std::string> stop_reason;
 };
 
-// Follows the chain from `frame_address`; a reason to stop early goes to
-// `thread` (StopWalk), the frames read until then are returned.
-std::vector<ChainedFrame> FollowChain(ObjectReader& objects, CodeCache& codes,
-                                      uint64_t frame_address, size_t max_frames, Thread& thread) {
+// The frame after `frame_address` on the chain (its `previous`), the frame's head read into
+// `raw` (kFrameHeadBytes); none where the frame cannot be read.
+std::optional<uint64_t> ReadLink(ObjectReader& objects, uint64_t frame_address, uint8_t* raw) {
   const Layout::Frame& f = objects.layout().frame;
-  const size_t frame_size = static_cast<size_t>(f.size);
-  std::vector<uint8_t> raw(frame_size);
-  std::unordered_set<uint64_t> seen;
-  std::vector<ChainedFrame> chain;
-  size_t visited = 0;
-  while (frame_address != 0) {
-    if (visited++ >= max_frames) {
-      StopWalk(thread, fmt::format("more than {} frames: the rest are not shown", max_frames));
-      break;
+  const size_t frame_size = std::min(kFrameHeadBytes, static_cast<size_t>(f.size));
+  if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw, frame_size)) {
+    return std::nullopt;
+  }
+  return FieldAt<uint64_t>(raw, frame_size, f.previous);
+}
+
+// The first pass over the chain: where it ends, a cycle found by Brent's algorithm (no
+// memory per frame: a set of the addresses seen was a fresh page every 100 frames, and
+// fresh pages are what a debugger pays most for, bench/README.md). A cycle stops the chain
+// just before its first address repeats, as a set of the addresses seen would.
+ChainExtent MeasureChain(ObjectReader& objects, uint64_t frame_address, size_t max_frames,
+                         uint8_t* raw) {
+  ChainExtent extent;
+  // Brent: each address is compared with `tortoise`, `distance` links before it, which moves
+  // up to the address at hand whenever that distance reaches a power of two.
+  uint64_t tortoise = frame_address;
+  size_t distance = 0;
+  size_t power = 1;
+  for (uint64_t address = frame_address; address != 0;) {
+    if (extent.links >= max_frames) {
+      extent.stop_reason = fmt::format("more than {} frames: the rest are not shown", max_frames);
+      return extent;
     }
     if (!objects.memory().budget().Spend(Work::kFrames, 1)) {
-      StopWalk(thread, *objects.memory().budget().Reason());
-      break;
+      extent.stop_reason = *objects.memory().budget().Reason();
+      return extent;
     }
-    if (!seen.insert(frame_address).second) {
-      StopWalk(thread, fmt::format("the frame chain loops back to {:#x}", frame_address));
-      break;
+    if (extent.links > 0 && address == tortoise) {
+      // A cycle of `distance` links. Its first address is where a cursor from the start
+      // meets one `distance` links ahead; every link read here was read above (cached).
+      uint64_t behind = frame_address;
+      uint64_t ahead = frame_address;
+      for (size_t i = 0; i < distance; ++i) ahead = ReadLink(objects, ahead, raw).value_or(0);
+      size_t before_cycle = 0;
+      while (behind != ahead && ahead != 0 && before_cycle < extent.links) {
+        behind = ReadLink(objects, behind, raw).value_or(0);
+        ahead = ReadLink(objects, ahead, raw).value_or(0);
+        ++before_cycle;
+      }
+      extent.links = before_cycle + distance;
+      extent.stop_reason = fmt::format("the frame chain loops back to {:#x}", behind);
+      return extent;
     }
-    if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw.data(), frame_size)) {
-      StopWalk(thread, fmt::format("cannot read the frame at {:#x}", frame_address));
-      break;
+    const std::optional<uint64_t> previous = ReadLink(objects, address, raw);
+    if (!previous) {
+      extent.stop_reason = fmt::format("cannot read the frame at {:#x}", address);
+      return extent;
     }
-    const uint8_t* bytes = raw.data();
-    const uint64_t previous = FieldAt<uint64_t>(bytes, frame_size, f.previous);
-    const uint64_t code_address =
-        FieldAt<uint64_t>(bytes, frame_size, f.executable) & ~f.stackref_tag_mask;
-    const uint64_t instruction = FieldAt<uint64_t>(bytes, frame_size, f.instr_ptr);
-    const int owner = f.owner == kAbsent ? 0 : FieldAt<uint8_t>(bytes, frame_size, f.owner);
+    ++extent.links;
+    if (distance == power) {
+      tortoise = address;
+      power *= 2;
+      distance = 0;
+    }
+    address = *previous;
+    ++distance;
+  }
+  return extent;
+}
 
+}  // namespace
+
+void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
+                size_t max_frames, Thread& thread) {
+  const Layout::Frame& f = objects.layout().frame;
+  const size_t frame_size = std::min(kFrameHeadBytes, static_cast<size_t>(f.size));
+  uint8_t raw[kFrameHeadBytes];
+  // Two passes over the chain (the second reads it from the page cache): the frames then go
+  // into a vector sized once, without a copy at each doubling of a deep stack.
+  const ChainExtent extent = MeasureChain(objects, frame_address, max_frames, raw);
+  const size_t first = thread.frames.size();
+  thread.frames.reserve(first + extent.links);
+  for (size_t link = 0; link < extent.links; ++link) {
+    const std::optional<uint64_t> previous = ReadLink(objects, frame_address, raw);
+    if (!previous) {  // read in the first pass, so only if the cache could not keep it
+      StopWalk(thread, fmt::format("cannot read the frame at {:#x}", frame_address));
+      return;
+    }
+    const uint64_t code_address =
+        FieldAt<uint64_t>(raw, frame_size, f.executable) & ~f.stackref_tag_mask;
+    const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);
+    const int owner = f.owner == kAbsent ? 0 : FieldAt<uint8_t>(raw, frame_size, f.owner);
     if (owner >= f.owner_first_internal) {  // an entry shim the C stack owns
       // 3.12+: one shim per eval-loop call, just outside the frames that call runs.
-      if (!chain.empty()) chain.back().is_entry = true;
-      frame_address = previous;
+      if (thread.frames.size() > first) thread.frames.back().is_entry = true;
+      frame_address = *previous;
       continue;
     }
     const int32_t tlbc_index =
-        f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(bytes, frame_size, f.tlbc_index);
+        f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, frame_size, f.tlbc_index);
     auto point = CodePointOf(codes, code_address, instruction, tlbc_index);
     if (!point.ok()) {
       StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, point.error().message));
-      break;
+      return;
     }
     // A frame whose first instructions (copying free variables, making the
     // generator) have not run yet is incomplete: sys._current_frames() and
@@ -129,35 +180,22 @@ std::vector<ChainedFrame> FollowChain(ObjectReader& objects, CodeCache& codes,
     const bool incomplete =
         owner != f.owner_generator && point->instruction_index < point->code->first_traceable;
     if (!incomplete) {
-      chain.push_back({frame_address, code_address, point->code, point->instruction_index,
-                       f.is_entry != kAbsent && FieldAt<uint8_t>(bytes, frame_size, f.is_entry) != 0});
+      const CodeInfo& info = *point->code;
+      Frame& out = thread.frames.emplace_back();
+      out.code_names = info.names;
+      const SourcePosition source =
+          PositionForInstruction(info.lines, info.first_line, point->instruction_index);
+      out.line = source.line;
+      out.end_line = source.end_line;
+      out.column = source.column;
+      out.end_column = source.end_column;
+      out.frame_address = frame_address;
+      out.code_address = code_address;
+      out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(raw, frame_size, f.is_entry) != 0;
     }
-    frame_address = previous;
+    frame_address = *previous;
   }
-  return chain;
-}
-
-}  // namespace
-
-void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
-                size_t max_frames, Thread& thread) {
-  const std::vector<ChainedFrame> chain =
-      FollowChain(objects, codes, frame_address, max_frames, thread);
-  thread.frames.reserve(thread.frames.size() + chain.size());
-  for (const ChainedFrame& chained : chain) {
-    const CodeInfo& info = *chained.code;
-    Frame& out = thread.frames.emplace_back();
-    out.code_names = info.names;
-    const SourcePosition source =
-        PositionForInstruction(info.lines, info.first_line, chained.instruction_index);
-    out.line = source.line;
-    out.end_line = source.end_line;
-    out.column = source.column;
-    out.end_column = source.end_column;
-    out.frame_address = chained.frame_address;
-    out.code_address = chained.code_address;
-    out.is_entry = chained.is_entry;
-  }
+  if (extent.stop_reason) StopWalk(thread, *extent.stop_reason);
 }
 
 }  // namespace pyunwind
