@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/limits.h"
+#include "core/base/prefault.h"
 #include "core/base/printable.h"
 #include "core/commands/json_string.h"
 #include "core/commands/source_carets.h"
@@ -294,6 +295,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   std::string out;
   // '  File "", line N, in ' and colours; the source line and a line of carets.
   out.reserve(EstimatedSize(snapshot, 48, 2));
+  PrefaultForWrite(out.data(), out.capacity());
   SourceLinesDrawn drawn;
   const bool several_interpreters = snapshot.interpreters.size() > 1;
   bool first_thread = true;
@@ -412,6 +414,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
   std::string out = "{\"python\":";
   // The keys and punctuation of a Python frame's object; its source line with --source.
   out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0));
+  PrefaultForWrite(out.data(), out.capacity());
   out += Dump({{"version", snapshot.python.version.ToString()},
                {"hexversion", snapshot.python.version.hexversion},
                {"free_threaded", snapshot.python.free_threaded}});

@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "core/base/prefault.h"
 #include "core/commands/json_string.h"
 #include "core/commands/py_tasks.h"
 
@@ -52,6 +53,7 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
       "{{\"python\":{{\"version\":{},\"hexversion\":{},\"free_threaded\":{}}},",
       Quoted(s.python.version.ToString()), s.python.version.hexversion, s.python.free_threaded);
   out.reserve(write ? kOutputPieceBytes + 4096 : sel.tasks.size() * 300);
+  PrefaultForWrite(out.data(), out.capacity());
   out += "\"tasks\":[";
   auto to = std::back_inserter(out);
   // Per-task formats are compiled (FMT_COMPILE): parsed once at build time, not for each of

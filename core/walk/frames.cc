@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/prefault.h"
+
 namespace pyunwind {
 namespace {
 
@@ -147,6 +149,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
   const ChainExtent extent = MeasureChain(objects, frame_address, max_frames, raw);
   const size_t first = thread.frames.size();
   thread.frames.reserve(first + extent.links);
+  PrefaultForWrite(thread.frames.data() + first, extent.links * sizeof(Frame));
   for (size_t link = 0; link < extent.links; ++link) {
     const std::optional<uint64_t> previous = ReadLink(objects, frame_address, raw);
     if (!previous) {  // read in the first pass, so only if the cache could not keep it
