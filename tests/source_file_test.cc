@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/base/limits.h"
 #include "core/commands/source_file.h"
@@ -37,6 +39,29 @@ TEST(SourceFile, ReadsTheLinesAsked) {
   lines = ReadSourceLines(path, 9, 12);
   ASSERT_TRUE(lines.ok());
   EXPECT_TRUE(lines->lines.empty());
+}
+
+// The lines a traceback needs, by number: only those, cut and ended as above; numbers past
+// the end have none. A buffer's worth of lines before them (16 KiB) is skipped, not kept.
+TEST(SourceFile, ReadsTheNumberedLinesAsked) {
+  std::string text;
+  for (int i = 1; i <= 3000; ++i) text += "line " + std::to_string(i) + "\n";
+  text += std::string(kMaxSourceLineLength + 10, 'x') + "\r\n" + "last";  // 3001, 3002
+  const std::string path = WriteFile("numbered.py", text);
+  auto lines = ReadNumberedSourceLines(path, {2, 1999, 2000, 3001, 3002, 3003, 9000});
+  ASSERT_TRUE(lines.ok()) << lines.error().message;
+  std::vector<std::pair<int, std::string>> got;
+  for (const NumberedLine& line : *lines) got.emplace_back(line.number, line.text);
+  EXPECT_EQ(got, (std::vector<std::pair<int, std::string>>{
+                     {2, "line 2"},
+                     {1999, "line 1999"},
+                     {2000, "line 2000"},
+                     {3001, std::string(kMaxSourceLineLength, 'x') + "..."},
+                     {3002, "last"}}));
+  lines = ReadNumberedSourceLines(path, {});
+  ASSERT_TRUE(lines.ok());
+  EXPECT_TRUE(lines->empty());
+  EXPECT_FALSE(ReadNumberedSourceLines(WriteFile("gone.py", "") + ".missing", {1}).ok());
 }
 
 TEST(SourceFile, LongLinesAreCut) {

@@ -13,7 +13,14 @@
 
 namespace pyunwind {
 
-Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last) {
+namespace {
+
+// Reads `path` from its first line up to line `last` (at most kMaxSourceLines,
+// kMaxSourceFileBytes), handing each line whose number `wanted` accepts to
+// `take(number, text)`: without its line end, cut at kMaxSourceLineLength.
+// Lines not wanted are skipped, not copied.
+template <typename Wanted, typename Take>
+Status ScanSourceFile(const std::string& path, int last, Wanted wanted, Take take) {
   if (path.empty()) return MakeError("the code object names no file");
   const RegularFile file = RegularFile::Open(path);
   switch (file.failure()) {
@@ -24,27 +31,28 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
     case RegularFile::Failure::kNone:
       break;
   }
-  SourceLines out;
-  out.first = first < 1 ? 1 : first;
   last = std::min(last, static_cast<int>(kMaxSourceLines));  // lines past it are not read
   std::string line;
   int number = 1;
+  bool keeping = wanted(number);
   bool cut = false;  // the current line passed kMaxSourceLineLength
   uint64_t total = 0;
-  char buffer[1 << 16];
+  // 16 KiB: a larger buffer is fresh stack, a page fault per 4 KiB (prefault.h).
+  char buffer[1 << 14];
   auto finish_line = [&] {
-    if (number >= out.first && number <= last) {
+    if (keeping) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (cut) line += "...";
-      out.lines.push_back(std::move(line));
+      take(number, std::move(line));
     }
     line.clear();
     cut = false;
     ++number;
+    keeping = number <= last && wanted(number);
   };
   // Keeps `piece` of the current line, up to kMaxSourceLineLength of it.
   auto keep = [&](const char* piece, size_t size) {
-    if (number < out.first || size == 0) return;
+    if (!keeping || size == 0) return;
     const size_t room = kMaxSourceLineLength - std::min(line.size(), kMaxSourceLineLength);
     line.append(piece, std::min(size, room));
     cut = cut || size > room;
@@ -66,6 +74,32 @@ Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last
     }
   }
   if (!line.empty() && number <= last) finish_line();  // a last line without '\n'
+  return Ok{};
+}
+
+}  // namespace
+
+Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last) {
+  SourceLines out;
+  out.first = first < 1 ? 1 : first;
+  PYU_RETURN_IF_ERROR(ScanSourceFile(
+      path, last, [&](int number) { return number >= out.first; },
+      [&](int, std::string text) { out.lines.push_back(std::move(text)); }));
+  return out;
+}
+
+Result<std::vector<NumberedLine>> ReadNumberedSourceLines(const std::string& path,
+                                                         const std::vector<int>& numbers) {
+  std::vector<NumberedLine> out;
+  if (numbers.empty()) return out;
+  auto next = numbers.begin();  // the first number not passed yet
+  PYU_RETURN_IF_ERROR(ScanSourceFile(
+      path, numbers.back(),
+      [&](int number) {
+        while (next != numbers.end() && *next < number) ++next;
+        return next != numbers.end() && *next == number;
+      },
+      [&](int number, std::string text) { out.push_back({number, std::move(text)}); }));
   return out;
 }
 

@@ -21,4 +21,15 @@ struct SourceLines {
 // not a regular file, unreadable.
 Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last);
 
+struct NumberedLine {
+  int number = 0;
+  std::string text;  // as in SourceLines
+};
+
+// The lines of the file at `path` whose numbers are in `numbers` (ascending, each from 1),
+// in that order; a number past the file's end has none. Only these lines are kept: a
+// traceback needs a few lines of each file, not all of them up to the last.
+Result<std::vector<NumberedLine>> ReadNumberedSourceLines(const std::string& path,
+                                                         const std::vector<int>& numbers);
+
 }  // namespace pyunwind

@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <utility>
 #include <map>
 #include <memory>
 #include <optional>
@@ -38,49 +39,68 @@ int LastSpanLine(const Frame& frame) {
 }  // namespace
 
 void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
-  // First the last line each file is needed to, then one read per file.
-  std::map<std::string, int> last_line;
-  for (const Interpreter& interp : snapshot.interpreters) {
-    for (const Thread& thread : interp.threads) {
-      for (const Frame& frame : thread.frames) {
-        if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-        int& last = last_line[frame.filename()];
-        last = std::max(last, LastSpanLine(frame));
+  struct SourceFile {
+    std::vector<int> numbers;  // the lines the frames need
+    std::optional<std::vector<NumberedLine>> lines;
+  };
+  std::map<std::string, SourceFile> files;
+  // Calls `visit(frame, its file)` for each Python frame with a line. A file is looked up
+  // once per run of frames of one code object (a recursion is thousands of them).
+  auto for_each_frame = [&](auto visit) {
+    const CodeNames* names_before = nullptr;
+    SourceFile* file_before = nullptr;
+    for (Interpreter& interp : snapshot.interpreters) {
+      for (Thread& thread : interp.threads) {
+        for (Frame& frame : thread.frames) {
+          if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
+          if (file_before == nullptr || frame.code_names.get() != names_before) {
+            names_before = frame.code_names.get();
+            file_before = &files[frame.filename()];
+          }
+          visit(frame, *file_before);
+        }
       }
     }
+  };
+  for_each_frame([](const Frame& frame, SourceFile& file) {
+    for (int number = *frame.line; number <= LastSpanLine(frame); ++number) {
+      file.numbers.push_back(number);
+    }
+  });
+  size_t files_read = 0;
+  for (auto& [filename, file] : files) {
+    if (files_read++ >= kMaxSourceFilesPerCommand) break;
+    std::sort(file.numbers.begin(), file.numbers.end());
+    file.numbers.erase(std::unique(file.numbers.begin(), file.numbers.end()), file.numbers.end());
+    auto lines = ReadNumberedSourceLines(SourcePathFor(filename, lookup), file.numbers);
+    if (lines.ok()) file.lines = std::move(*lines);
   }
-  std::map<std::string, std::optional<SourceLines>> files;
-  for (const auto& [filename, last] : last_line) {
-    if (files.size() >= kMaxSourceFilesPerCommand) break;
-    auto lines = ReadSourceLines(SourcePathFor(filename, lookup), 1, last);
-    files[filename] = lines.ok() ? std::optional<SourceLines>(std::move(*lines)) : std::nullopt;
-  }
-  // Frames at the same lines share one SourceText (a recursion is thousands of them).
-  std::map<std::tuple<const SourceLines*, size_t, size_t>, std::shared_ptr<const SourceText>> texts;
+  // Frames at the same lines share one SourceText.
+  std::map<std::tuple<const SourceFile*, int, int>, std::shared_ptr<const SourceText>> texts;
   size_t span_lines = 0;
-  for (Interpreter& interp : snapshot.interpreters) {
-    for (Thread& thread : interp.threads) {
-      for (Frame& frame : thread.frames) {
-        if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-        auto found = files.find(frame.filename());
-        if (found == files.end() || !found->second) continue;
-        const SourceLines& source = *found->second;
-        const size_t index = static_cast<size_t>(*frame.line - source.first);
-        if (index >= source.lines.size()) continue;
-        size_t span_end = std::min(source.lines.size(), index + 1 + (LastSpanLine(frame) - *frame.line));
-        if (span_lines + (span_end - index - 1) > kMaxTracebackSpanLinesPerCommand) {
-          span_end = index + 1;  // the line alone
-        }
-        span_lines += span_end - index - 1;
-        std::shared_ptr<const SourceText>& text = texts[{&source, index, span_end}];
-        if (!text) {
-          text = std::make_shared<const SourceText>(SourceText{
-              source.lines[index], {source.lines.begin() + index + 1, source.lines.begin() + span_end}});
-        }
-        frame.source = text;
-      }
+  for_each_frame([&](Frame& frame, const SourceFile& file) {
+    if (!file.lines) return;
+    const std::vector<NumberedLine>& lines = *file.lines;
+    const int line = *frame.line;
+    auto at = std::lower_bound(lines.begin(), lines.end(), line,
+                               [](const NumberedLine& l, int number) { return l.number < number; });
+    if (at == lines.end() || at->number != line) return;  // past the file's end
+    // The span: the lines after it, as far as the file has them.
+    auto span_end = at + 1;
+    while (span_end != lines.end() && span_end->number <= LastSpanLine(frame) &&
+           span_end->number == (span_end - 1)->number + 1) {
+      ++span_end;
     }
-  }
+    if (span_lines + (span_end - at - 1) > kMaxTracebackSpanLinesPerCommand) span_end = at + 1;
+    span_lines += span_end - at - 1;
+    std::shared_ptr<const SourceText>& text = texts[{&file, line, (span_end - 1)->number}];
+    if (!text) {
+      std::vector<std::string> span;
+      for (auto it = at + 1; it != span_end; ++it) span.push_back(it->text);
+      text = std::make_shared<const SourceText>(SourceText{at->text, std::move(span)});
+    }
+    frame.source = text;
+  });
 }
 
 }  // namespace pyunwind
