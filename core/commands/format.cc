@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -238,31 +239,43 @@ std::string FormatLocalsJson(const Frame& frame, size_t index) {
   return Dump(doc) + "\n";
 }
 
-// The source and caret lines under each frame of a text traceback, each distinct line and
-// span drawn once: a deep recursion repeats one call site thousands of times, and
-// tokenizing it for the carets was half the time of py-bt --all on 3,069 frames.
+// A Python frame's lines in a text traceback (AppendFrameLine, then its source and caret
+// lines), each distinct frame drawn once: a deep recursion repeats a few frames thousands of
+// times, and tokenizing the source for the carets was half the time of py-bt --all on 3,069
+// frames. A frame is told by its code object's names, its position and its source text.
 namespace {
 
-class SourceLinesDrawn {
+class FrameLinesDrawn {
  public:
-  const std::string& Lines(const Frame& frame, TracebackCaretRules rules) {
+  FrameLinesDrawn(const Palette& palette, TracebackCaretRules rules)
+      : palette_(palette), rules_(rules) {}
+
+  const std::string& Lines(const Frame& frame) {
     const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
     // Frames at the same lines share one SourceText (AddSourceLines).
-    auto [it, added] = drawn_.try_emplace({frame.source.get(), position});
+    auto [it, added] =
+        drawn_.try_emplace({frame.code_names.get(), frame.source.get(), position});
     if (added) {
-      std::vector<std::string> lines = {frame.source->line};
-      lines.insert(lines.end(), frame.source->span_lines.begin(), frame.source->span_lines.end());
-      for (const std::string& text : TracebackSourceLines(lines, position, rules)) {
-        it->second += "    ";
-        AppendPrintable(it->second, text);
-        it->second += '\n';
+      std::string& text = it->second;
+      AppendFrameLine(text, frame, palette_);
+      if (frame.source) {
+        std::vector<std::string> lines = {frame.source->line};
+        lines.insert(lines.end(), frame.source->span_lines.begin(),
+                     frame.source->span_lines.end());
+        for (const std::string& line : TracebackSourceLines(lines, position, rules_)) {
+          text += "    ";
+          AppendPrintable(text, line);
+          text += '\n';
+        }
       }
     }
     return it->second;
   }
 
  private:
-  std::map<std::pair<const SourceText*, SourcePosition>, std::string> drawn_;
+  const Palette& palette_;
+  const TracebackCaretRules rules_;
+  std::map<std::tuple<const CodeNames*, const SourceText*, SourcePosition>, std::string> drawn_;
 };
 
 // About the size of a stack's text or JSON, for one allocation up front: a deep stack's
@@ -296,7 +309,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
   // '  File "", line N, in ' and colours; the source line and a line of carets.
   out.reserve(EstimatedSize(snapshot, 48, 2));
   PrefaultForWrite(out.data(), out.capacity());
-  SourceLinesDrawn drawn;
+  FrameLinesDrawn drawn(p, snapshot.python.caret_rules);
   const bool several_interpreters = snapshot.interpreters.size() > 1;
   bool first_thread = true;
   for (const Interpreter& interp : snapshot.interpreters) {
@@ -324,8 +337,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
                              native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
           continue;
         }
-        AppendFrameLine(out, frame, p);
-        if (frame.source) out += drawn.Lines(frame, snapshot.python.caret_rules);
+        out += drawn.Lines(frame);
         // Under the frame, as GDB's libpython py-bt shows the C call it is in.
         if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
         out += LocalsText(frame, "    ");
