@@ -343,6 +343,36 @@ TEST_F(WalkTest, FrameChainLoopingBackToAFrameInside) {
             fmt::format("the frame chain loops back to {:#x}", a_middle));
 }
 
+// With a writer, py-bt's text goes out in pieces of kOutputPieceBytes or a frame more as it
+// is made (one buffer, no string of the whole text): together with what is returned, the
+// same text as without.
+TEST_F(WalkTest, TextInPiecesIsTheWholeText) {
+  p.AddSymbols();
+  const uint64_t deep_code = p.Code("/app/" + std::string(200, 'd') + ".py", "deep", "Deep.deep",
+                                    10, LineTable(10, {{1, 10}, {4, 12}, {6, 14}}), 13);
+  uint64_t frame = a_inner;
+  for (int i = 0; i < 1000; ++i) frame = p.Frame(deep_code, 5, frame);
+  p.SetCurrentFrame(a, frame);
+  const CommandOutput whole = p.Run({"--all"});
+  ASSERT_FALSE(whole.failed) << whole.text;
+  ASSERT_GT(whole.text.size(), 3 * kOutputPieceBytes);
+
+  std::vector<std::string> pieces;
+  CommandContext context{p.target, std::nullopt, false, std::nullopt, std::nullopt};
+  context.write_output = [&](std::string_view piece) { pieces.emplace_back(piece); };
+  const CommandOutput rest = RunCommand("py-bt", {"--all"}, context);
+  ASSERT_FALSE(rest.failed) << rest.text;
+  ASSERT_GE(pieces.size(), 3u);
+  std::string joined;
+  for (const std::string& piece : pieces) {
+    EXPECT_GE(piece.size(), kOutputPieceBytes);
+    EXPECT_LT(piece.size(), kOutputPieceBytes + 1024);  // one frame's lines past it at most
+    joined += piece;
+  }
+  EXPECT_LT(rest.text.size(), kOutputPieceBytes + 1024);
+  EXPECT_EQ(joined + rest.text, whole.text);
+}
+
 TEST_F(WalkTest, SelfLoopingFrame) {
   p.AddSymbols();
   p.SetPrevious(b_inner, b_inner);

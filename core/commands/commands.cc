@@ -176,7 +176,8 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   format.session_kept = target.kept();
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
-  return {options.json ? FormatJson(*snapshot, format) : FormatText(*snapshot, format), false};
+  if (options.json) return {FormatJson(*snapshot, format), false};
+  return {FormatText(*snapshot, format, context.write_output), false};
 }
 
 }  // namespace

@@ -11,16 +11,12 @@
 #include <vector>
 
 #include "core/commands/frame_selections.h"
+#include "core/commands/output_writer.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
 
 class StopCache;
-
-// Takes a piece of a command's output, to print at once (CommandContext::write_output).
-using OutputWriter = std::function<void(std::string_view)>;
-// The size of the pieces a command hands to an OutputWriter.
-inline constexpr size_t kOutputPieceBytes = size_t{1} << 20;
 
 struct CommandContext {
   Target& target;
@@ -49,8 +45,8 @@ struct CommandContext {
   // What the front-end says about itself under `py-bt -v` (e.g. whether LLDB's own bt shows
   // the Python frames).
   std::vector<std::string> front_end_notes = {};
-  // Where a command with large output (py-tasks --json) may print it in pieces
-  // before it returns; the text it returns follows them. Empty: every byte is
+  // Where a command with large output (py-bt's text, py-tasks --json) may print it in
+  // pieces before it returns; the text it returns follows them. Empty: every byte is
   // in the returned text. Only output that cannot fail any more goes here.
   OutputWriter write_output = {};
 };

@@ -303,12 +303,23 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
 
 }  // namespace
 
-std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
+                       const OutputWriter& write) {
   const Palette p = MakePalette(options.color);
   std::string out;
-  // '  File "", line N, in ' and colours; the source line and a line of carets.
-  out.reserve(EstimatedSize(snapshot, 48, 2));
-  PrefaultForWrite(out.data(), out.capacity());
+  if (write) {
+    out.reserve(kOutputPieceBytes + 4096);  // a frame's lines may pass the piece's end
+  } else {
+    // '  File "", line N, in ' and colours; the source line and a line of carets.
+    out.reserve(EstimatedSize(snapshot, 48, 2));
+    PrefaultForWrite(out.data(), out.capacity());
+  }
+  auto hand_over_a_piece = [&] {
+    if (write && out.size() >= kOutputPieceBytes) {
+      write(out);
+      out.clear();
+    }
+  };
   FrameLinesDrawn drawn(p, snapshot.python.caret_rules);
   const bool several_interpreters = snapshot.interpreters.size() > 1;
   bool first_thread = true;
@@ -325,6 +336,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options) {
       out += "Traceback (most recent call first):\n";
       const size_t shown = ShownFrames(thread, options);
       for (size_t i = 0; i < shown; ++i) {
+        hand_over_a_piece();
         const Frame& frame = thread.frames[i];
         if (frame.kind == FrameKind::kGc) {
           out += "  <GC>\n";

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "core/base/work_budget.h"
+#include "core/commands/output_writer.h"
 #include "core/target/memory.h"
 #include "core/walk/model.h"
 
@@ -33,7 +34,10 @@ std::string_view ExceptionStateName(ExceptionState state);
 // #N File "...", line L, in QUALNAME
 std::string FrameHeader(const Frame& frame, size_t index);
 
-std::string FormatText(const Snapshot& snapshot, const FormatOptions& options);
+// py-bt's text. With `write`, it goes there in pieces of about kOutputPieceBytes as it is
+// made, and the rest is returned.
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
+                       const OutputWriter& write = {});
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
 
 // The locals of one frame (filled by core/locals.h) as `name = repr` lines,
