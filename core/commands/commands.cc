@@ -147,7 +147,11 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
       std::vector<NativeFrame> native;
       if (thread.native_id) {
         if (ask) native = target.NativeFrames(*thread.native_id);
-        thread.os_name = context.target.ThreadName(*thread.native_id);
+        // The text shows the OS's name only where threading has none (ThreadTitle): a
+        // debugger call per thread that GDB makes through Python, 20 us each.
+        if (options.json || !thread.name) {
+          thread.os_name = context.target.ThreadName(*thread.native_id);
+        }
       }
       ClassifyActivity(thread, native);
       if (options.native && thread.native_id) {
