@@ -76,22 +76,43 @@ SlabPool& Pool() {
 
 }  // namespace
 
+namespace {
+
+// The thread PrepareSlabInBackground starts, joined when the library is unloaded or the
+// process exits (this object's destructor): LLDB unloads its plugins (dlclose) when it exits,
+// which must not unmap code the thread still runs.
+class SlabPreparer {
+ public:
+  ~SlabPreparer() {
+    if (thread_.joinable()) thread_.join();
+  }
+  void Start() {
+    std::call_once(started_, [this] {
+      // The debugger's signals (SIGINT, SIGCHLD) stay on its own threads.
+      sigset_t all, previous;
+      sigfillset(&all);
+      pthread_sigmask(SIG_SETMASK, &all, &previous);
+      try {
+        thread_ = std::thread([] {
+          if (uint8_t* slab = MapSlab()) Pool().Give(slab);
+        });
+      } catch (const std::system_error&) {
+        // No thread to spare: the first arena maps its slab itself.
+      }
+      pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    });
+  }
+
+ private:
+  std::once_flag started_;
+  std::thread thread_;
+};
+
+}  // namespace
+
 void PageArena::PrepareSlabInBackground() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    // The debugger's signals (SIGINT, SIGCHLD) stay on its own threads.
-    sigset_t all, previous;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &previous);
-    try {
-      std::thread([] {
-        if (uint8_t* slab = MapSlab()) Pool().Give(slab);
-      }).detach();
-    } catch (const std::system_error&) {
-      // No thread to spare: the first arena maps its slab itself.
-    }
-    pthread_sigmask(SIG_SETMASK, &previous, nullptr);
-  });
+  static SlabPreparer preparer;
+  preparer.Start();
 }
 
 size_t PageArena::KeptSlabs() { return Pool().Size(); }
