@@ -22,6 +22,16 @@ T FieldAt(const uint8_t* raw, size_t raw_size, int32_t offset) {
 // first 100 bytes in every version; a layout's larger size is cut to this).
 constexpr size_t kFrameHeadBytes = 256;
 
+// Whether every field the walk reads lies in a frame's head (a layout from the target's debug
+// offsets may say otherwise, however unlike any CPython).
+bool FieldsInHead(const Layout::Frame& f) {
+  auto fits = [](int32_t offset, int32_t width) {
+    return offset == kAbsent || (offset >= 0 && offset + width <= int32_t{kFrameHeadBytes});
+  };
+  return fits(f.previous, 8) && fits(f.executable, 8) && fits(f.instr_ptr, 8) &&
+         fits(f.owner, 1) && fits(f.tlbc_index, 4) && fits(f.is_entry, 1);
+}
+
 void StopWalk(Thread& thread, std::string reason) {
   thread.truncated = true;
   thread.error = std::move(reason);
@@ -47,6 +57,10 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
   const Layout::Frame& f = objects.layout().frame;
   uint8_t raw[kFrameHeadBytes];
   const size_t frame_size = std::min(kFrameHeadBytes, static_cast<size_t>(f.size));
+  if (!FieldsInHead(f)) {
+    return MakeError(fmt::format("the layout puts a frame's fields past its first {} bytes",
+                                 kFrameHeadBytes));
+  }
   if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw, frame_size)) {
     return MakeError(fmt::format("cannot read the frame at {:#x}", frame_address));
   }
@@ -144,6 +158,11 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
   const Layout::Frame& f = objects.layout().frame;
   const size_t frame_size = std::min(kFrameHeadBytes, static_cast<size_t>(f.size));
   uint8_t raw[kFrameHeadBytes];
+  if (!FieldsInHead(f)) {
+    StopWalk(thread, fmt::format("the layout puts a frame's fields past its first {} bytes",
+                                 kFrameHeadBytes));
+    return;
+  }
   // Two passes over the chain (the second reads it from the page cache): the frames then go
   // into a vector sized once, without a copy at each doubling of a deep stack.
   const ChainExtent extent = MeasureChain(objects, frame_address, max_frames, raw);
