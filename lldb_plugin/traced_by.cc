@@ -3,42 +3,58 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include <charconv>
 #include <string>
+#include <system_error>
 
 #include "core/base/regular_file.h"
 
 namespace pyunwind_lldb {
 
-std::optional<uint64_t> ProcStatusNumber(uint64_t pid, std::string_view name) {
+namespace {
+
+// The text of /proc/PID/status (about 1.5 KB; the fields read come in its first lines), or
+// empty if it cannot be read.
+std::string ProcStatusText(uint64_t pid) {
   const pyunwind::RegularFile file =
       pyunwind::RegularFile::Open("/proc/" + std::to_string(pid) + "/status");
-  if (file.failure() != pyunwind::RegularFile::Failure::kNone) return std::nullopt;
-  char text[4096];  // the file is about 1.5 KB; the fields read come in its first lines
+  if (file.failure() != pyunwind::RegularFile::Failure::kNone) return {};
+  char text[4096];
   ssize_t size;
   do {
-    size = read(file.fd(), text, sizeof text - 1);
+    size = read(file.fd(), text, sizeof text);
   } while (size < 0 && errno == EINTR);
-  if (size <= 0) return std::nullopt;
-  text[size] = '\0';
+  return size > 0 ? std::string(text, static_cast<size_t>(size)) : std::string();
+}
+
+// The number after "NAME:" in the text of a status file.
+std::optional<uint64_t> StatusField(std::string_view status, std::string_view name) {
   // Each field starts a line; the first line is "Name:", which a program chooses.
   const std::string key = "\n" + std::string(name) + ":";
-  const char* at = std::strstr(text, key.c_str());
-  if (at == nullptr) return std::nullopt;
-  const char* digits = at + key.size();
-  while (*digits == '\t' || *digits == ' ') ++digits;
-  char* end = nullptr;
-  const unsigned long long value = std::strtoull(digits, &end, 10);
-  if (end == digits || (*end != '\n' && *end != '\0')) return std::nullopt;
+  const size_t at = status.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  size_t digits = at + key.size();
+  while (digits < status.size() && (status[digits] == '\t' || status[digits] == ' ')) ++digits;
+  uint64_t value = 0;
+  const char* const first = status.data() + digits;
+  const char* const last = status.data() + status.size();
+  const auto [end, error] = std::from_chars(first, last, value);
+  if (error != std::errc() || end == first || (end != last && *end != '\n')) return std::nullopt;
   return value;
 }
 
+}  // namespace
+
+std::optional<uint64_t> ProcStatusNumber(uint64_t pid, std::string_view name) {
+  return StatusField(ProcStatusText(pid), name);
+}
+
 bool TracedByChildOf(uint64_t pid, uint64_t debugger_pid, uint64_t threads) {
-  const std::optional<uint64_t> tracer = ProcStatusNumber(pid, "TracerPid");
+  const std::string status = ProcStatusText(pid);  // read once: both fields from one moment
+  const std::optional<uint64_t> tracer = StatusField(status, "TracerPid");
   if (!tracer || *tracer == 0) return false;
   if (ProcStatusNumber(*tracer, "PPid") != debugger_pid) return false;
-  return ProcStatusNumber(pid, "Threads") == threads;
+  return StatusField(status, "Threads") == threads;
 }
 
 }  // namespace pyunwind_lldb
