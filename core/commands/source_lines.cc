@@ -3,11 +3,11 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <utility>
 #include <map>
 #include <memory>
 #include <optional>
 #include <tuple>
+#include <utility>
 
 #include "core/base/limits.h"
 #include "core/commands/source_file.h"

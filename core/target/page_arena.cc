@@ -74,10 +74,6 @@ SlabPool& Pool() {
   return *pool;
 }
 
-}  // namespace
-
-namespace {
-
 // The thread PrepareSlabInBackground starts, joined when the library is unloaded or the
 // process exits (this object's destructor): LLDB unloads its plugins (dlclose) when it exits,
 // which must not unmap code the thread still runs.
