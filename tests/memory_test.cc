@@ -326,5 +326,60 @@ TEST(MemoryFetchSize, OnePagePerFetchReadsAnUnreadablePageOnce) {
   EXPECT_EQ(target.read_calls, 2u);
 }
 
+
+// A range fetched ahead is read from the target once per run of pages not cached yet, and
+// then served from the cache with the same bytes.
+TEST(MemoryPrefetch, FetchesTheMissingRunsOnceEach) {
+  PagesPerFetchTarget target(1);
+  target.Map(kBase, 16 * kPage);
+  std::vector<uint8_t> bytes(16 * kPage);
+  for (uint64_t i = 0; i < bytes.size(); ++i) bytes[i] = Pattern(kBase + i);
+  target.Write(kBase, bytes.data(), bytes.size());
+  RemoteMemory memory(target);
+  uint64_t value = 0;
+  ASSERT_TRUE(memory.Read(kBase + 3 * kPage, &value, sizeof(value)));  // page 3 cached
+  target.reads.clear();
+  memory.Prefetch(kBase + kPage + 100, 6 * kPage);  // pages 1 to 7
+  EXPECT_EQ(target.reads, (std::vector<std::pair<uint64_t, size_t>>{
+                              {kBase + kPage, 2 * kPage}, {kBase + 4 * kPage, 4 * kPage}}));
+  std::vector<uint8_t> out(7 * kPage);
+  ASSERT_TRUE(memory.Read(kBase + kPage, out.data(), out.size()));
+  EXPECT_TRUE(std::equal(out.begin(), out.end(), bytes.begin() + kPage));
+  EXPECT_EQ(target.reads.size(), 2u);  // all from the cache
+  EXPECT_EQ(memory.stats().target_reads, 3u);
+}
+
+// A range that cannot all be read caches nothing and reports nothing: Read then finds the
+// readable pages one by one, and says the rest is unreadable.
+TEST(MemoryPrefetch, AnUnreadableRangeIsLeftToRead) {
+  PagesPerFetchTarget target(1);
+  target.Map(kBase, 2 * kPage);
+  RemoteMemory memory(target);
+  memory.Prefetch(kBase, 4 * kPage);
+  EXPECT_EQ(target.read_calls, 1u);
+  uint64_t value = 0;
+  EXPECT_TRUE(memory.Read(kBase + kPage, &value, sizeof(value)));
+  EXPECT_FALSE(memory.Read(kBase + 2 * kPage, &value, sizeof(value)));
+  EXPECT_EQ(target.read_calls, 3u);
+  EXPECT_FALSE(memory.BudgetExhausted());
+}
+
+// Reading ahead never spends what the command's reads need: past the byte budget, past the
+// pages the cache keeps, or wrapping around, it reads nothing.
+TEST(MemoryPrefetch, ReadsNothingPastItsBounds) {
+  PagesPerFetchTarget target(1);
+  target.Map(kBase, 1024 * kPage);
+  RemoteMemory small_budget(target, /*byte_budget=*/3 * kPage);
+  small_budget.Prefetch(kBase, 4 * kPage);
+  EXPECT_FALSE(small_budget.BudgetExhausted());
+  RemoteMemory memory(target);
+  memory.Prefetch(kBase, (PageArena::kPagesPerSlab + 1) * kPage);
+  memory.Prefetch(~0ull - kPage, 2 * kPage);
+  EXPECT_EQ(target.read_calls, 0u);
+  memory.Prefetch(kBase, PageArena::kPagesPerSlab * kPage);
+  EXPECT_EQ(target.read_calls, 1u);
+  EXPECT_EQ(memory.CachedBytes(), PageArena::kPagesPerSlab * kPage);
+}
+
 }  // namespace
 }  // namespace pyunwind

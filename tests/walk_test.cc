@@ -20,6 +20,7 @@
 
 #include "core/commands/commands.h"
 #include "core/layout/layout.h"
+#include "core/walk/frames.h"
 #include "tests/amplification.h"
 #include "tests/fake_process311.h"
 #include "tests/fake_python.h"
@@ -341,6 +342,89 @@ TEST_F(WalkTest, FrameChainLoopingBackToAFrameInside) {
   ASSERT_TRUE(thread.contains("truncated"));
   EXPECT_EQ(thread.at("truncated"),
             fmt::format("the frame chain loops back to {:#x}", a_middle));
+}
+
+// A layout (from a target's debug offsets) that puts a frame's fields past the bytes the walk
+// reads of each frame is refused with the reason, not read as zeros.
+TEST_F(WalkTest, FrameFieldsPastTheFrameHeadAreRefused) {
+  for (int32_t Layout::Frame::*field :
+       {&Layout::Frame::previous, &Layout::Frame::executable, &Layout::Frame::instr_ptr}) {
+    Layout bent = p.layout;
+    bent.frame.size = 1024;
+    bent.frame.*field = 300;
+    RemoteMemory memory(p.target);
+    ObjectReader objects(memory, bent);
+    CodeCache codes(objects);
+    Thread thread;
+    WalkFrames(objects, codes, a_inner, 100, thread);
+    EXPECT_TRUE(thread.frames.empty());
+    EXPECT_TRUE(thread.truncated);
+    EXPECT_EQ(thread.error, "the layout puts a frame's fields past its first 256 bytes");
+  }
+  // The same walk with the layout as it is reads the frames.
+  RemoteMemory memory(p.target);
+  ObjectReader objects(memory, p.layout);
+  CodeCache codes(objects);
+  Thread thread;
+  WalkFrames(objects, codes, a_inner, 100, thread);
+  EXPECT_EQ(thread.frames.size(), 3u);
+  EXPECT_FALSE(thread.truncated);
+}
+
+// A thread's data stack is read a chunk at a time before its frames are walked: one target
+// read per chunk, not one per page its frames cover (core/walk/data_stack.h), at one page per
+// fetch as LLDB and GDB read a live process. The frames are the same without it.
+TEST_F(WalkTest, DataStackIsReadAChunkAtATime) {
+  p.AddSymbols();
+  p.target.pages_per_fetch = 1;
+  const Thread311 c = p.AddThread(1003, 0x7f00cccc0003);
+  const uint64_t code = p.Code("/app/deep.py", "descend", "descend", 3,
+                               LineTable(3, {{2, 3}, {8, 5}}), 10);
+  // Two full chunks of 16 KiB and the newest, a larger one (a frame needed more), half used;
+  // each frame 136 bytes, after the chunk's 24-byte head.
+  constexpr uint64_t kFrameBytes = 136, kHead = 24;
+  const std::vector<std::pair<uint64_t, uint64_t>> chunks = {
+      {0x7f3000000000, 16 << 10}, {0x7f3000004000, 16 << 10}, {0x7f3000100000, 64 << 10}};
+  uint64_t frame = 0;
+  size_t frames = 0;
+  for (const auto& [chunk, size] : chunks) {
+    const uint64_t used = chunk == chunks.back().first ? size / 2 : size;
+    p.PushChunk(c, chunk, size);
+    uint64_t top = chunk + kHead;
+    for (; top + kFrameBytes <= chunk + used; top += kFrameBytes, ++frames) {
+      frame = p.FrameAt(top, code, 9, frame);
+    }
+    // The older chunk's `top`: the slots its frames use.
+    if (chunk != chunks.back().first) p.target.PutU64(chunk + 16, (top - chunk - kHead) / 8);
+  }
+  p.SetCurrentFrame(c, frame);
+
+  auto chunk_reads = [&] {
+    size_t reads = 0;
+    for (const auto& [address, size] : p.target.reads) {
+      for (const auto& [chunk, chunk_size] : chunks) {
+        reads += address >= chunk && address < chunk + chunk_size;
+      }
+    }
+    return reads;
+  };
+  auto walk = [&] {
+    p.target.reads.clear();
+    const CommandOutput out = p.Run({"--json"}, c.native_id);
+    EXPECT_FALSE(out.failed) << out.text;
+    return out.failed ? Json::object() : Json::parse(out.text);
+  };
+  const Json doc = walk();
+  // 16 KiB at each chunk's start, then the rest of the newest, larger chunk.
+  EXPECT_EQ(chunk_reads(), 4u);
+  ASSERT_EQ(Threads(doc).size(), 1u);
+  const Json& shown = Threads(doc)[0].at("frames");
+  EXPECT_EQ(shown.size(), frames);
+
+  p.target.PutU64(c.tstate + p.layout.tstate.datastack_chunk, 0);
+  const Json without = walk();
+  EXPECT_EQ(chunk_reads(), 4u + 4 + 8);  // page by page: the pages the frames cover
+  EXPECT_EQ(Threads(without)[0].at("frames"), shown);
 }
 
 // With a writer, py-bt's text goes out in pieces of kOutputPieceBytes or a frame more as it
