@@ -151,7 +151,6 @@ TEST_P(RealBlockTest, AgreesWithDebugInfo) {
   EXPECT_EQ(l.tstate.current_frame, f.Offset(ts, "current_frame"));
   EXPECT_EQ(l.tstate.thread_id, f.Offset(ts, "thread_id"));
   EXPECT_EQ(l.tstate.native_thread_id, f.Offset(ts, "native_thread_id"));
-  EXPECT_EQ(l.tstate.datastack_chunk, f.Offset(ts, "datastack_chunk"));
   EXPECT_EQ(l.frame.size, f.AlignedEnd(fr));
   EXPECT_EQ(l.frame.previous, f.Offset(fr, "previous"));
   EXPECT_EQ(l.frame.executable, f.Offset(fr, "f_executable"));
@@ -313,7 +312,6 @@ TEST(DebugOffsets315, ParsesDefaultBuild) {
   EXPECT_EQ(l.tstate.current_frame, 72);
   EXPECT_EQ(l.tstate.thread_id, 176);
   EXPECT_EQ(l.tstate.native_thread_id, 184);
-  EXPECT_EQ(l.tstate.datastack_chunk, 248);
   EXPECT_EQ(l.frame.owner, 74);
   EXPECT_EQ(l.frame.localsplus, 80);
   EXPECT_EQ(l.frame.tlbc_index, kAbsent);

@@ -134,23 +134,12 @@ class Process {
   }
   // A _PyInterpreterFrame running code unit `index` of `code` (prev_instr points at it).
   uint64_t Frame(uint64_t code, int index, uint64_t previous, uint8_t owner = 0) {
-    return FrameAt(heap.Alloc(layout.frame.size), code, index, previous, owner);
-  }
-  uint64_t FrameAt(uint64_t frame, uint64_t code, int index, uint64_t previous,
-                   uint8_t owner = 0) {
+    const uint64_t frame = heap.Alloc(layout.frame.size);
     target.PutU64(frame + layout.frame.executable, code);
     target.PutU64(frame + layout.frame.previous, previous);
     target.PutU64(frame + layout.frame.instr_ptr, code + layout.code.code_adaptive + 2 * index);
     target.PutU8(frame + layout.frame.owner, owner);
     return frame;
-  }
-  // A data stack chunk (_PyStackChunk: previous, size, top) of `size` bytes mapped at `chunk`,
-  // as CPython maps each, pushed as the thread's newest.
-  void PushChunk(const Thread311& t, uint64_t chunk, uint64_t size) {
-    target.Map(chunk, size);
-    target.PutU64(chunk, *Read(t.tstate + layout.tstate.datastack_chunk));
-    target.PutU64(chunk + 8, size);
-    target.PutU64(t.tstate + layout.tstate.datastack_chunk, chunk);
   }
   void SetCurrentFrame(const Thread311& t, uint64_t frame) {
     target.PutU64(t.cframe + layout.tstate.cframe_current_frame, frame);

@@ -111,13 +111,11 @@ class FakeTarget : public Target {
   }
   std::vector<LoadedModule> Modules() override { return modules; }
   std::vector<uint64_t> ThreadIds() override { return thread_ids; }
-  uint64_t PagesPerFetch() const override { return pages_per_fetch; }
 
   std::map<std::string, uint64_t> symbols;
   std::vector<LoadedModule> modules;
   std::vector<uint64_t> thread_ids;
   bool list_regions = true;  // false: a host that cannot list regions
-  uint64_t pages_per_fetch = 4;
 
   // Every ReadMemory call: address and size.
   size_t read_calls = 0;

@@ -371,62 +371,6 @@ TEST_F(WalkTest, FrameFieldsPastTheFrameHeadAreRefused) {
   EXPECT_FALSE(thread.truncated);
 }
 
-// A thread's data stack is read a chunk at a time before its frames are walked: one target
-// read per chunk, not one per page its frames cover (core/walk/data_stack.h), at one page per
-// fetch as LLDB and GDB read a live process. The frames are the same without it.
-TEST_F(WalkTest, DataStackIsReadAChunkAtATime) {
-  p.AddSymbols();
-  p.target.pages_per_fetch = 1;
-  const Thread311 c = p.AddThread(1003, 0x7f00cccc0003);
-  const uint64_t code = p.Code("/app/deep.py", "descend", "descend", 3,
-                               LineTable(3, {{2, 3}, {8, 5}}), 10);
-  // Two full chunks of 16 KiB and the newest, a larger one (a frame needed more), half used;
-  // each frame 136 bytes, after the chunk's 24-byte head.
-  constexpr uint64_t kFrameBytes = 136, kHead = 24;
-  const std::vector<std::pair<uint64_t, uint64_t>> chunks = {
-      {0x7f3000000000, 16 << 10}, {0x7f3000004000, 16 << 10}, {0x7f3000100000, 64 << 10}};
-  uint64_t frame = 0;
-  size_t frames = 0;
-  for (const auto& [chunk, size] : chunks) {
-    const uint64_t used = chunk == chunks.back().first ? size / 2 : size;
-    p.PushChunk(c, chunk, size);
-    uint64_t top = chunk + kHead;
-    for (; top + kFrameBytes <= chunk + used; top += kFrameBytes, ++frames) {
-      frame = p.FrameAt(top, code, 9, frame);
-    }
-    // The older chunk's `top`: the slots its frames use.
-    if (chunk != chunks.back().first) p.target.PutU64(chunk + 16, (top - chunk - kHead) / 8);
-  }
-  p.SetCurrentFrame(c, frame);
-
-  auto chunk_reads = [&] {
-    size_t reads = 0;
-    for (const auto& [address, size] : p.target.reads) {
-      for (const auto& [chunk, chunk_size] : chunks) {
-        reads += address >= chunk && address < chunk + chunk_size;
-      }
-    }
-    return reads;
-  };
-  auto walk = [&] {
-    p.target.reads.clear();
-    const CommandOutput out = p.Run({"--json"}, c.native_id);
-    EXPECT_FALSE(out.failed) << out.text;
-    return out.failed ? Json::object() : Json::parse(out.text);
-  };
-  const Json doc = walk();
-  // 16 KiB at each chunk's start, then the rest of the newest, larger chunk.
-  EXPECT_EQ(chunk_reads(), 4u);
-  ASSERT_EQ(Threads(doc).size(), 1u);
-  const Json& shown = Threads(doc)[0].at("frames");
-  EXPECT_EQ(shown.size(), frames);
-
-  p.target.PutU64(c.tstate + p.layout.tstate.datastack_chunk, 0);
-  const Json without = walk();
-  EXPECT_EQ(chunk_reads(), 4u + 4 + 8);  // page by page: the pages the frames cover
-  EXPECT_EQ(Threads(without)[0].at("frames"), shown);
-}
-
 // With a writer, py-bt's text goes out in pieces of kOutputPieceBytes or a frame more as it
 // is made (one buffer, no string of the whole text): together with what is returned, the
 // same text as without.

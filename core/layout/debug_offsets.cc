@@ -258,8 +258,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
       {"thread_state", "thread state", 64, 1 << 16, &ts.size, false,
        {{"prev", 8, &ts.prev}, {"next", 8, &ts.next}, {"interp", 8, &ts.interp},
         {"current_frame", 8, &ts.current_frame}, {"thread_id", 8, &ts.thread_id},
-        {"native_thread_id", 8, &ts.native_thread_id},
-        {"datastack_chunk", 8, &ts.datastack_chunk}, {"status", 4, nullptr},
+        {"native_thread_id", 8, &ts.native_thread_id}, {"status", 4, nullptr},
         // 3.15: the exception being raised, the thread's own handled-exception
         // item (the innermost, exc_info, is not given) and whether it waits for the GIL.
         {"holds_gil", 4, nullptr}, {"current_exception", 8, &ts.current_exception},

@@ -78,9 +78,6 @@ struct Layout {
     int32_t current_frame = kAbsent;
     int32_t cframe = kAbsent;
     int32_t cframe_current_frame = kAbsent;
-    // The newest chunk of the thread's data stack, where the frames of the functions it runs
-    // live (a _PyStackChunk, core/walk/data_stack.h).
-    int32_t datastack_chunk = kAbsent;
     // Exceptions: the one being raised (curexc_type in 3.11, current_exception
     // 3.12+), the innermost _PyErr_StackItem being handled (exc_info) and the
     // thread's own one (exc_state). From the tables (3.11, 3.12), facts.cc

@@ -33,7 +33,6 @@ void AddFacts(Layout& l) {
   l.tstate.thread_id = 136;
   l.tstate.native_thread_id = 144;
   l.tstate.cframe_current_frame = 0;
-  l.tstate.datastack_chunk = 232;
   l.tstate.current_exception = 96;
   l.tstate.exc_info = 104;
   l.tstate.exc_state = 256;

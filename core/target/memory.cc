@@ -81,34 +81,6 @@ const RemoteMemory::Page& RemoteMemory::GetPage(uint64_t page_address) {
   return page;
 }
 
-void RemoteMemory::Prefetch(uint64_t address, uint64_t size) {
-  if (size == 0 || address + size < address) return;
-  const uint64_t first_page = address & ~(kPageSize - 1);
-  const uint64_t end_page = (address + size + kPageSize - 1) & ~(kPageSize - 1);
-  const uint64_t pages = (end_page - first_page) / kPageSize;
-  if (pages > PageArena::kPagesPerSlab || pages_.size() + pages > kMaxCachedPages) return;
-  for (uint64_t run_start = first_page; run_start < end_page;) {
-    if (pages_.count(run_start)) {
-      run_start += kPageSize;
-      continue;
-    }
-    uint64_t run_end = run_start + kPageSize;
-    while (run_end < end_page && !pages_.count(run_end)) run_end += kPageSize;
-    const size_t run_pages = (run_end - run_start) / kPageSize;
-    // Past the byte budget a read ahead is left out, not reported: Read reports what it needs.
-    if (stats_.target_bytes + (run_end - run_start) > byte_budget_) return;
-    uint8_t* block = AllocatePages(run_pages);
-    if (!CountedFetch(run_start, block, run_end - run_start)) {
-      arena_.GiveBack(block, run_pages);
-      return;
-    }
-    for (size_t i = 0; i < run_pages; ++i) {
-      pages_.try_emplace(run_start + i * kPageSize, Page{true, block + i * kPageSize});
-    }
-    run_start = run_end;
-  }
-}
-
 bool RemoteMemory::Read(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (address + size < address) return false;  // wraps around

@@ -63,13 +63,6 @@ class RemoteMemory {
   }
   std::optional<uint64_t> ReadPointer(uint64_t address) { return ReadValue<uint64_t>(address); }
 
-  // Fetches the pages of [address, address + size) that are not cached, one target read per
-  // run of them, for a caller that knows it is about to read them all (a thread's data stack:
-  // one read instead of one per page). Changes nothing but the cache: a run that cannot be
-  // read is left to Read to find page by page; a range larger than the cache can keep, or
-  // than one slab holds, is not fetched ahead.
-  void Prefetch(uint64_t address, uint64_t size);
-
   // Reads directly from the target, bypassing the cache and the read budget:
   // large scans, which bound themselves (kMaxBytesScannedForRuntime).
   bool ReadUncached(uint64_t address, void* out, size_t size);

@@ -6,7 +6,6 @@
 
 #include "core/base/address.h"
 #include "core/walk/calls.h"
-#include "core/walk/data_stack.h"
 #include "core/walk/frames.h"
 #include "core/walk/main_thread.h"
 #include "core/walk/thread_names.h"
@@ -67,7 +66,6 @@ Thread ReadThread(ObjectReader& objects, CodeCache& codes, uint64_t tstate,
     thread.error = fmt::format("cannot read the current frame of thread state {:#x}", tstate);
     return thread;
   }
-  PrefetchDataStack(memory, objects.layout(), tstate);
   WalkFrames(objects, codes, *frame, options.max_frames_per_thread, thread);
   AddCalls(objects, codes, 0, thread);
   return thread;
