@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/base/prefault.h"
+
 namespace pyunwind {
 namespace {
 
@@ -90,6 +92,7 @@ class SlabPreparer {
       pthread_sigmask(SIG_SETMASK, &all, &previous);
       try {
         thread_ = std::thread([] {
+          PopulateOwnImage();
           if (uint8_t* slab = MapSlab()) Pool().Give(slab);
         });
       } catch (const std::system_error&) {

@@ -38,8 +38,9 @@ class PageArena {
   // virtual machine faulting in a fresh huge page takes 0.1 ms, or 3-5 ms when the host has
   // to back it first (one command in three on this project's machine, bench/README.md): the
   // front-ends call this when they are loaded, so that the first command does not wait for
-  // it. Once per process; later calls do nothing. The thread is joined when the library is
-  // unloaded or the process exits.
+  // it. The same thread first maps in the library's own code (PopulateOwnImage), which the
+  // first command would otherwise fault in as it runs each part. Once per process; later
+  // calls do nothing. The thread is joined when the library is unloaded or the process exits.
   static void PrepareSlabInBackground();
   // How many slabs are kept for the next arena (a freed arena's, a prepared one).
   static size_t KeptSlabs();
