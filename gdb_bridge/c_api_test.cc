@@ -17,6 +17,11 @@
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
+// A global of this executable's own, looked up as _PyRuntime is in python's.
+extern "C" {
+__attribute__((used, visibility("default"))) int pyunwind_c_api_test_marker = 7;
+}
+
 namespace {
 
 struct FakeTarget {
@@ -401,6 +406,34 @@ TEST(CallbackTarget, LivePidIsReadThroughProcMem) {
   ASSERT_TRUE(core.ReadMemory(here, out, sizeof out));
   EXPECT_EQ(std::string(out, 4), "xxxx");
   EXPECT_EQ(callback_reads, 2);
+}
+
+// A symbol of a live process on this host comes from its executable's ELF file; only one
+// not there is asked of GDB (through Python, slower).
+int symbol_questions = 0;
+int CountedFindSymbol(void*, const char* name, uint64_t* addr_out) {
+  ++symbol_questions;
+  if (std::strcmp(name, "in_a_library") != 0) return 0;
+  *addr_out = 0x1000;
+  return 1;
+}
+
+TEST(CallbackTarget, ALiveProcesssSymbolsComeFromItsExecutable) {
+  pyunwind_callbacks cb{};
+  cb.find_symbol = CountedFindSymbol;
+  cb.live_pid = static_cast<uint64_t>(getpid());
+  pyunwind::gdb::CallbackTarget live(cb);
+  symbol_questions = 0;
+  EXPECT_EQ(live.FindSymbol("pyunwind_c_api_test_marker"),
+            reinterpret_cast<uint64_t>(&pyunwind_c_api_test_marker));
+  EXPECT_EQ(symbol_questions, 0);
+  EXPECT_EQ(live.FindSymbol("in_a_library"), 0x1000u);
+  EXPECT_EQ(symbol_questions, 1);
+  // A core (no live PID) asks GDB for every symbol.
+  cb.live_pid = 0;
+  pyunwind::gdb::CallbackTarget core(cb);
+  EXPECT_EQ(core.FindSymbol("pyunwind_c_api_test_marker"), std::nullopt);
+  EXPECT_EQ(symbol_questions, 2);
 }
 
 // Single pages per cache miss where reads are preads of /proc/PID/mem, four where each is a

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/target/proc_executable.h"
 #include "core/target/proc_mem.h"
 #include "core/target/target.h"
 #include "gdb_bridge/gdb_listings.h"
@@ -48,6 +49,10 @@ class CallbackTarget : public Target {
   // The text of a debugger command; "" when it fails or there is no callback.
   std::string Command(const char* command);
   const std::vector<GdbMapping>& Mappings();
+  std::optional<uint64_t> LocalSymbol(std::string_view name);
+
+  // A live process's executable, opened at the first symbol asked (null: it cannot be).
+  std::optional<std::optional<ProcessExecutable>> executable_;
 
   std::optional<std::vector<GdbMapping>> mappings_;
   std::optional<std::vector<MemoryRegion>> regions_;
