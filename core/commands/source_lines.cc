@@ -62,7 +62,12 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
       }
     }
   };
-  for_each_frame([](const Frame& frame, SourceFile& file) {
+  // A recursion repeats one frame's lines thousands of times: each run of them is noted once.
+  std::tuple<const SourceFile*, int, int> noted{};
+  for_each_frame([&](const Frame& frame, SourceFile& file) {
+    const std::tuple<const SourceFile*, int, int> key{&file, *frame.line, LastSpanLine(frame)};
+    if (key == noted) return;
+    noted = key;
     for (int number = *frame.line; number <= LastSpanLine(frame); ++number) {
       file.numbers.push_back(number);
     }
@@ -78,8 +83,18 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
   // Frames at the same lines share one SourceText.
   std::map<std::tuple<const SourceFile*, int, int>, std::shared_ptr<const SourceText>> texts;
   size_t span_lines = 0;
+  // The text the frame before got, for the frames of a run at the same lines.
+  std::tuple<const SourceFile*, int, int> last_key{};
+  std::shared_ptr<const SourceText> last_text;
   for_each_frame([&](Frame& frame, const SourceFile& file) {
     if (!file.lines) return;
+    const std::tuple<const SourceFile*, int, int> key{&file, *frame.line, LastSpanLine(frame)};
+    if (last_text && key == last_key &&
+        span_lines + last_text->span_lines.size() <= kMaxTracebackSpanLinesPerCommand) {
+      span_lines += last_text->span_lines.size();
+      frame.source = last_text;
+      return;
+    }
     const std::vector<NumberedLine>& lines = *file.lines;
     const int line = *frame.line;
     auto at = std::lower_bound(lines.begin(), lines.end(), line,
@@ -100,6 +115,8 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
       text = std::make_shared<const SourceText>(SourceText{at->text, std::move(span)});
     }
     frame.source = text;
+    last_key = key;
+    last_text = text;
   });
 }
 
