@@ -1,8 +1,5 @@
 #include "lldb_plugin/traced_by.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
 #include <string>
 #include <system_error>
@@ -16,15 +13,7 @@ namespace {
 // The text of /proc/PID/status (about 1.5 KB; the fields read come in its first lines), or
 // empty if it cannot be read.
 std::string ProcStatusText(uint64_t pid) {
-  const pyunwind::RegularFile file =
-      pyunwind::RegularFile::Open("/proc/" + std::to_string(pid) + "/status");
-  if (file.failure() != pyunwind::RegularFile::Failure::kNone) return {};
-  char text[4096];
-  ssize_t size;
-  do {
-    size = read(file.fd(), text, sizeof text);
-  } while (size < 0 && errno == EINTR);
-  return size > 0 ? std::string(text, static_cast<size_t>(size)) : std::string();
+  return pyunwind::ReadFileStart("/proc/" + std::to_string(pid) + "/status", 4096);
 }
 
 // The number after "NAME:" in the text of a status file.

@@ -28,10 +28,15 @@ void PrefaultForWrite(void* data, size_t size) {
 
 namespace {
 
+struct OwnImage {
+  uintptr_t code;          // an address in it
+  bool populated = false;  // every read-only segment's madvise succeeded
+};
+
 // dl_iterate_phdr's callback: populates the read-only segments of the object whose
-// segments hold `code` (data), and stops there.
+// segments hold `code` (data: an OwnImage), and stops there.
 int PopulateImageHolding(dl_phdr_info* info, size_t /*size*/, void* data) {
-  const auto code = reinterpret_cast<uintptr_t>(data);
+  OwnImage& own = *static_cast<OwnImage*>(data);
   auto segment = [&](const ElfW(Phdr)& phdr) {
     const uintptr_t start = info->dlpi_addr + phdr.p_vaddr;
     return std::pair{start, start + phdr.p_memsz};
@@ -40,28 +45,29 @@ int PopulateImageHolding(dl_phdr_info* info, size_t /*size*/, void* data) {
   for (int i = 0; i < info->dlpi_phnum && !holds; ++i) {
     const ElfW(Phdr)& phdr = info->dlpi_phdr[i];
     const auto [start, end] = segment(phdr);
-    holds = phdr.p_type == PT_LOAD && code >= start && code < end;
+    holds = phdr.p_type == PT_LOAD && own.code >= start && own.code < end;
   }
   if (!holds) return 0;
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  int populated = 1;
+  own.populated = true;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& phdr = info->dlpi_phdr[i];
     if (phdr.p_type != PT_LOAD || (phdr.p_flags & PF_W) != 0) continue;
     const auto [start, end] = segment(phdr);
     const uintptr_t first = start & ~(page - 1);
     if (madvise(reinterpret_cast<void*>(first), end - first, MADV_POPULATE_READ) != 0) {
-      populated = 2;
+      own.populated = false;
     }
   }
-  return populated;
+  return 1;
 }
 
 }  // namespace
 
 bool PopulateOwnImage() {
-  // The callback returns 1 when it populated all, 2 when a call failed, 0 for other objects.
-  return dl_iterate_phdr(PopulateImageHolding, reinterpret_cast<void*>(&PopulateOwnImage)) == 1;
+  OwnImage own{reinterpret_cast<uintptr_t>(&PopulateOwnImage)};
+  dl_iterate_phdr(PopulateImageHolding, &own);
+  return own.populated;
 }
 
 }  // namespace pyunwind

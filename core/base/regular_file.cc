@@ -32,6 +32,21 @@ RegularFile RegularFile::Open(const std::string& path) {
   return file;
 }
 
+std::string ReadFileStart(const std::string& path, size_t max_bytes) {
+  const RegularFile file = RegularFile::Open(path);
+  if (file.failure() != RegularFile::Failure::kNone) return {};
+  std::string text(max_bytes, '\0');
+  size_t size = 0;
+  while (size < max_bytes) {
+    const ssize_t got = ::read(file.fd(), text.data() + size, max_bytes - size);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    size += static_cast<size_t>(got);
+  }
+  text.resize(size);
+  return text;
+}
+
 RegularFile::RegularFile(RegularFile&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)),
       failure_(other.failure_),

@@ -3,10 +3,15 @@
 // terminal, and only a regular file is handed back.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
 namespace pyunwind {
+
+// At most the first `max_bytes` of the regular file at `path` (a small /proc file's text);
+// empty where it cannot be opened or read.
+std::string ReadFileStart(const std::string& path, size_t max_bytes);
 
 class RegularFile {
  public:

@@ -62,10 +62,15 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
       }
     }
   };
+  // The lines a frame needs: its file, its line, its span's last line.
+  using Lines = std::tuple<const SourceFile*, int, int>;
+  auto lines_of = [](const Frame& frame, const SourceFile& file) {
+    return Lines{&file, *frame.line, LastSpanLine(frame)};
+  };
   // A recursion repeats one frame's lines thousands of times: each run of them is noted once.
-  std::tuple<const SourceFile*, int, int> noted{};
+  Lines noted{};
   for_each_frame([&](const Frame& frame, SourceFile& file) {
-    const std::tuple<const SourceFile*, int, int> key{&file, *frame.line, LastSpanLine(frame)};
+    const Lines key = lines_of(frame, file);
     if (key == noted) return;
     noted = key;
     for (int number = *frame.line; number <= LastSpanLine(frame); ++number) {
@@ -81,14 +86,14 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     if (lines.ok()) file.lines = std::move(*lines);
   }
   // Frames at the same lines share one SourceText.
-  std::map<std::tuple<const SourceFile*, int, int>, std::shared_ptr<const SourceText>> texts;
+  std::map<Lines, std::shared_ptr<const SourceText>> texts;
   size_t span_lines = 0;
   // The text the frame before got, for the frames of a run at the same lines.
-  std::tuple<const SourceFile*, int, int> last_key{};
+  Lines last_key{};
   std::shared_ptr<const SourceText> last_text;
   for_each_frame([&](Frame& frame, const SourceFile& file) {
     if (!file.lines) return;
-    const std::tuple<const SourceFile*, int, int> key{&file, *frame.line, LastSpanLine(frame)};
+    const Lines key = lines_of(frame, file);
     if (last_text && key == last_key &&
         span_lines + last_text->span_lines.size() <= kMaxTracebackSpanLinesPerCommand) {
       span_lines += last_text->span_lines.size();

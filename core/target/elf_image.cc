@@ -102,14 +102,20 @@ Result<std::vector<Elf64_Shdr>> ElfImage::SectionHeaders() const {
   return out;
 }
 
+std::optional<std::string_view> ElfImage::SectionBytes(const Elf64_Shdr& section) const {
+  if (section.sh_offset > size_ || section.sh_size > size_ - section.sh_offset) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(bytes_ + section.sh_offset),
+                          section.sh_size);
+}
+
 Result<Elf64_Shdr> ElfImage::Section(std::string_view name) const {
   PYU_ASSIGN_OR_RETURN(std::vector<Elf64_Shdr> sections, SectionHeaders());
   const Elf64_Shdr& names = sections[header_.e_shstrndx];
-  if (names.sh_size == 0 || names.sh_size > kMaxNamesSize || names.sh_offset > size_ ||
-      names.sh_size > size_ - names.sh_offset) {
+  const std::optional<std::string_view> names_bytes = SectionBytes(names);
+  if (names.sh_size == 0 || names.sh_size > kMaxNamesSize || !names_bytes) {
     return MakeError("the section names are cut off");
   }
-  const char* table = reinterpret_cast<const char*>(bytes_ + names.sh_offset);
+  const char* table = names_bytes->data();
   for (const Elf64_Shdr& section : sections) {
     if (section.sh_name >= names.sh_size) continue;
     const size_t room = names.sh_size - section.sh_name;

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,8 @@ class ElfImage {
   Result<std::vector<Elf64_Shdr>> SectionHeaders() const;
   // The section named `name`; an error when there is none or names are damaged.
   Result<Elf64_Shdr> Section(std::string_view name) const;
+  // The bytes of `section` in the file; nullopt where they lie outside it.
+  std::optional<std::string_view> SectionBytes(const Elf64_Shdr& section) const;
 
  private:
   ElfImage() = default;

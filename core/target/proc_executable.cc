@@ -1,24 +1,23 @@
 #include "core/target/proc_executable.h"
 
 #include <elf.h>
-#include <fcntl.h>
-#include <unistd.h>
 
+#include <cstring>
 #include <string>
+
+#include "core/base/regular_file.h"
 
 namespace pyunwind {
 namespace {
 
 // AT_ENTRY of /proc/PID/auxv: (type, value) pairs of 64-bit words up to AT_NULL.
 std::optional<uint64_t> EntryPointOf(const std::string& proc) {
-  const int fd = ::open((proc + "/auxv").c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  uint64_t words[256];  // the kernel writes about 25 pairs
-  const ssize_t got = ::read(fd, words, sizeof words);
-  ::close(fd);
-  for (ssize_t i = 0; got > 0 && (i + 2) * 8 <= got; i += 2) {
-    if (words[i] == AT_NULL) break;
-    if (words[i] == AT_ENTRY) return words[i + 1];
+  const std::string auxv = ReadFileStart(proc + "/auxv", 4096);  // about 25 pairs
+  for (size_t at = 0; at + 16 <= auxv.size(); at += 16) {
+    uint64_t pair[2];
+    std::memcpy(pair, auxv.data() + at, sizeof pair);
+    if (pair[0] == AT_NULL) break;
+    if (pair[0] == AT_ENTRY) return pair[1];
   }
   return std::nullopt;
 }
