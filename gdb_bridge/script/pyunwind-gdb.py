@@ -484,6 +484,12 @@ def _pyunwind_setup():
             return False
         return False
 
+    def known_python(inferior, instance):
+        """python_in(inferior), decided once per target instance (has_python)."""
+        if instance not in has_python:
+            has_python[instance] = python_in(inferior)
+        return has_python[instance]
+
     # -- plain `bt`: the Python frames each eval-loop frame runs, next to it --
     decorator_cache = {}
 
@@ -495,9 +501,7 @@ def _pyunwind_setup():
         if current[0] is not None or process_state(inferior) != STOPPED:
             return {}
         instance = target_instance(inferior)
-        if instance not in has_python:
-            has_python[instance] = python_in(inferior)
-        if has_python[instance] is False:
+        if known_python(inferior, instance) is False:
             return {}
         key = (generation[0], instance, inferior.pid, selected_thread_id())
         if key not in decorator_cache:
@@ -537,10 +541,27 @@ def _pyunwind_setup():
         def __init__(self):
             self.name = "pyunwind"
             self.priority = 100
-            self.enabled = True
+            self.wanted = True  # what `enable/disable frame-filter` last said
             # {target: True / False / None (not yet known)}: whether it runs Python, as
             # decided once (python_in); tests/e2e/frame_filter_test.cc reads it.
             self.python_by_target = has_python
+
+        # GDB prints a `bt` its own way only when no frame filter is enabled: a filter that
+        # passes every frame through unchanged still costs the Python printing of each frame.
+        # So the filter is not enabled in an inferior known to run no Python.
+        @property
+        def enabled(self):
+            if not self.wanted:
+                return False
+            try:
+                inferior = gdb.selected_inferior()
+                return known_python(inferior, target_instance(inferior)) is not False
+            except Exception:
+                return True
+
+        @enabled.setter
+        def enabled(self, value):
+            self.wanted = bool(value)
 
         def filter(self, frame_iter):
             mapping = python_frames_by_level()

@@ -1,7 +1,9 @@
 // GDB's `bt` decoration (the script's frame filter) decides once per inferior whether it runs
 // Python, from the files GDB loaded, and does nothing more in one that does not: a C program's
-// `bt` is GDB's own, undecorated, and the filter remembers "no Python" for that inferior. In a
-// Python process it decorates the eval-loop frames and remembers "Python".
+// `bt` is GDB's own, undecorated, the filter remembers "no Python" for that inferior and is
+// not enabled there (GDB prints a `bt` through Python whenever a filter is enabled). In a
+// Python process it decorates the eval-loop frames and remembers "Python"; `disable
+// frame-filter` and `enable frame-filter` still switch it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +17,7 @@ namespace {
 constexpr char kAskFilter[] =
     "python print('PYU_KNOWN', sorted(gdb.frame_filters['pyunwind'].python_by_target.values(), "
     "key=str))";
+constexpr char kAskEnabled[] = "python print('PYU_ENABLED', gdb.frame_filters['pyunwind'].enabled)";
 
 TEST(FrameFilter, LeavesANonPythonProcessAloneAndRemembersIt) {
   std::string error;
@@ -23,11 +26,15 @@ TEST(FrameFilter, LeavesANonPythonProcessAloneAndRemembersIt) {
   auto sleeper = Process::Spawn({{"sleep", "600"}, {}, "", ""}, &error);
   ASSERT_NE(sleeper, nullptr) << error;
   const RunResult run =
-      RunDebugger(Debugger::kGdb, *install, {sleeper->pid(), "", ""}, {"bt", "bt", kAskFilter});
+      RunDebugger(Debugger::kGdb, *install, {sleeper->pid(), "", ""},
+                  {"bt", "bt", kAskFilter, kAskEnabled, "enable frame-filter global pyunwind",
+                   kAskEnabled});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   EXPECT_EQ(run.out.find("[Python:"), std::string::npos) << run.Describe();
   EXPECT_EQ(LinesContaining(run.out, "#0  ").size(), 2u) << run.Describe();
   EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [False]").size(), 1u) << run.Describe();
+  // Not enabled, even when asked to be: no Python runs here.
+  EXPECT_EQ(LinesContaining(run.out, "PYU_ENABLED False").size(), 2u) << run.Describe();
 }
 
 TEST(FrameFilter, DecoratesAPythonProcessAndRemembersIt) {
@@ -38,14 +45,18 @@ TEST(FrameFilter, DecoratesAPythonProcessAndRemembersIt) {
       Scenario::StartScript(kDebianPython, ProjectFile("tests/data/moving_stack.py"), &error);
   ASSERT_NE(scenario, nullptr) << error;
   const RunResult run =
-      RunDebugger(Debugger::kGdb, *install, {scenario->pid(), "", ""}, {"bt", kAskFilter});
+      RunDebugger(Debugger::kGdb, *install, {scenario->pid(), "", ""},
+                  {"bt", kAskFilter, kAskEnabled, "disable frame-filter global pyunwind",
+                   kAskEnabled, "bt", "enable frame-filter global pyunwind", kAskEnabled, "bt"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   const json& first = scenario->truth().at("first").at(0);
-  EXPECT_NE(run.out.find("[Python: first_place at moving_stack.py:" +
-                         std::to_string(first.at("line").get<int>())),
-            std::string::npos)
-      << run.Describe();
+  const std::string decoration =
+      "[Python: first_place at moving_stack.py:" + std::to_string(first.at("line").get<int>());
+  // The first and the last bt are decorated; the one while disabled is not.
+  EXPECT_EQ(LinesContaining(run.out, decoration).size(), 2u) << run.Describe();
   EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [True]").size(), 1u) << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "PYU_ENABLED True").size(), 2u) << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "PYU_ENABLED False").size(), 1u) << run.Describe();
 }
 
 }  // namespace
