@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <string_view>
+#include <unordered_map>
 
 #include <lldb/API/SBCommandInterpreter.h>
 #include <lldb/API/SBError.h>
@@ -25,6 +27,10 @@ constexpr std::string_view kHandleCommand[] = {
 // script's call through Python; a deeper stack is taken as an API client's.
 constexpr int kMaxFrames = 128;
 
+// Return addresses whose answer is kept (CallIsApiClients): LLDB's command line is about 20
+// frames deep, a script's call through Python a few dozen more.
+constexpr size_t kMaxKnownCalls = 4096;
+
 bool InLibpython(const Dl_info& info) {
   if (info.dli_fname == nullptr) return false;
   std::string_view path = info.dli_fname;
@@ -40,6 +46,37 @@ const char* ExportAt(uintptr_t pc, const Dl_info& info, const ElfW(Sym) * symbol
   return pc >= start && pc - start < symbol->st_size ? info.dli_sname : nullptr;
 }
 
+// Whether the call at `pc` is in libpython or in one of kHandleCommand.
+bool CallIsApiClients(uintptr_t pc) {
+  Dl_info info{};
+  void* symbol = nullptr;  // the ElfW(Sym) of dli_sname
+  if (dladdr1(reinterpret_cast<void*>(pc), &info, &symbol, RTLD_DL_SYMENT) == 0) return false;
+  if (InLibpython(info)) return true;
+  const char* name = ExportAt(pc, info, static_cast<const ElfW(Sym)*>(symbol));
+  if (name == nullptr) return false;
+  for (std::string_view prefix : kHandleCommand) {
+    if (std::string_view(name).starts_with(prefix)) return true;
+  }
+  return false;
+}
+
+// CallIsApiClients, each return address asked once: dladdr goes through a library's exported
+// symbols one by one, and liblldb exports tens of thousands, so the 20 frames of a command
+// cost 0.2-0.4 ms (bench/README.md). An address keeps its answer while its library stays
+// loaded, and neither liblldb nor libpython is unloaded.
+bool KnownCallIsApiClients(uintptr_t pc) {
+  static std::mutex mutex;
+  static auto* known = new std::unordered_map<uintptr_t, bool>();  // never destroyed
+  {
+    std::lock_guard lock(mutex);
+    if (auto it = known->find(pc); it != known->end()) return it->second;
+  }
+  const bool answer = CallIsApiClients(pc);
+  std::lock_guard lock(mutex);
+  if (known->size() < kMaxKnownCalls) known->emplace(pc, answer);
+  return answer;
+}
+
 }  // namespace
 
 bool RunForApiClient() {
@@ -48,16 +85,7 @@ bool RunForApiClient() {
   if (count >= kMaxFrames) return true;
   for (int i = 1; i < count; ++i) {
     // A return address: the call is the byte before it.
-    const uintptr_t pc = reinterpret_cast<uintptr_t>(frames[i]) - 1;
-    Dl_info info{};
-    void* symbol = nullptr;  // the ElfW(Sym) of dli_sname
-    if (dladdr1(reinterpret_cast<void*>(pc), &info, &symbol, RTLD_DL_SYMENT) == 0) continue;
-    if (InLibpython(info)) return true;
-    const char* name = ExportAt(pc, info, static_cast<const ElfW(Sym)*>(symbol));
-    if (name == nullptr) continue;
-    for (std::string_view prefix : kHandleCommand) {
-      if (std::string_view(name).starts_with(prefix)) return true;
-    }
+    if (KnownCallIsApiClients(reinterpret_cast<uintptr_t>(frames[i]) - 1)) return true;
   }
   return false;
 }
