@@ -10,10 +10,16 @@ TargetSession::TargetSession(Target& target, std::unique_ptr<RelayTarget> relay)
       objects_(memory_, location_.layout),
       codes_(objects_) {}
 
+Status TargetSession::Locate() {
+  // Through the session's own cache, so --stats counts these reads too.
+  PYU_ASSIGN_OR_RETURN(location_, LocateRuntime(memory_));
+  objects_.UseHashSecret(ReadHashSecret(memory_));
+  return Ok{};
+}
+
 Result<std::unique_ptr<TargetSession>> TargetSession::Open(Target& target) {
   std::unique_ptr<TargetSession> session(new TargetSession(target, nullptr));
-  // Located through the session's own cache, so --stats counts these reads too.
-  PYU_ASSIGN_OR_RETURN(session->location_, LocateRuntime(session->memory_));
+  PYU_RETURN_IF_ERROR(session->Locate());
   return session;
 }
 
@@ -21,7 +27,7 @@ Result<std::unique_ptr<TargetSession>> TargetSession::OpenRelayed(
     std::unique_ptr<RelayTarget> relay) {
   RelayTarget& target = *relay;
   std::unique_ptr<TargetSession> session(new TargetSession(target, std::move(relay)));
-  PYU_ASSIGN_OR_RETURN(session->location_, LocateRuntime(session->memory_));
+  PYU_RETURN_IF_ERROR(session->Locate());
   return session;
 }
 

@@ -97,6 +97,8 @@ class TargetSession {
 
  private:
   TargetSession(Target& target, std::unique_ptr<RelayTarget> relay);
+  // The runtime's location and layout, and its str hash's secret (str_hash.h).
+  Status Locate();
 
   std::unique_ptr<RelayTarget> relay_;  // null for Open(Target&)
   RemoteMemory memory_;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/layout/layout.h"
+#include "core/objects/str_hash.h"
 #include "core/target/memory.h"
 #include "core/base/result.h"
 
@@ -64,9 +65,17 @@ class ObjectReader {
   RemoteMemory& memory() { return memory_; }
   const Layout& layout() const { return layout_; }
 
+  // The target's str hash (str_hash.h), for dict look-ups by hash; none without its secret.
+  void UseHashSecret(std::optional<HashSecret> secret) {
+    str_hasher_.reset();
+    if (secret) str_hasher_.emplace(*secret);
+  }
+  StrHasher* str_hasher() { return str_hasher_ ? &*str_hasher_ : nullptr; }
+
  private:
   RemoteMemory& memory_;
   const Layout& layout_;
+  std::optional<StrHasher> str_hasher_;
 };
 
 // Appends the UTF-8 encoding of `code_point` (replacement character for invalid ones).

@@ -15,6 +15,9 @@ namespace {
 // str-keyed tables, {hash, key, value} otherwise). setentry is {key, hash}.
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
+// Characters of a key read to check the str hasher against its cached hash (module and
+// attribute names are short; a longer key is skipped).
+constexpr size_t kMaxCheckedKeyChars = 64;
 
 }  // namespace
 
@@ -29,14 +32,15 @@ Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_addres
   }
   Keys keys;
   keys.address = keys_address;
-  const uint8_t log2_index_bytes = header[9];
+  keys.log2_size = header[8];
+  keys.log2_index_bytes = header[9];
   keys.unicode = header[10] != 0;
   std::memcpy(&keys.entries, header + 24, 8);
-  if (log2_index_bytes > 30 || keys.entries < 0 ||
+  if (keys.log2_index_bytes > 30 || keys.entries < 0 ||
       static_cast<uint64_t>(keys.entries) > kMaxContainerEntries) {
     return MakeError(fmt::format("the dict keys at {:#x} are not plausible", keys_address));
   }
-  keys.first_entry = keys_address + 32 + (uint64_t{1} << log2_index_bytes);
+  keys.first_entry = keys_address + 32 + (uint64_t{1} << keys.log2_index_bytes);
   return keys;
 }
 
@@ -102,7 +106,87 @@ Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view k
   return int64_t{-1};
 }
 
+void RemoteCollections::CheckStrHasher(StrHasher& hasher, const Keys& keys) {
+  const uint64_t entry_size = keys.unicode ? 16 : 24;
+  for (int64_t i = 0; i < std::min<int64_t>(keys.entries, 4) && !hasher.checked(); ++i) {
+    auto key = memory_.ReadPointer(keys.first_entry + i * entry_size + (keys.unicode ? 0 : 8));
+    if (!key || *key == 0) continue;
+    auto text = objects_.ReadStrText(*key, kMaxCheckedKeyChars);
+    auto cached = memory_.ReadValue<int64_t>(*key + layout_.unicode.length + 8);
+    if (!text.ok() || text->truncated() || !cached) continue;
+    std::string ascii;
+    for (char32_t c : text->text) {
+      if (c >= 0x80) break;
+      ascii += static_cast<char>(c);
+    }
+    if (ascii.size() == text->text.size()) hasher.Check(ascii, *cached);
+  }
+}
+
+std::optional<uint64_t> RemoteCollections::DictGetStringByHash(uint64_t dict,
+                                                               std::string_view key) {
+  StrHasher* hasher = objects_.str_hasher();
+  if (hasher == nullptr || !Aligned(dict)) return std::nullopt;
+  auto keys_address = memory_.ReadPointer(dict + layout_.dict.ma_keys);
+  auto values = memory_.ReadPointer(dict + layout_.dict.ma_values);
+  if (!keys_address || !values) return std::nullopt;
+  auto keys = ReadKeys(*keys_address);
+  if (!keys.ok()) return std::nullopt;
+  // Indices of 1, 2, 4 or 8 bytes, one per slot of a table of 2**log2_size slots.
+  const int width_log2 = keys->log2_index_bytes - keys->log2_size;
+  if (keys->log2_size > 30 || width_log2 < 0 || width_log2 > 3) return std::nullopt;
+  if (!hasher->checked()) CheckStrHasher(*hasher, *keys);
+  const std::optional<int64_t> hash = hasher->Hash(key);
+  if (!hash) return std::nullopt;
+
+  const uint64_t slots = uint64_t{1} << keys->log2_size;
+  const uint64_t mask = slots - 1;
+  const size_t width = size_t{1} << width_log2;
+  const uint64_t entry_size = keys->unicode ? 16 : 24;
+  uint64_t perturb = static_cast<uint64_t>(*hash);
+  uint64_t slot = static_cast<uint64_t>(*hash) & mask;
+  // Once `perturb` is 0 the sequence visits every slot; a table always has an empty one.
+  const uint64_t max_probes = slots + 16;
+  for (uint64_t probe = 0; probe < max_probes; ++probe) {
+    if (!SpendEntries(1).ok()) return std::nullopt;
+    uint64_t raw = 0;
+    if (!memory_.Read(keys->address + 32 + slot * width, &raw, width)) return std::nullopt;
+    // Sign-extended: -1 empty, -2 a deleted entry.
+    const int64_t index = static_cast<int64_t>(raw << (64 - 8 * width)) >> (64 - 8 * width);
+    if (index == -1) return uint64_t{0};  // absent
+    if (index >= keys->entries || index < -2) return std::nullopt;
+    if (index >= 0) {
+      const uint64_t entry = keys->first_entry + static_cast<uint64_t>(index) * entry_size;
+      bool candidate = true;
+      if (!keys->unicode) {
+        auto entry_hash = memory_.ReadValue<int64_t>(entry);
+        if (!entry_hash) return std::nullopt;
+        candidate = *entry_hash == *hash;
+      }
+      const uint64_t key_field = entry + (keys->unicode ? 0 : 8);
+      if (candidate) {
+        auto entry_key = memory_.ReadPointer(key_field);
+        if (!entry_key) return std::nullopt;
+        auto text = *entry_key != 0 ? objects_.ReadString(*entry_key, key.size() + 1)
+                                    : Result<std::string>(MakeError("no key"));
+        if (text.ok() && *text == key) {
+          if (*values != 0) {
+            auto value = ValuesSlot(*values, index);
+            return value.ok() ? std::optional<uint64_t>(*value) : std::nullopt;
+          }
+          auto value = memory_.ReadPointer(key_field + 8);
+          return value ? std::optional<uint64_t>(*value) : std::nullopt;
+        }
+      }
+    }
+    perturb >>= 5;  // PERTURB_SHIFT
+    slot = (slot * 5 + perturb + 1) & mask;
+  }
+  return std::nullopt;
+}
+
 Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_view key) {
+  if (auto found = DictGetStringByHash(dict, key)) return *found;
   PYU_ASSIGN_OR_RETURN(auto items, DictItems(dict));
   for (const auto& [k, v] : items) {
     auto text = objects_.ReadString(k, key.size() + 1);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -60,7 +61,9 @@ class RemoteCollections {
  private:
   struct Keys {
     uint64_t address = 0;
-    bool unicode = false;
+    bool unicode = false;  // entries without a hash: str keys only
+    uint8_t log2_size = 0;
+    uint8_t log2_index_bytes = 0;
     int64_t entries = 0;
     uint64_t first_entry = 0;
   };
@@ -68,6 +71,12 @@ class RemoteCollections {
   // Index of a str key in a keys table whose keys are all strings, or -1.
   Result<int64_t> KeyIndex(const Keys& keys, std::string_view key);
   Result<uint64_t> ValuesSlot(uint64_t values, int64_t index);
+  // DictGetString by the key's hash, probing the index as CPython does; null where that
+  // cannot settle it (no hash secret, not yet checked against the target, a damaged table)
+  // and every key must be read instead.
+  std::optional<uint64_t> DictGetStringByHash(uint64_t dict, std::string_view key);
+  // Checks the str hasher against the cached hash of a key of `keys`.
+  void CheckStrHasher(StrHasher& hasher, const Keys& keys);
   // Counts entries against the command's work budget; the budget's reason once it ran out.
   Status SpendEntries(uint64_t entries);
 
