@@ -5,6 +5,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <mutex>
 #include <string_view>
@@ -21,6 +22,12 @@ namespace {
 constexpr std::string_view kHandleCommand[] = {
     "_ZN4lldb20SBCommandInterpreter13HandleCommandE",
     "_ZN4lldb10SBDebugger13HandleCommandE",
+};
+// Those overloads, the same in LLDB 14 to 22.
+constexpr const char* kHandleCommandOverloads[] = {
+    "_ZN4lldb10SBDebugger13HandleCommandEPKc",
+    "_ZN4lldb20SBCommandInterpreter13HandleCommandEPKcRNS_21SBCommandReturnObjectEb",
+    "_ZN4lldb20SBCommandInterpreter13HandleCommandEPKcRNS_18SBExecutionContextERNS_21SBCommandReturnObjectEb",
 };
 
 // Deep enough for LLDB's command line (about 20 frames from main to a command) and for a
@@ -46,8 +53,9 @@ const char* ExportAt(uintptr_t pc, const Dl_info& info, const ElfW(Sym) * symbol
   return pc >= start && pc - start < symbol->st_size ? info.dli_sname : nullptr;
 }
 
-// Whether the call at `pc` is in libpython or in one of kHandleCommand.
-bool CallIsApiClients(uintptr_t pc) {
+// Whether the call at `pc` is in libpython or in one of kHandleCommand, by the symbol dladdr
+// finds for it.
+bool CallIsApiClientsBySymbol(uintptr_t pc) {
   Dl_info info{};
   void* symbol = nullptr;  // the ElfW(Sym) of dli_sname
   if (dladdr1(reinterpret_cast<void*>(pc), &info, &symbol, RTLD_DL_SYMENT) == 0) return false;
@@ -60,18 +68,63 @@ bool CallIsApiClients(uintptr_t pc) {
   return false;
 }
 
-// CallIsApiClients, each return address asked once: dladdr goes through a library's exported
-// symbols one by one, and liblldb exports tens of thousands, so the 20 frames of a command
-// cost 0.2-0.4 ms (bench/README.md). An address keeps its answer while its library stays
-// loaded, and neither liblldb nor libpython is unloaded.
+// dladdr goes through a library's exported symbols one by one, and liblldb exports tens of
+// thousands: the 20 frames of a command cost 0.2-0.4 ms that way (bench/README.md). Instead,
+// where glibc has _dl_find_object (2.35+; looked up at run time, so that the plugin still loads
+// on an older one), the library a call is in comes from its table of loaded objects, and the
+// overloads' extents from dladdr once.
+class CallSites {
+ public:
+  CallSites() {
+    find_object_ = reinterpret_cast<FindObject>(dlsym(RTLD_DEFAULT, "_dl_find_object"));
+    for (const char* name : kHandleCommandOverloads) {
+      void* address = dlsym(RTLD_DEFAULT, name);
+      Dl_info info{};
+      void* symbol = nullptr;
+      if (address == nullptr ||
+          dladdr1(address, &info, &symbol, RTLD_DL_SYMENT) == 0 || symbol == nullptr) {
+        find_object_ = nullptr;  // an overload not where expected: ask dladdr, frame by frame
+        return;
+      }
+      const auto start = reinterpret_cast<uintptr_t>(address);
+      handle_command_[handle_commands_++] = {start, start + static_cast<const ElfW(Sym)*>(symbol)->st_size};
+    }
+  }
+
+  bool IsApiClients(uintptr_t pc) const {
+    dl_find_object found{};
+    if (find_object_ == nullptr || find_object_(reinterpret_cast<void*>(pc), &found) != 0) {
+      return CallIsApiClientsBySymbol(pc);
+    }
+    for (size_t i = 0; i < handle_commands_; ++i) {
+      if (pc >= handle_command_[i].start && pc < handle_command_[i].end) return true;
+    }
+    Dl_info info{};
+    info.dli_fname = found.dlfo_link_map != nullptr ? found.dlfo_link_map->l_name : nullptr;
+    return InLibpython(info);
+  }
+
+ private:
+  using FindObject = int (*)(void*, dl_find_object*);
+  struct Extent {
+    uintptr_t start, end;
+  };
+  FindObject find_object_ = nullptr;
+  Extent handle_command_[std::size(kHandleCommandOverloads)] = {};
+  size_t handle_commands_ = 0;
+};
+
+// CallSites::IsApiClients, each return address asked once: an address keeps its answer while
+// its library stays loaded, and neither liblldb nor libpython is unloaded.
 bool KnownCallIsApiClients(uintptr_t pc) {
+  static const auto* sites = new CallSites();  // never destroyed
   static std::mutex mutex;
   static auto* known = new std::unordered_map<uintptr_t, bool>();  // never destroyed
   {
     std::lock_guard lock(mutex);
     if (auto it = known->find(pc); it != known->end()) return it->second;
   }
-  const bool answer = CallIsApiClients(pc);
+  const bool answer = sites->IsApiClients(pc);
   std::lock_guard lock(mutex);
   if (known->size() < kMaxKnownCalls) known->emplace(pc, answer);
   return answer;

@@ -20,8 +20,9 @@ namespace pyunwind_lldb {
 
 // Whether this thread runs a command for a client of LLDB's API: one of its frames is in
 // SBCommandInterpreter::HandleCommand or SBDebugger::HandleCommand (exported by liblldb, so
-// dladdr names them exactly), or in libpython (a script, whatever it called). LLDB's own
-// command line calls neither.
+// their extents are known exactly), or in libpython (a script, whatever it called). LLDB's
+// own command line calls neither. An editor's debug console (lldb-dap) is such a client
+// (tests/e2e/frame_provider_test.cc).
 bool RunForApiClient();
 
 // The debugger's output file when LLDB's command line runs the command: its command

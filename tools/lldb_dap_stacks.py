@@ -3,12 +3,15 @@
 as the editor gets it: one JSON document {"threads": [{"id", "name", "frames": [{"name",
 "file", "line"}]}]} (innermost frame first; "file" is the source's path, null without one).
 
-    lldb_dap_stacks.py LLDB_DAP INSTALL_DIR (--core CORE | --pid PID)
+    lldb_dap_stacks.py LLDB_DAP INSTALL_DIR (--core CORE | --pid PID) [--evaluate COMMAND]
 
 Requests: initialize; attach (to the core or the live process) with pyunwind loaded through
 initCommands (`plugin load` alone: in LLDB 22 it imports the frame provider); configurationDone
 (lldb-dap answers attach only after it); threads; stackTrace of each thread; disconnect
-without ending the process. Any error response, or no answer within the timeout, is one line
+without ending the process. With --evaluate, COMMAND is also typed in the debug console (an
+`evaluate` request in the "repl" context, escaped as an LLDB command) and the document gets
+"evaluate": {"result": the response's text, "output": what came as output events meanwhile}.
+Any error response, or no answer within the timeout, is one line
 on stderr and exit status 1.
 (//tests/e2e:lldb_dap_test runs it.)
 """
@@ -77,6 +80,20 @@ class Dap:
         seq = self.send(command, arguments)
         return self.responses({seq})[seq].get("body") or {}
 
+    def request_collecting_output(self, command, arguments):
+        """The body of the response to `command`, and the text of the output events that came
+        before it."""
+        seq = self.send(command, arguments)
+        output = []
+        while True:
+            message = self.receive()
+            if message.get("type") == "event" and message.get("event") == "output":
+                output.append((message.get("body") or {}).get("output", ""))
+            elif message.get("type") == "response" and message.get("request_seq") == seq:
+                if not message.get("success"):
+                    raise RuntimeError("%s failed: %s" % (command, message.get("message")))
+                return message.get("body") or {}, "".join(output)
+
     def wait_event(self, event):
         while True:
             message = self.receive()
@@ -84,7 +101,7 @@ class Dap:
                 return message
 
 
-def stacks(dap, install_dir, target):
+def stacks(dap, install_dir, target, evaluate=None):
     dap.request("initialize", {"adapterID": "lldb-dap", "clientID": "pyunwind-test",
                                "linesStartAt1": True, "columnsStartAt1": True})
     attach = dict(target, initCommands=["plugin load %s/libpyunwind_lldb.so" % install_dir])
@@ -98,11 +115,20 @@ def stacks(dap, install_dir, target):
         frames = [{"name": f.get("name"), "file": (f.get("source") or {}).get("path"),
                    "line": f.get("line")} for f in trace.get("stackFrames", [])]
         threads.append({"id": thread["id"], "name": thread.get("name"), "frames": frames})
+    document = {"threads": threads}
+    if evaluate is not None:
+        body, output = dap.request_collecting_output(
+            "evaluate", {"expression": "`" + evaluate, "context": "repl"})
+        document["evaluate"] = {"result": body.get("result", ""), "output": output}
     dap.send("disconnect", {"terminateDebuggee": False})
-    return {"threads": threads}
+    return document
 
 
 def main(argv):
+    evaluate = None
+    if len(argv) == 7 and argv[5] == "--evaluate":
+        evaluate = argv[6]
+        argv = argv[:5]
     if len(argv) != 5 or argv[3] not in ("--core", "--pid"):
         sys.exit(__doc__)
     # A live process stays stopped as the attach stopped it (lldb-dap would continue it).
@@ -110,7 +136,7 @@ def main(argv):
               else {"pid": int(argv[4]), "stopOnEntry": True})
     dap = Dap([argv[1]])
     try:
-        print(json.dumps(stacks(dap, argv[2], target)))
+        print(json.dumps(stacks(dap, argv[2], target, evaluate)))
     except (TimeoutError, EOFError, RuntimeError, ValueError, StopIteration) as error:
         sys.exit("lldb_dap_stacks: %s" % error)
     finally:

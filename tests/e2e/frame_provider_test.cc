@@ -184,7 +184,8 @@ std::string ImportByHand(const Install& install) {
 // The call stacks an editor gets from LLDB 22's lldb-dap (tools/lldb_dap_stacks.py), as
 // thread blocks: a frame whose source is a .py file is a Python frame. *raw: the tool's output.
 std::vector<ThreadBlock> DapStacks(const Lldb& lldb, const Install& install, const Target& target,
-                                   std::string* raw, std::string* error) {
+                                   std::string* raw, std::string* error,
+                                   const std::string& evaluate = "") {
   const std::string bin = lldb.path.substr(0, lldb.path.rfind('/'));
   const std::string dir = install.lldb_plugin.substr(0, install.lldb_plugin.rfind('/'));
   std::vector<std::string> argv = {kDebianPython, ProjectFile("tools/lldb_dap_stacks.py"),
@@ -194,6 +195,7 @@ std::vector<ThreadBlock> DapStacks(const Lldb& lldb, const Install& install, con
   } else {
     argv.insert(argv.end(), {"--core", target.core});
   }
+  if (!evaluate.empty()) argv.insert(argv.end(), {"--evaluate", evaluate});
   RunResult r = RunCommand(argv, kHangTimeoutS, LldbEnv(lldb));
   if (!r.exited || r.exit_code != 0) {
     *error = r.Describe();
@@ -404,6 +406,22 @@ TEST_F(Lldb22, ProgramWithoutPythonIsNotReadAtItsStops) {
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfLiveProcess) { ExpectDapCallStacksHoldTruth(true); }
 
 TEST_F(Lldb22, DapCallStackShowsPythonFramesOfFixtureCore) { ExpectDapCallStacksHoldTruth(false); }
+
+// A command typed in an editor's debug console: lldb-dap runs it through
+// SBCommandInterpreter::HandleCommand from C++ (no Python on the stack) and answers with the
+// result's text, which must hold it all (command_line_output.h), none of it sent as console output.
+TEST_F(Lldb22, DapConsoleCommandAnswersWithItsText) {
+  Prepare(true);
+  if (!Ready()) return;
+  std::string raw, error;
+  DapStacks(*lldb_, *install_, target_, &raw, &error, "py-bt --all");
+  ASSERT_EQ(error, "");
+  const json evaluate = json::parse(raw).at("evaluate");
+  const std::string result = evaluate.at("result").get<std::string>();
+  EXPECT_EQ(Occurrences(result, "Traceback (most recent call first):"), truth_.at("threads").size())
+      << raw;
+  EXPECT_EQ(evaluate.at("output").get<std::string>().find("Traceback"), std::string::npos) << raw;
+}
 
 // An LLDB without frame providers (14, Debian's default, and 19): `plugin load` alone says
 // nothing, the bt is LLDB's own, the commands work; imported by hand, the script says once
