@@ -187,8 +187,8 @@ TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
   EXPECT_EQ(whole, kMaxTracebackSpanLinesPerCommand / 4001);
   // Frames at the same lines share one SourceText: the span is held once.
   const std::vector<Frame>& all = snapshot.interpreters[0].threads[0].frames;
-  EXPECT_EQ(all.front().source.get(), all[1].source.get());
-  EXPECT_NE(all.front().source.get(), all.back().source.get());
+  EXPECT_EQ(all.front().source, all[1].source);
+  EXPECT_NE(all.front().source, all.back().source);
   const Frame& last = snapshot.interpreters[0].threads[0].frames.back();
   SourcePosition position{last.line, last.end_line, last.column, last.end_column};
   EXPECT_EQ(TracebackSourceLines({last.source->line}, position, TracebackCaretRules::kPython313),

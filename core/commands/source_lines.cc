@@ -85,12 +85,12 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     auto lines = ReadNumberedSourceLines(SourcePathFor(filename, lookup), file.numbers);
     if (lines.ok()) file.lines = std::move(*lines);
   }
-  // Frames at the same lines share one SourceText.
-  std::map<Lines, std::shared_ptr<const SourceText>> texts;
+  // Frames at the same lines share one SourceText, which the snapshot owns.
+  std::map<Lines, const SourceText*> texts;
   size_t span_lines = 0;
   // The text the frame before got, for the frames of a run at the same lines.
   Lines last_key{};
-  std::shared_ptr<const SourceText> last_text;
+  const SourceText* last_text = nullptr;
   for_each_frame([&](Frame& frame, const SourceFile& file) {
     if (!file.lines) return;
     const Lines key = lines_of(frame, file);
@@ -113,11 +113,13 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     }
     if (span_lines + (span_end - at - 1) > kMaxTracebackSpanLinesPerCommand) span_end = at + 1;
     span_lines += span_end - at - 1;
-    std::shared_ptr<const SourceText>& text = texts[{&file, line, (span_end - 1)->number}];
+    const SourceText*& text = texts[{&file, line, (span_end - 1)->number}];
     if (!text) {
       std::vector<std::string> span;
       for (auto it = at + 1; it != span_end; ++it) span.push_back(it->text);
-      text = std::make_shared<const SourceText>(SourceText{at->text, std::move(span)});
+      text = snapshot.source_texts
+                 .emplace_back(std::make_shared<const SourceText>(SourceText{at->text, std::move(span)}))
+                 .get();
     }
     frame.source = text;
     last_key = key;

@@ -78,7 +78,9 @@ struct Frame {
   std::optional<int> column;
   std::optional<int> end_column;
   // Where py-bt read the source; null when off (--no-source) or the file cannot be read.
-  std::shared_ptr<const SourceText> source;
+  // Owned by the Snapshot (source_texts): a recursion's thousands of frames share one, and
+  // a shared pointer's count would be two atomic operations per frame.
+  const SourceText* source = nullptr;
   uint64_t frame_address = 0;  // the _PyInterpreterFrame
   uint64_t code_address = 0;
   // What the frame's current call instruction calls where that is not Python
@@ -161,6 +163,9 @@ struct Snapshot {
   PythonInfo python;
   std::vector<Interpreter> interpreters;
   std::vector<std::string> warnings;
+  // The texts Frame::source points to (AddSourceLines); shared, so that a copy of the
+  // snapshot keeps them too.
+  std::vector<std::shared_ptr<const SourceText>> source_texts;
 };
 
 }  // namespace pyunwind
