@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -103,8 +104,9 @@ TEST(EntryFrames, EveryThreadsFixtureCore) {
 }
 
 Frame Py(const std::string& name, bool entry) {
+  static auto* names = new std::deque<CodeNames>();  // what the frames point to, kept
   Frame f;
-  f.code_names = std::make_shared<const CodeNames>(CodeNames{"", name, name});
+  f.code_names = &names->emplace_back(CodeNames{"", name, name});
   f.is_entry = entry;
   return f;
 }

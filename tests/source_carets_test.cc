@@ -166,9 +166,11 @@ TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
   snapshot.interpreters.emplace_back();
   snapshot.interpreters[0].threads.emplace_back();
   const size_t frames = kMaxTracebackSpanLinesPerCommand / 4001 + 2;
+  auto names = std::make_shared<const CodeNames>(CodeNames{path, "", ""});
+  snapshot.interpreters[0].threads[0].code_names_kept.push_back(names);
   for (size_t k = 0; k < frames; ++k) {
     Frame frame;
-    frame.code_names = std::make_shared<const CodeNames>(CodeNames{path, "", ""});
+    frame.code_names = names.get();
     frame.line = 1;
     frame.end_line = 4002;
     frame.column = 4;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,9 @@ std::vector<NativeFrame> Stack(std::vector<std::string> functions) {
 }
 
 Frame PythonFrame(const std::string& qualname) {
+  static auto* names = new std::deque<CodeNames>();  // what the frames point to, kept
   Frame f;
-  f.code_names = std::make_shared<const CodeNames>(CodeNames{"", qualname, qualname});
+  f.code_names = &names->emplace_back(CodeNames{"", qualname, qualname});
   return f;
 }
 

@@ -254,7 +254,7 @@ class FrameLinesDrawn {
     const SourcePosition position{frame.line, frame.end_line, frame.column, frame.end_column};
     // Frames at the same lines share one SourceText (AddSourceLines).
     auto [it, added] =
-        drawn_.try_emplace({frame.code_names.get(), frame.source, position});
+        drawn_.try_emplace({frame.code_names, frame.source, position});
     if (added) {
       std::string& text = it->second;
       AppendFrameLine(text, frame, palette_);

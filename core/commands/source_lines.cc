@@ -53,8 +53,8 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
       for (Thread& thread : interp.threads) {
         for (Frame& frame : thread.frames) {
           if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-          if (file_before == nullptr || frame.code_names.get() != names_before) {
-            names_before = frame.code_names.get();
+          if (file_before == nullptr || frame.code_names != names_before) {
+            names_before = frame.code_names;
             file_before = &files[frame.filename()];
           }
           visit(frame, *file_before);

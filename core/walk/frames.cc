@@ -204,7 +204,10 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     if (!incomplete) {
       const CodeInfo& info = *point->code;
       Frame& out = thread.frames.emplace_back();
-      out.code_names = info.names;
+      if (thread.code_names_kept.empty() || thread.code_names_kept.back() != info.names) {
+        thread.code_names_kept.push_back(info.names);
+      }
+      out.code_names = info.names.get();
       const SourcePosition source =
           PositionForInstruction(info.lines, info.first_line, point->instruction_index);
       out.line = source.line;

@@ -66,8 +66,9 @@ struct Frame {
   // kind "native" only: the debugger's number for the frame (below).
   uint32_t native_index = 0;
   // The names of the code the frame runs; null in a frame that runs none
-  // (native, <GC>), whose names are empty.
-  std::shared_ptr<const CodeNames> code_names;
+  // (native, <GC>), whose names are empty. Kept alive by the frame's Thread
+  // (code_names_kept), as Frame::source by the Snapshot.
+  const CodeNames* code_names = nullptr;
   const std::string& filename() const { return Names().filename; }
   const std::string& name() const { return Names().name; }
   const std::string& qualname() const { return Names().qualname; }
@@ -125,6 +126,9 @@ struct Thread {
   std::optional<bool> holds_gil;       // null where the build has no GIL or it cannot be told
   std::vector<std::string> status;     // "main", "has_gil", "gc", ...
   std::vector<Frame> frames;           // innermost first
+  // The names its frames point to (Frame::code_names), each run of frames of one code object's
+  // once: the code-object cache may drop them while the thread is still shown.
+  std::vector<std::shared_ptr<const CodeNames>> code_names_kept;
   bool truncated = false;              // a limit or a bad pointer cut the stack short
   std::optional<std::string> error;    // why the stack stops early, if it does
   // The type of the exception being raised or handled (status "exception"),
