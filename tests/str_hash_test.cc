@@ -165,12 +165,16 @@ TEST_F(DictByHashTest, WithoutASecretEveryKeyIsRead) {
 }
 
 TEST_F(DictByHashTest, ADamagedIndexFallsBackToReadingEveryKey) {
-  const uint64_t dict = Dict(items_, kSecret);
-  // Every slot points past the entries.
-  for (uint64_t i = 0; i < 16; ++i) target_.PutU8(keys_ + 32 + i, 0x70);
-  reader_.UseHashSecret(kSecret);
-  RemoteCollections c(reader_);
-  EXPECT_EQ(*c.DictGetString(dict, "_shutdown"), 0x7000u);
+  // Every slot points past the entries; every slot a deleted entry (no empty slot ends a probe).
+  for (const uint8_t damage : {uint8_t{0x70}, uint8_t{0xfe}}) {
+    const uint64_t dict = Dict(items_, kSecret);
+    for (uint64_t i = 0; i < 16; ++i) target_.PutU8(keys_ + 32 + i, damage);
+    memory_.Clear();
+    reader_.UseHashSecret(kSecret);
+    RemoteCollections c(reader_);
+    EXPECT_EQ(*c.DictGetString(dict, "_shutdown"), 0x7000u) << int{damage};
+    EXPECT_EQ(*c.DictGetString(dict, "_dangling"), 0u) << int{damage};
+  }
 }
 
 }  // namespace

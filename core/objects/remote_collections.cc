@@ -18,6 +18,10 @@ constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13
 // Characters of a key read to check the str hasher against its cached hash (module and
 // attribute names are short; a longer key is skipped).
 constexpr size_t kMaxCheckedKeyChars = 64;
+// Probes of one look-up by hash. A dict at most two-thirds full finds a key, or an empty
+// slot, in a few; a damaged index (no empty slot, every one a deleted entry) could make a
+// sequence as long as the table: past this many the keys are read one by one instead.
+constexpr uint64_t kMaxHashProbes = 4096;
 
 }  // namespace
 
@@ -146,7 +150,7 @@ std::optional<uint64_t> RemoteCollections::DictGetStringByHash(uint64_t dict,
   uint64_t perturb = static_cast<uint64_t>(*hash);
   uint64_t slot = static_cast<uint64_t>(*hash) & mask;
   // Once `perturb` is 0 the sequence visits every slot; a table always has an empty one.
-  const uint64_t max_probes = slots + 16;
+  const uint64_t max_probes = std::min(slots + 16, kMaxHashProbes);
   for (uint64_t probe = 0; probe < max_probes; ++probe) {
     if (!SpendEntries(1).ok()) return std::nullopt;
     uint64_t raw = 0;
