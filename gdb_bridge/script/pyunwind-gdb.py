@@ -445,9 +445,12 @@ def _pyunwind_setup():
             return None
         if any(n.startswith("libpython") or re.match(r"python\d", n) for n in names):
             return True
-        # Not GDB's symbol look-up: on a large program it expands debug info (~100 ms).
+        # Not GDB's symbol look-up: on a large program it expands debug info (~100 ms). Not
+        # the separate debug files either (libc's string table alone is 130 KB): a program
+        # that runs Python exports _PyRuntime, which extension modules link against.
         return any(elf_names_symbol(o.filename, b"_PyRuntime")
-                   for o in inferior.progspace.objfiles() if o.is_valid() and o.filename)
+                   for o in inferior.progspace.objfiles()
+                   if o.is_valid() and o.filename and o.owner is None)
 
     def elf_names_symbol(path, name):
         """Whether a string table of the ELF file at `path` (.dynstr, .strtab) holds the

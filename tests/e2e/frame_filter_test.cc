@@ -6,6 +6,7 @@
 // frame-filter` and `enable frame-filter` still switch it.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,28 @@ TEST(FrameFilter, DecoratesAPythonProcessAndRemembersIt) {
   EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [True]").size(), 1u) << run.Describe();
   EXPECT_EQ(LinesContaining(run.out, "PYU_ENABLED True").size(), 2u) << run.Describe();
   EXPECT_EQ(LinesContaining(run.out, "PYU_ENABLED False").size(), 1u) << run.Describe();
+}
+
+// A program that embeds Python under another name: no libpython, no "python3.X" file, so the
+// decision comes from _PyRuntime in the executable's own string tables.
+TEST(FrameFilter, FindsPythonInAnExecutableOfAnotherName) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const std::string embedder = TempDir() + "/embedder";
+  std::error_code copied;
+  std::filesystem::copy_file(kDebianPython, embedder,
+                             std::filesystem::copy_options::overwrite_existing, copied);
+  ASSERT_FALSE(copied) << copied.message();
+  auto scenario =
+      Scenario::StartScript(embedder, ProjectFile("tests/data/moving_stack.py"), &error);
+  ASSERT_NE(scenario, nullptr) << error;
+  const RunResult run =
+      RunDebugger(Debugger::kGdb, *install, {scenario->pid(), "", ""}, {"bt", kAskFilter});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  EXPECT_NE(run.out.find("[Python: first_place at moving_stack.py:"), std::string::npos)
+      << run.Describe();
+  EXPECT_EQ(LinesContaining(run.out, "PYU_KNOWN [True]").size(), 1u) << run.Describe();
 }
 
 }  // namespace
