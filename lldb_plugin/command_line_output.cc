@@ -5,8 +5,8 @@
 #include <link.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <string_view>
 #include <unordered_map>
@@ -34,8 +34,8 @@ constexpr const char* kHandleCommandOverloads[] = {
 // script's call through Python; a deeper stack is taken as an API client's.
 constexpr int kMaxFrames = 128;
 
-// Return addresses whose answer is kept (CallIsApiClients): LLDB's command line is about 20
-// frames deep, a script's call through Python a few dozen more.
+// Return addresses whose answer is kept (KnownCallIsApiClients): LLDB's command line is about
+// 20 frames deep, a script's call through Python a few dozen more.
 constexpr size_t kMaxKnownCalls = 4096;
 
 bool InLibpython(const Dl_info& info) {
@@ -87,7 +87,8 @@ class CallSites {
         return;
       }
       const auto start = reinterpret_cast<uintptr_t>(address);
-      handle_command_[handle_commands_++] = {start, start + static_cast<const ElfW(Sym)*>(symbol)->st_size};
+      const uint64_t size = static_cast<const ElfW(Sym)*>(symbol)->st_size;
+      handle_command_[handle_commands_++] = {start, start + size};
     }
   }
 
