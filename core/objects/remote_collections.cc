@@ -48,6 +48,15 @@ Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_addres
   return keys;
 }
 
+Result<RemoteCollections::DictTables> RemoteCollections::ReadDict(uint64_t dict) {
+  if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
+  auto keys_address = memory_.ReadPointer(dict + layout_.dict.ma_keys);
+  auto values = memory_.ReadPointer(dict + layout_.dict.ma_values);
+  if (!keys_address || !values) return MakeError(fmt::format("cannot read the dict at {:#x}", dict));
+  PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
+  return DictTables{keys, *values};
+}
+
 Status RemoteCollections::SpendEntries(uint64_t entries) {
   if (memory_.budget().Spend(Work::kContainerEntries, entries)) return Ok{};
   return MakeError(*memory_.budget().Reason());
@@ -62,30 +71,26 @@ Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
     uint64_t dict, size_t max_entries) {
-  if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
-  const Layout::Dict& d = layout_.dict;
-  auto keys_address = memory_.ReadPointer(dict + d.ma_keys);
-  auto values = memory_.ReadPointer(dict + d.ma_values);
-  if (!keys_address || !values) return MakeError(fmt::format("cannot read the dict at {:#x}", dict));
-  PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
+  PYU_ASSIGN_OR_RETURN(DictTables tables, ReadDict(dict));
+  const Keys& keys = tables.keys;
   if (static_cast<size_t>(keys.entries) > max_entries) {
     return MakeError(fmt::format("the dict at {:#x} has more than {} entries", dict, max_entries));
   }
   PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
-  const uint64_t entry_size = keys.unicode ? 16 : 24;
+  const uint64_t entry_size = keys.EntrySize();
   std::vector<uint8_t> table(keys.entries * entry_size);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
     return MakeError(fmt::format("cannot read the entries of the dict at {:#x}", dict));
   }
   std::vector<std::pair<uint64_t, uint64_t>> items;
   for (int64_t i = 0; i < keys.entries; ++i) {
-    const uint8_t* entry = table.data() + i * entry_size + (keys.unicode ? 0 : 8);
+    const uint8_t* entry = table.data() + i * entry_size + keys.KeyOffset();
     uint64_t key, value;
     std::memcpy(&key, entry, 8);
     std::memcpy(&value, entry + 8, 8);
     if (key == 0) continue;
-    if (*values != 0) {
-      PYU_ASSIGN_OR_RETURN(value, ValuesSlot(*values, i));
+    if (tables.values != 0) {
+      PYU_ASSIGN_OR_RETURN(value, ValuesSlot(tables.values, i));
     }
     if (value == 0) continue;  // deleted
     items.emplace_back(key, value);
@@ -95,6 +100,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
 
 Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view key) {
   if (!keys.unicode) return int64_t{-1};
+  if (auto index = IndexByHash(keys, key)) return *index;
   PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
   std::vector<uint8_t> table(keys.entries * 16);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
@@ -111,76 +117,59 @@ Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view k
 }
 
 void RemoteCollections::CheckStrHasher(StrHasher& hasher, const Keys& keys) {
-  const uint64_t entry_size = keys.unicode ? 16 : 24;
   for (int64_t i = 0; i < std::min<int64_t>(keys.entries, 4) && !hasher.checked(); ++i) {
-    auto key = memory_.ReadPointer(keys.first_entry + i * entry_size + (keys.unicode ? 0 : 8));
+    auto key = memory_.ReadPointer(keys.first_entry + i * keys.EntrySize() + keys.KeyOffset());
     if (!key || *key == 0) continue;
-    auto text = objects_.ReadStrText(*key, kMaxCheckedKeyChars);
+    // Longer than kMaxCheckedKeyChars: cut and marked, so not the key's whole text. Text
+    // that is not ASCII the hasher leaves unchecked.
+    auto text = objects_.ReadString(*key, kMaxCheckedKeyChars);
     auto cached = memory_.ReadValue<int64_t>(*key + layout_.unicode.length + 8);
-    if (!text.ok() || text->truncated() || !cached) continue;
-    std::string ascii;
-    for (char32_t c : text->text) {
-      if (c >= 0x80) break;
-      ascii += static_cast<char>(c);
-    }
-    if (ascii.size() == text->text.size()) hasher.Check(ascii, *cached);
+    if (text.ok() && text->size() <= kMaxCheckedKeyChars && cached) hasher.Check(*text, *cached);
   }
 }
 
-std::optional<uint64_t> RemoteCollections::DictGetStringByHash(uint64_t dict,
-                                                               std::string_view key) {
+std::optional<uint64_t> RemoteCollections::EntryValue(const DictTables& tables, int64_t index) {
+  if (tables.values != 0) {
+    auto value = ValuesSlot(tables.values, index);
+    return value.ok() ? std::optional<uint64_t>(*value) : std::nullopt;
+  }
+  const Keys& keys = tables.keys;
+  return memory_.ReadPointer(keys.first_entry + static_cast<uint64_t>(index) * keys.EntrySize() +
+                             keys.KeyOffset() + 8);
+}
+
+std::optional<int64_t> RemoteCollections::IndexByHash(const Keys& keys, std::string_view key) {
   StrHasher* hasher = objects_.str_hasher();
-  if (hasher == nullptr || !Aligned(dict)) return std::nullopt;
-  auto keys_address = memory_.ReadPointer(dict + layout_.dict.ma_keys);
-  auto values = memory_.ReadPointer(dict + layout_.dict.ma_values);
-  if (!keys_address || !values) return std::nullopt;
-  auto keys = ReadKeys(*keys_address);
-  if (!keys.ok()) return std::nullopt;
-  // Indices of 1, 2, 4 or 8 bytes, one per slot of a table of 2**log2_size slots.
-  const int width_log2 = keys->log2_index_bytes - keys->log2_size;
-  if (keys->log2_size > 30 || width_log2 < 0 || width_log2 > 3) return std::nullopt;
-  if (!hasher->checked()) CheckStrHasher(*hasher, *keys);
+  if (hasher == nullptr) return std::nullopt;
+  const int width_log2 = keys.log2_index_bytes - keys.log2_size;
+  if (keys.log2_size > 30 || width_log2 < 0 || width_log2 > 3) return std::nullopt;
+  if (!hasher->checked()) CheckStrHasher(*hasher, keys);
   const std::optional<int64_t> hash = hasher->Hash(key);
   if (!hash) return std::nullopt;
 
-  const uint64_t slots = uint64_t{1} << keys->log2_size;
-  const uint64_t mask = slots - 1;
+  const uint64_t mask = (uint64_t{1} << keys.log2_size) - 1;
   const size_t width = size_t{1} << width_log2;
-  const uint64_t entry_size = keys->unicode ? 16 : 24;
   uint64_t perturb = static_cast<uint64_t>(*hash);
   uint64_t slot = static_cast<uint64_t>(*hash) & mask;
   // Once `perturb` is 0 the sequence visits every slot; a table always has an empty one.
-  const uint64_t max_probes = std::min(slots + 16, kMaxHashProbes);
+  const uint64_t max_probes = std::min(mask + 17, kMaxHashProbes);
   for (uint64_t probe = 0; probe < max_probes; ++probe) {
     if (!SpendEntries(1).ok()) return std::nullopt;
     uint64_t raw = 0;
-    if (!memory_.Read(keys->address + 32 + slot * width, &raw, width)) return std::nullopt;
+    if (!memory_.Read(keys.address + 32 + slot * width, &raw, width)) return std::nullopt;
     // Sign-extended: -1 empty, -2 a deleted entry.
     const int64_t index = static_cast<int64_t>(raw << (64 - 8 * width)) >> (64 - 8 * width);
-    if (index == -1) return uint64_t{0};  // absent
-    if (index >= keys->entries || index < -2) return std::nullopt;
+    if (index == -1) return int64_t{-1};  // absent
+    if (index >= keys.entries || index < -2) return std::nullopt;
     if (index >= 0) {
-      const uint64_t entry = keys->first_entry + static_cast<uint64_t>(index) * entry_size;
-      bool candidate = true;
-      if (!keys->unicode) {
-        auto entry_hash = memory_.ReadValue<int64_t>(entry);
-        if (!entry_hash) return std::nullopt;
-        candidate = *entry_hash == *hash;
-      }
-      const uint64_t key_field = entry + (keys->unicode ? 0 : 8);
-      if (candidate) {
-        auto entry_key = memory_.ReadPointer(key_field);
-        if (!entry_key) return std::nullopt;
-        auto text = *entry_key != 0 ? objects_.ReadString(*entry_key, key.size() + 1)
-                                    : Result<std::string>(MakeError("no key"));
-        if (text.ok() && *text == key) {
-          if (*values != 0) {
-            auto value = ValuesSlot(*values, index);
-            return value.ok() ? std::optional<uint64_t>(*value) : std::nullopt;
-          }
-          auto value = memory_.ReadPointer(key_field + 8);
-          return value ? std::optional<uint64_t>(*value) : std::nullopt;
-        }
+      const uint64_t entry = keys.first_entry + static_cast<uint64_t>(index) * keys.EntrySize();
+      std::optional<int64_t> entry_hash = *hash;  // a str-keys entry holds none
+      if (!keys.unicode) entry_hash = memory_.ReadValue<int64_t>(entry);
+      auto entry_key = memory_.ReadPointer(entry + keys.KeyOffset());
+      if (!entry_hash || !entry_key) return std::nullopt;
+      if (*entry_hash == *hash && *entry_key != 0) {
+        auto text = objects_.ReadString(*entry_key, key.size() + 1);
+        if (text.ok() && *text == key) return index;
       }
     }
     perturb >>= 5;  // PERTURB_SHIFT
@@ -190,7 +179,15 @@ std::optional<uint64_t> RemoteCollections::DictGetStringByHash(uint64_t dict,
 }
 
 Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_view key) {
-  if (auto found = DictGetStringByHash(dict, key)) return *found;
+  // By the key's hash where that settles it; else every key is read.
+  if (objects_.str_hasher() != nullptr) {
+    if (auto tables = ReadDict(dict); tables.ok()) {
+      if (auto index = IndexByHash(tables->keys, key)) {
+        if (*index < 0) return uint64_t{0};
+        if (auto value = EntryValue(*tables, *index)) return *value;
+      }
+    }
+  }
   PYU_ASSIGN_OR_RETURN(auto items, DictItems(dict));
   for (const auto& [k, v] : items) {
     auto text = objects_.ReadString(k, key.size() + 1);

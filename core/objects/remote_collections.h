@@ -59,22 +59,35 @@ class RemoteCollections {
   ObjectReader& objects() { return objects_; }
 
  private:
+  // A PyDictKeysObject: a header, 2**log2_size indices of 2**(log2_index_bytes - log2_size)
+  // bytes each, then the entries: {key, value} where all keys are str ("unicode"), else
+  // {hash, key, value}.
   struct Keys {
     uint64_t address = 0;
-    bool unicode = false;  // entries without a hash: str keys only
+    bool unicode = false;
     uint8_t log2_size = 0;
     uint8_t log2_index_bytes = 0;
     int64_t entries = 0;
     uint64_t first_entry = 0;
+    uint64_t EntrySize() const { return unicode ? 16 : 24; }
+    uint64_t KeyOffset() const { return unicode ? 0 : 8; }  // in an entry
   };
   Result<Keys> ReadKeys(uint64_t keys_address);
+  // A dict's keys, and its values where the table is split (0 otherwise).
+  struct DictTables {
+    Keys keys;
+    uint64_t values = 0;
+  };
+  Result<DictTables> ReadDict(uint64_t dict);
   // Index of a str key in a keys table whose keys are all strings, or -1.
   Result<int64_t> KeyIndex(const Keys& keys, std::string_view key);
   Result<uint64_t> ValuesSlot(uint64_t values, int64_t index);
-  // DictGetString by the key's hash, probing the index as CPython does; null where that
-  // cannot settle it (no hash secret, not yet checked against the target, a damaged table)
-  // and every key must be read instead.
-  std::optional<uint64_t> DictGetStringByHash(uint64_t dict, std::string_view key);
+  // The value of entry `index` (in the split values where there are); null if unreadable.
+  std::optional<uint64_t> EntryValue(const DictTables& tables, int64_t index);
+  // The entry index of a str key found by its hash, probing the index as CPython does (-1:
+  // absent); null where that cannot settle it (no hash secret, not yet checked against the
+  // target, a damaged table) and every key must be read instead.
+  std::optional<int64_t> IndexByHash(const Keys& keys, std::string_view key);
   // Checks the str hasher against the cached hash of a key of `keys`.
   void CheckStrHasher(StrHasher& hasher, const Keys& keys);
   // Counts entries against the command's work budget; the budget's reason once it ran out.

@@ -1,6 +1,6 @@
 #include "core/objects/str_hash.h"
 
-#include <cstring>
+#include <type_traits>
 
 namespace pyunwind {
 namespace {
@@ -55,10 +55,9 @@ uint64_t SipHash13(const HashSecret& secret, const uint8_t* data, size_t size) {
 std::optional<HashSecret> ReadHashSecret(RemoteMemory& memory) {
   const std::optional<uint64_t> address = memory.target().FindSymbol("_Py_HashSecret");
   if (!address) return std::nullopt;
+  static_assert(std::is_trivially_copyable_v<HashSecret> && sizeof(HashSecret) == 16);
   HashSecret secret;
-  if (!memory.Read(*address, &secret.k0, 8) || !memory.Read(*address + 8, &secret.k1, 8)) {
-    return std::nullopt;
-  }
+  if (!memory.Read(*address, &secret, sizeof secret)) return std::nullopt;
   return secret;
 }
 
