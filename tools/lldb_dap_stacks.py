@@ -63,11 +63,15 @@ class Dap:
         body, self.buffer = self.buffer[:length], self.buffer[length:]
         return json.loads(body)
 
-    def responses(self, seqs):
-        """The responses to the requests `seqs`, by seq; an error response raises."""
+    def responses(self, seqs, output=None):
+        """The responses to the requests `seqs`, by seq; an error response raises. `output`, a
+        list, gets the text of the output events that come meanwhile."""
         got = {}
         while len(got) < len(seqs):
             message = self.receive()
+            if output is not None and message.get("type") == "event" \
+                    and message.get("event") == "output":
+                output.append((message.get("body") or {}).get("output", ""))
             if message.get("type") == "response" and message.get("request_seq") in seqs:
                 if not message.get("success"):
                     raise RuntimeError("%s failed: %s %s" % (message.get("command"),
@@ -85,14 +89,8 @@ class Dap:
         before it."""
         seq = self.send(command, arguments)
         output = []
-        while True:
-            message = self.receive()
-            if message.get("type") == "event" and message.get("event") == "output":
-                output.append((message.get("body") or {}).get("output", ""))
-            elif message.get("type") == "response" and message.get("request_seq") == seq:
-                if not message.get("success"):
-                    raise RuntimeError("%s failed: %s" % (command, message.get("message")))
-                return message.get("body") or {}, "".join(output)
+        body = self.responses({seq}, output)[seq].get("body") or {}
+        return body, "".join(output)
 
     def wait_event(self, event):
         while True:
