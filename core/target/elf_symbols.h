@@ -10,9 +10,9 @@
 
 namespace pyunwind {
 
-// The link-time value of the symbol `name` defined in `image` (.dynsym, then .symtab);
-// nullopt where neither table defines it or the tables are damaged. A symbol with several
-// versions in .dynsym is not told apart: pyunwind looks up unversioned data (_PyRuntime).
+// The link-time value of the symbol `name` defined in `image` (.dynsym through its GNU hash
+// table, as the dynamic linker finds it, then .symtab); nullopt where neither table defines it
+// or the tables are damaged. Of several versions the default one (name@@VERSION) is given.
 std::optional<uint64_t> FindElfSymbol(const ElfImage& image, std::string_view name);
 
 }  // namespace pyunwind
