@@ -6,6 +6,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -15,6 +16,7 @@
 #include "core/commands/stop_cache.h"
 #include "core/runtime/runtime_locator.h"
 #include "core/target/page_arena.h"
+#include "core/target/python_files.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 
@@ -217,6 +219,14 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
     return CopyToMalloc(Dump(by_level));
   } catch (...) {
     return CopyToMalloc("{}");
+  }
+}
+
+PYUNWIND_API int pyunwind_python_in_module_files(const char* const* paths, size_t count) {
+  try {
+    return static_cast<int>(pyunwind::PythonInModuleFiles(pyunwind::PathList(paths, count)));
+  } catch (...) {  // out of memory: undecided
+    return static_cast<int>(pyunwind::PythonInFiles::kUnknown);
   }
 }
 

@@ -446,12 +446,24 @@ TEST(CallbackTarget, PagesPerFetchFollowTheCostOfARead) {
   EXPECT_EQ(pyunwind::gdb::CallbackTarget(cb).PagesPerFetch(), 4u);
 }
 
+// ABI 8: PythonInModuleFiles's three answers (tests/python_files_test.cc has its cases).
+TEST(CApi, PythonInModuleFilesAnswersOneZeroOrMinusOne) {
+  const char* named[] = {"/nowhere/libpython3.12.so.1.0"};
+  EXPECT_EQ(pyunwind_python_in_module_files(named, 1), 1);
+  const char* without[] = {"/lib/x86_64-linux-gnu/libc.so.6"};
+  EXPECT_EQ(pyunwind_python_in_module_files(without, 1), 0);
+  const char* unreadable[] = {"/lib/x86_64-linux-gnu/libc.so.6", "/nowhere/server", nullptr};
+  EXPECT_EQ(pyunwind_python_in_module_files(unreadable, 3), -1);
+  EXPECT_EQ(pyunwind_python_in_module_files(nullptr, 0), -1);
+}
+
 TEST(SharedLibrary, ExportsOnlyTheCApi) {
   void* lib = dlopen("gdb_bridge/libpyunwind_gdb.so", RTLD_NOW | RTLD_LOCAL);
   ASSERT_NE(lib, nullptr) << dlerror();
   for (const char* name : {"pyunwind_abi_version", "pyunwind_commands", "pyunwind_run_command",
                            "pyunwind_run_command_at", "pyunwind_python_frames_by_native_frame",
-                           "pyunwind_python_frames_by_native_frame_at", "pyunwind_free"}) {
+                           "pyunwind_python_frames_by_native_frame_at",
+                           "pyunwind_python_in_module_files", "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }
   // Every export the GDB script calls (lib.pyunwind_*) is there.

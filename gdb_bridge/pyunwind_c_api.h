@@ -17,6 +17,7 @@
 #ifndef PYUNWIND_C_API_H_
 #define PYUNWIND_C_API_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #if defined(__GNUC__)
@@ -30,7 +31,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 7
+#define PYUNWIND_ABI_VERSION 8
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -161,6 +162,14 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame(
 PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
     const struct pyunwind_callbacks* callbacks, const struct pyunwind_stop* stop,
     int* has_python);
+
+/* (ABI 8) Whether a process runs Python, from the files of its modules alone
+ * (`count` paths: its executable and shared libraries): 1 when a file is a
+ * libpython or pythonX.Y or an ELF string table of one names _PyRuntime, 0 when
+ * every file was read and none does, -1 when one cannot be read (the library's
+ * search of memory decides). Reads no memory of the process; a path that is a
+ * FIFO or a terminal is not opened as one. */
+PYUNWIND_API int pyunwind_python_in_module_files(const char* const* paths, size_t count);
 
 /* Releases a string returned by pyunwind_run_command. NULL is fine. */
 PYUNWIND_API void pyunwind_free(char* text);

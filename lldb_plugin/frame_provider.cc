@@ -11,6 +11,8 @@
 #include <lldb/API/SBCommandInterpreter.h>
 #include <lldb/API/SBCommandReturnObject.h>
 
+#include "core/target/python_files.h"
+
 namespace pyunwind_lldb {
 namespace {
 
@@ -85,3 +87,15 @@ void ImportFrameProvider(lldb::SBDebugger& debugger) {
 }
 
 }  // namespace pyunwind_lldb
+
+// For the provider script, through ctypes (exports.lds): whether a target's module files say
+// it runs Python: 1, 0, or -1 when they cannot tell (core/target/python_files.h); the same
+// answer the GDB library gives its script (gdb_bridge/pyunwind_c_api.h).
+extern "C" __attribute__((visibility("default"))) int pyunwind_python_in_module_files(
+    const char* const* paths, size_t count) {
+  try {
+    return static_cast<int>(pyunwind::PythonInModuleFiles(pyunwind::PathList(paths, count)));
+  } catch (...) {  // out of memory: undecided
+    return static_cast<int>(pyunwind::PythonInFiles::kUnknown);
+  }
+}

@@ -14,10 +14,9 @@
 # registered: LLDB 22.1 calls a provider while it builds a thread's frame list, and any
 # SBFrame method called from there resolves the frame through that same list again (endless
 # re-entry, then a deadlock at exit). The provider only hands out what was read.
+import ctypes
 import json
 import os
-import re
-import stat
 
 import lldb
 
@@ -125,47 +124,29 @@ _hooked_debuggers = globals().get("_hooked_debuggers", set())  # debugger ids wi
 _has_python = globals().get("_has_python", {})
 
 
-def elf_names_symbol(path, name):
-    """True when a string table (.dynstr, .strtab) of the 64-bit ELF file at `path` holds the
-    symbol name `name`, False when none does, None when the file cannot be read as one."""
-    needle = b"\0" + name + b"\0"
+def _plugin_library():
+    """The plugin beside this script (which the plugin imports from its own directory), for
+    its C function pyunwind_python_in_module_files; None where it cannot be loaded."""
     try:
-        # The path is the target's choice: a FIFO must not block, only regular files are read.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                return None
-            header = f.read(64)
-            if len(header) < 64 or header[:5] != b"\x7fELF\x02":
-                return None
-            shoff = int.from_bytes(header[0x28:0x30], "little")
-            shentsize = int.from_bytes(header[0x3a:0x3c], "little")
-            shnum = int.from_bytes(header[0x3c:0x3e], "little")
-            if shentsize != 64 or not 0 < shnum <= 4096:
-                return None
-            f.seek(shoff)
-            table = f.read(64 * shnum)
-            for i in range(len(table) // 64):
-                section = table[64 * i:64 * (i + 1)]
-                if int.from_bytes(section[4:8], "little") != 3:  # SHT_STRTAB
-                    continue
-                offset = int.from_bytes(section[24:32], "little")
-                size = int.from_bytes(section[32:40], "little")
-                if size > (256 << 20):
-                    return None
-                f.seek(offset)
-                if needle in f.read(size):
-                    return True
-    except (OSError, ValueError):
+        library = ctypes.CDLL(os.path.join(os.path.dirname(os.path.realpath(__file__)),
+                                           "libpyunwind_lldb.so"))
+        function = library.pyunwind_python_in_module_files
+    except (OSError, AttributeError):
         return None
-    return False
+    function.restype = ctypes.c_int
+    function.argtypes = [ctypes.POINTER(ctypes.c_char_p), ctypes.c_size_t]
+    return function
+
+
+_python_in_module_files = globals().get("_python_in_module_files") or _plugin_library()
 
 
 def python_in(target):
-    """Whether `target` runs Python, from its module files: True for a libpython or pythonX.Y
-    module or a string table naming _PyRuntime; False only when every module file was read
-    and none does; None when that cannot be decided (a core whose files are not here): the
-    plugin, which can scan memory, decides. Decided once per set of modules."""
+    """Whether `target` runs Python, from its module files (the plugin reads them): True for a
+    libpython or pythonX.Y module or a string table naming _PyRuntime; False only when every
+    module file was read and none does; None when that cannot be decided (a core whose files
+    are not here): the plugin, which can scan memory, decides. Decided once per set of
+    modules."""
     paths = []
     for i in range(target.GetNumModules()):
         spec = target.GetModuleAtIndex(i).GetFileSpec()
@@ -177,13 +158,11 @@ def python_in(target):
     if key not in _has_python:
         if len(_has_python) > 64:
             _has_python.clear()
-        names = [os.path.basename(p) for p in paths]
-        if any(n.startswith("libpython") or re.match(r"python\d", n) for n in names):
-            _has_python[key] = True
-        else:
-            answers = [elf_names_symbol(p, b"_PyRuntime") for p in paths]
-            _has_python[key] = (True if True in answers else
-                                None if None in answers or not answers else False)
+        answer = -1
+        if _python_in_module_files is not None:
+            files = [p.encode("utf-8", "surrogateescape") for p in paths]
+            answer = _python_in_module_files((ctypes.c_char_p * len(files))(*files), len(files))
+        _has_python[key] = None if answer < 0 else answer == 1
     return _has_python[key]
 
 

@@ -27,7 +27,6 @@ import ctypes
 import json
 import os
 import re
-import stat
 
 import gdb
 from gdb.FrameDecorator import FrameDecorator
@@ -94,9 +93,12 @@ def _pyunwind_setup():
     lib.pyunwind_free.argtypes = [ctypes.c_void_p]
     lib.pyunwind_prepare.restype = None
     lib.pyunwind_prepare.argtypes = []
+    lib.pyunwind_python_in_module_files.restype = ctypes.c_int
+    lib.pyunwind_python_in_module_files.argtypes = [ctypes.POINTER(ctypes.c_char_p),
+                                                    ctypes.c_size_t]
 
-    if lib.pyunwind_abi_version() != 7:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 7"
+    if lib.pyunwind_abi_version() != 8:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 8"
                            % (lib_path, lib.pyunwind_abi_version()))
     lib.pyunwind_prepare()
 
@@ -433,59 +435,25 @@ def _pyunwind_setup():
 
     def python_in(inferior):
         """True / False when the files GDB has loaded say whether `inferior`
-        runs Python (a libpython or python executable, or a _PyRuntime symbol);
-        None when GDB has no executable (a core file alone): the library, which
-        can scan memory, decides."""
+        runs Python (a libpython or python executable, or a string table naming
+        _PyRuntime: the library reads them); None when GDB has no executable (a
+        core file alone) or a file cannot be read: the library, which can scan
+        memory, decides."""
         try:
             if inferior.progspace is None or inferior.progspace.filename is None:
                 return None
-            names = [os.path.basename(o.filename or "") for o in inferior.progspace.objfiles()
-                     if o.is_valid()]
+            # Not the separate debug files (libc's string table alone is 130 KB), nor
+            # the vDSO GDB names "system-supplied DSO at 0x...": a program that runs
+            # Python exports _PyRuntime, which extension modules link against.
+            paths = [o.filename.encode("utf-8", "surrogateescape")
+                     for o in inferior.progspace.objfiles()
+                     if o.is_valid() and o.filename and o.owner is None
+                     and os.path.isabs(o.filename)]
         except Exception:
             return None
-        if any(n.startswith("libpython") or re.match(r"python\d", n) for n in names):
-            return True
-        # Not GDB's symbol look-up: on a large program it expands debug info (~100 ms). Not
-        # the separate debug files either (libc's string table alone is 130 KB): a program
-        # that runs Python exports _PyRuntime, which extension modules link against.
-        return any(elf_names_symbol(o.filename, b"_PyRuntime")
-                   for o in inferior.progspace.objfiles()
-                   if o.is_valid() and o.filename and o.owner is None)
-
-    def elf_names_symbol(path, name):
-        """Whether a string table of the ELF file at `path` (.dynstr, .strtab) holds the
-        symbol name `name`; False when the file cannot be read as a 64-bit ELF file."""
-        needle = b"\0" + name + b"\0"
-        try:
-            # The path is the target's choice: a FIFO must not block, only regular files are read.
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-            with os.fdopen(fd, "rb") as f:
-                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                    return False
-                header = f.read(64)
-                if len(header) < 64 or header[:5] != b"\x7fELF\x02":
-                    return False
-                shoff = int.from_bytes(header[0x28:0x30], "little")
-                shentsize = int.from_bytes(header[0x3a:0x3c], "little")
-                shnum = int.from_bytes(header[0x3c:0x3e], "little")
-                if shentsize != 64 or not 0 < shnum <= 4096:
-                    return False
-                f.seek(shoff)
-                table = f.read(64 * shnum)
-                for i in range(len(table) // 64):
-                    section = table[64 * i:64 * (i + 1)]
-                    if int.from_bytes(section[4:8], "little") != 3:  # SHT_STRTAB
-                        continue
-                    offset = int.from_bytes(section[24:32], "little")
-                    size = int.from_bytes(section[32:40], "little")
-                    if size > (256 << 20):
-                        continue
-                    f.seek(offset)
-                    if needle in f.read(size):
-                        return True
-        except (OSError, ValueError):
-            return False
-        return False
+        answer = lib.pyunwind_python_in_module_files((ctypes.c_char_p * len(paths))(*paths),
+                                                     len(paths))
+        return None if answer < 0 else answer == 1
 
     def known_python(inferior, instance):
         """python_in(inferior), decided once per target instance (has_python)."""
