@@ -26,6 +26,7 @@
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
 #include "fuzz/state_file.h"
+#include "fuzz/zero_secret_target.h"
 
 namespace {
 
@@ -105,6 +106,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto target = pyunwind::ElfCoreTarget::FromBytes(bytes, length);
   if (!target.ok()) return 0;
-  RunAll(**target);
+  pyunwind::fuzz::ZeroHashSecretTarget with_secret(**target);
+  RunAll(with_secret);
   return 0;
 }

@@ -5,7 +5,9 @@
 // page the page cache asks for, then writes an ELF core holding only those
 // pages (plus IN's NT_PRSTATUS notes, so thread ids stay), then drops each
 // page whose absence leaves every command's output the same: OUT prints
-// exactly what IN prints.
+// exactly what IN prints, reading as many container entries (the same path through dicts).
+// The commands run as the fuzz target runs them, with a zero _Py_HashSecret
+// (zero_secret_target.h).
 //
 // The runtime scan's large uncached reads are not recorded: on the small core
 // the scan finds the runtime in the few pages kept.
@@ -24,9 +26,12 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
 #include "fuzz/state_file.h"
+#include "fuzz/zero_secret_target.h"
 
 namespace {
 
@@ -65,6 +70,19 @@ std::vector<std::vector<std::string>> Commands() {
   return commands;
 }
 
+// How many dict, set and list entries `py-bt --all` read (its --stats work count): the same
+// output from fewer pages may come down another path, e.g. a dict searched key by key because
+// the string whose cached hash checks the secret was zeroed; the count tells them apart.
+std::string ContainerEntriesRead(pyunwind::Target& target) {
+  pyunwind::CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
+  const pyunwind::CommandOutput out =
+      pyunwind::RunCommand("py-bt", {"--all", "--json", "--stats"}, context);
+  const nlohmann::json json = nlohmann::json::parse(out.text, nullptr, false);
+  const nlohmann::json::json_pointer spent("/stats/work/container_entries_read/spent");
+  const int64_t count = json.is_object() ? json.value(spent, int64_t{-1}) : -1;
+  return "container entries read: " + std::to_string(count);
+}
+
 std::vector<std::string> RunAll(pyunwind::Target& target) {
   std::vector<std::string> outputs;
   for (const auto& command : Commands()) {
@@ -72,6 +90,7 @@ std::vector<std::string> RunAll(pyunwind::Target& target) {
     std::vector<std::string> args(command.begin() + 1, command.end());
     outputs.push_back(pyunwind::RunCommand(command[0], args, context).text);
   }
+  outputs.push_back(ContainerEntriesRead(target));
   return outputs;
 }
 
@@ -101,7 +120,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   RecordingTarget recorder(**target);
-  const std::vector<std::string> expected = RunAll(recorder);
+  // The secret's page is not the core's: outside the recorder, never kept.
+  pyunwind::fuzz::ZeroHashSecretTarget recorder_with_secret(recorder);
+  const std::vector<std::string> expected = RunAll(recorder_with_secret);
 
   Elf64_Ehdr header;
   std::memcpy(&header, in.data(), sizeof header);
@@ -193,7 +214,9 @@ int main(int argc, char** argv) {
   };
   auto same_output = [&](const std::vector<uint8_t>& image) {
     auto small = pyunwind::ElfCoreTarget::FromBytes(image.data(), image.size());
-    return small.ok() && RunAll(**small) == expected;
+    if (!small.ok()) return false;
+    pyunwind::fuzz::ZeroHashSecretTarget small_with_secret(**small);
+    return RunAll(small_with_secret) == expected;
   };
 
   // Drop every page the output does not need (read speculatively, or only to

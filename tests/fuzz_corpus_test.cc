@@ -3,20 +3,26 @@
 // target's entry point: each command returns data or one error line, JSON
 // parses (the entry point aborts otherwise). Under `bazel test --config=asan`
 // this is the fuzzer's check with ASan and UBSan. And the amplification seeds
-// still are what they are for: past the work budget, stopped by it in time.
+// still are what they are for: past the work budget, stopped by it in time; the
+// PYTHONHASHSEED=0 seed, its dicts searched by hash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
 #include "fuzz/state_file.h"
+#include "fuzz/zero_secret_target.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
@@ -75,6 +81,43 @@ TEST(FuzzCorpus, AmplificationSeedsRunOutOfTheWorkBudget) {
     EXPECT_LT(seconds, 5);
   }
   EXPECT_EQ(seeds, 2u) << "fuzz/corpus should hold the two amplification seeds";
+}
+
+// The seed of a process started with PYTHONHASHSEED=0 (tests/data/threads.py), made with the
+// zero secret the fuzz target supplies: its dicts are searched by their keys' hash (fewer entries
+// read than key by key, the same thread names), so a mutation of it reaches the dicts' index
+// tables and the probe.
+TEST(FuzzCorpus, HashSeedZeroSeedIsSearchedByHash) {
+  const std::vector<uint8_t> state = Contents("fuzz/corpus/state-3.11.2_hashseed0_threads");
+  ASSERT_FALSE(state.empty()) << "fuzz/corpus/state-3.11.2_hashseed0_threads";
+  const std::vector<uint8_t> core = pyunwind::fuzz::ExpandState(state.data(), state.size());
+  auto target = pyunwind::ElfCoreTarget::FromBytes(core.data(), core.size());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  // The thread names and how many container entries the walk read.
+  auto walk = [](pyunwind::Target& on) {
+    pyunwind::CommandContext context{on};
+    const pyunwind::CommandOutput out =
+        pyunwind::RunCommand("py-bt", {"--all", "--json", "--stats"}, context);
+    EXPECT_FALSE(out.failed) << out.text;
+    const nlohmann::json json = nlohmann::json::parse(out.text);
+    std::vector<std::string> names;
+    for (const auto& interpreter : json.at("interpreters")) {
+      for (const auto& thread : interpreter.at("threads")) {
+        names.push_back(thread.value("name", std::string()));
+      }
+    }
+    std::sort(names.begin(), names.end());
+    const int64_t entries =
+        json.at("stats").at("work").at("container_entries_read").at("spent").get<int64_t>();
+    return std::make_pair(names, entries);
+  };
+  pyunwind::fuzz::ZeroHashSecretTarget with_secret(**target);
+  const auto [by_hash, entries_by_hash] = walk(with_secret);
+  const auto [key_by_key, entries_key_by_key] = walk(**target);
+  EXPECT_EQ(by_hash, (std::vector<std::string>{"MainThread", "deep", "generator", "recorder",
+                                               "reentry", "spinner", "unicode", "waiter"}));
+  EXPECT_EQ(by_hash, key_by_key);
+  EXPECT_LT(entries_by_hash * 2, entries_key_by_key);
 }
 
 }  // namespace
