@@ -2,12 +2,14 @@
 // executable file, placed where the process runs it (this test's executable, PIE or not).
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "core/target/elf_symbols.h"
@@ -67,124 +69,107 @@ TEST(ElfSymbols, NoProcessNoExecutable) {
   EXPECT_FALSE(OpenProcessExecutable(uint64_t{1} << 40).has_value());  // no such pid
 }
 
-// Symbol tables whose offsets, sizes or names point outside the file give nothing.
-TEST(ElfSymbols, DamagedTablesGiveNothing) {
-  // An ELF header, three section headers (null, .dynsym, .dynstr), a symbol, its name.
-  std::vector<uint8_t> file(4096);
-  Elf64_Ehdr header{};
-  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
-  header.e_ident[EI_CLASS] = ELFCLASS64;
-  header.e_ident[EI_DATA] = ELFDATA2LSB;
-  header.e_type = ET_DYN;
-  header.e_shoff = 512;
-  header.e_shentsize = sizeof(Elf64_Shdr);
-  header.e_shnum = 3;
-  header.e_shstrndx = 2;
-  Elf64_Shdr sections[3] = {};
-  sections[1].sh_type = SHT_DYNSYM;
-  sections[1].sh_offset = 1024;
-  sections[1].sh_size = 2 * sizeof(Elf64_Sym);
-  sections[1].sh_entsize = sizeof(Elf64_Sym);
-  sections[1].sh_link = 2;
-  sections[2].sh_type = SHT_STRTAB;
-  sections[2].sh_offset = 2048;
-  sections[2].sh_size = 16;
-  Elf64_Sym symbol{};
-  symbol.st_name = 1;
-  symbol.st_shndx = 5;
-  symbol.st_value = 0x1234;
-  std::memcpy(file.data() + 2048, "\0_PyRuntime\0", 12);
-  auto write = [&] {
+// A file of an ELF header, section headers (null, .dynsym, .dynstr and, given a fourth, a
+// .gnu.hash), one symbol named _PyRuntime and, for the hash table, its four words, one bloom
+// word, one bucket and one chain entry. A test changes the fields, then looks the name up.
+struct TinyElf {
+  static constexpr std::string_view kName = "_PyRuntime";
+
+  explicit TinyElf(int section_count) {
+    std::memcpy(header.e_ident, ELFMAG, SELFMAG);
+    header.e_ident[EI_CLASS] = ELFCLASS64;
+    header.e_ident[EI_DATA] = ELFDATA2LSB;
+    header.e_type = ET_DYN;
+    header.e_shoff = 512;
+    header.e_shentsize = sizeof(Elf64_Shdr);
+    header.e_shnum = section_count;
+    sections[1].sh_type = SHT_DYNSYM;
+    sections[1].sh_offset = 1024;
+    sections[1].sh_size = 2 * sizeof(Elf64_Sym);
+    sections[1].sh_entsize = sizeof(Elf64_Sym);
+    sections[1].sh_link = 2;
+    sections[2].sh_type = SHT_STRTAB;
+    sections[2].sh_offset = 2048;
+    sections[2].sh_size = 16;
+    sections[3].sh_type = SHT_GNU_HASH;
+    sections[3].sh_offset = 3072;
+    sections[3].sh_size = sizeof hash_table;
+    sections[3].sh_link = 1;
+    symbol.st_name = 1;
+    symbol.st_shndx = 5;
+    symbol.st_value = 0x1234;
+    std::memcpy(file.data() + 2048, "\0_PyRuntime\0", 12);
+  }
+
+  static uint32_t NameHash() {
+    uint32_t hash = 5381;
+    for (const unsigned char c : kName) hash = hash * 33 + c;
+    return hash;
+  }
+
+  std::optional<uint64_t> Find() {
     std::memcpy(file.data(), &header, sizeof header);
     std::memcpy(file.data() + 512, sections, sizeof sections);
     std::memcpy(file.data() + 1024 + sizeof(Elf64_Sym), &symbol, sizeof symbol);
-  };
-  auto find = [&] {
-    write();
+    std::memcpy(file.data() + 3072, hash_table, sizeof hash_table);
     auto image = ElfImage::Over(file.data(), file.size());
     EXPECT_TRUE(image.ok());
-    return image.ok() ? FindElfSymbol(*image, "_PyRuntime") : std::nullopt;
-  };
-  EXPECT_EQ(find(), 0x1234u);  // the intact file
-  symbol.st_shndx = SHN_UNDEF;  // a reference, not a definition
-  EXPECT_EQ(find(), std::nullopt);
-  symbol.st_shndx = 5;
-  symbol.st_name = 20;  // past the names
-  EXPECT_EQ(find(), std::nullopt);
-  symbol.st_name = 1;
-  sections[2].sh_size = 8;  // the name cut off by its table's end
-  EXPECT_EQ(find(), std::nullopt);
-  sections[2].sh_size = 16;
-  sections[1].sh_size = 1 << 20;  // the table past the file's end
-  EXPECT_EQ(find(), std::nullopt);
-  sections[1].sh_size = 2 * sizeof(Elf64_Sym);
-  sections[1].sh_link = 7;  // no such names section
-  EXPECT_EQ(find(), std::nullopt);
-  sections[1].sh_link = 2;
-  sections[1].sh_entsize = 16;  // not Elf64_Sym
-  EXPECT_EQ(find(), std::nullopt);
+    return image.ok() ? FindElfSymbol(*image, kName) : std::nullopt;
+  }
+
+  std::vector<uint8_t> file = std::vector<uint8_t>(4096);
+  Elf64_Ehdr header{};
+  Elf64_Shdr sections[4] = {};
+  Elf64_Sym symbol{};
+  // buckets, first hashed symbol, bloom words, bloom shift; bloom; bucket 0; chain of symbol 1.
+  uint32_t hash_table[8] = {1, 1, 1, 6, 0, 0, 1, NameHash() | 1};
+};
+
+// Symbol tables whose offsets, sizes or names point outside the file give nothing.
+TEST(ElfSymbols, DamagedTablesGiveNothing) {
+  TinyElf elf(3);  // no hash table: .dynsym is scanned
+  EXPECT_EQ(elf.Find(), 0x1234u);  // the intact file
+  elf.symbol.st_shndx = SHN_UNDEF;  // a reference, not a definition
+  EXPECT_EQ(elf.Find(), std::nullopt);
+  elf.symbol.st_shndx = 5;
+  elf.symbol.st_name = 20;  // past the names
+  EXPECT_EQ(elf.Find(), std::nullopt);
+  elf.symbol.st_name = 1;
+  elf.sections[2].sh_size = 8;  // the name cut off by its table's end
+  EXPECT_EQ(elf.Find(), std::nullopt);
+  elf.sections[2].sh_size = 16;
+  elf.sections[1].sh_size = 1 << 20;  // the table past the file's end
+  EXPECT_EQ(elf.Find(), std::nullopt);
+  elf.sections[1].sh_size = 2 * sizeof(Elf64_Sym);
+  elf.sections[1].sh_link = 7;  // no such names section
+  EXPECT_EQ(elf.Find(), std::nullopt);
+  elf.sections[1].sh_link = 2;
+  elf.sections[1].sh_entsize = 16;  // not Elf64_Sym
+  EXPECT_EQ(elf.Find(), std::nullopt);
 }
 
 // A .dynsym with a GNU hash table: the name is found through its bucket's chain; a table
 // whose chain says the name is not there is believed, as the dynamic linker believes it;
 // a damaged table (no buckets, chains past its end) leaves the symbols to be scanned.
 TEST(ElfSymbols, HashTableIsFollowedAndCheckedAgainstItsBounds) {
-  constexpr std::string_view kName = "_PyRuntime";
-  uint32_t hash = 5381;
-  for (const unsigned char c : kName) hash = hash * 33 + c;
-  std::vector<uint8_t> file(4096);
-  Elf64_Ehdr header{};
-  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
-  header.e_ident[EI_CLASS] = ELFCLASS64;
-  header.e_ident[EI_DATA] = ELFDATA2LSB;
-  header.e_type = ET_DYN;
-  header.e_shoff = 512;
-  header.e_shentsize = sizeof(Elf64_Shdr);
-  header.e_shnum = 4;
-  Elf64_Shdr sections[4] = {};
-  sections[1].sh_type = SHT_DYNSYM;
-  sections[1].sh_offset = 1024;
-  sections[1].sh_size = 2 * sizeof(Elf64_Sym);
-  sections[1].sh_entsize = sizeof(Elf64_Sym);
-  sections[1].sh_link = 2;
-  sections[2].sh_type = SHT_STRTAB;
-  sections[2].sh_offset = 2048;
-  sections[2].sh_size = 16;
-  sections[3].sh_type = SHT_GNU_HASH;
-  sections[3].sh_offset = 3072;
-  sections[3].sh_size = 32;  // 4 words, one bloom word, one bucket, one chain entry
-  sections[3].sh_link = 1;
-  Elf64_Sym symbol{};
-  symbol.st_name = 1;
-  symbol.st_shndx = 5;
-  symbol.st_value = 0x1234;
-  std::memcpy(file.data() + 2048, "\0_PyRuntime\0", 12);
-  // buckets, first hashed symbol, bloom words, bloom shift; bloom; bucket 0; chain of symbol 1.
-  uint32_t table[8] = {1, 1, 1, 6, 0, 0, 1, hash | 1};
-  auto find = [&] {
-    std::memcpy(file.data(), &header, sizeof header);
-    std::memcpy(file.data() + 512, sections, sizeof sections);
-    std::memcpy(file.data() + 1024 + sizeof(Elf64_Sym), &symbol, sizeof symbol);
-    std::memcpy(file.data() + 3072, table, sizeof table);
-    auto image = ElfImage::Over(file.data(), file.size());
-    EXPECT_TRUE(image.ok());
-    return image.ok() ? FindElfSymbol(*image, kName) : std::nullopt;
-  };
-  EXPECT_EQ(find(), 0x1234u);
+  TinyElf elf(4);
+  uint32_t* table = elf.hash_table;
+  const uint32_t hash = TinyElf::NameHash();
+  EXPECT_EQ(elf.Find(), 0x1234u);
   table[7] = (hash + 2) | 1;  // another name's hash: not in this table
-  EXPECT_EQ(find(), std::nullopt);
+  EXPECT_EQ(elf.Find(), std::nullopt);
   table[7] = hash | 1;
   table[6] = 7;  // the bucket starts past the symbols
-  EXPECT_EQ(find(), std::nullopt);
+  EXPECT_EQ(elf.Find(), std::nullopt);
   table[6] = 1;
   table[0] = 0;  // no buckets: damaged, scanned
-  EXPECT_EQ(find(), 0x1234u);
+  EXPECT_EQ(elf.Find(), 0x1234u);
   table[0] = 1;
   table[2] = 1000;  // bloom words past the table's end: damaged, scanned
-  EXPECT_EQ(find(), 0x1234u);
+  EXPECT_EQ(elf.Find(), 0x1234u);
   table[2] = 1;
-  sections[3].sh_size = 28;  // the chain cut off: the name not found by hash, then scanned
-  EXPECT_EQ(find(), 0x1234u);
+  elf.sections[3].sh_size = 28;  // the chain cut off: the name not found by hash, then scanned
+  EXPECT_EQ(elf.Find(), 0x1234u);
 }
 
 }  // namespace
