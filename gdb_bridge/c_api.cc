@@ -223,11 +223,7 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
 }
 
 PYUNWIND_API int pyunwind_python_in_module_files(const char* const* paths, size_t count) {
-  try {
-    return static_cast<int>(pyunwind::PythonInModuleFiles(pyunwind::PathList(paths, count)));
-  } catch (...) {  // out of memory: undecided
-    return static_cast<int>(pyunwind::PythonInFiles::kUnknown);
-  }
+  return pyunwind::PythonInModuleFilesForC(paths, count);
 }
 
 PYUNWIND_API void pyunwind_free(char* text) { std::free(text); }

@@ -93,9 +93,5 @@ void ImportFrameProvider(lldb::SBDebugger& debugger) {
 // answer the GDB library gives its script (gdb_bridge/pyunwind_c_api.h).
 extern "C" __attribute__((visibility("default"))) int pyunwind_python_in_module_files(
     const char* const* paths, size_t count) {
-  try {
-    return static_cast<int>(pyunwind::PythonInModuleFiles(pyunwind::PathList(paths, count)));
-  } catch (...) {  // out of memory: undecided
-    return static_cast<int>(pyunwind::PythonInFiles::kUnknown);
-  }
+  return pyunwind::PythonInModuleFilesForC(paths, count);
 }

@@ -45,12 +45,16 @@ PythonInFiles PythonInModuleFiles(const std::vector<std::string>& paths) {
   return all_read ? PythonInFiles::kNo : PythonInFiles::kUnknown;
 }
 
-std::vector<std::string> PathList(const char* const* paths, size_t count) {
-  std::vector<std::string> list;
-  for (size_t i = 0; paths != nullptr && i < count; ++i) {
-    if (paths[i] != nullptr) list.emplace_back(paths[i]);
+int PythonInModuleFilesForC(const char* const* paths, size_t count) noexcept {
+  try {
+    std::vector<std::string> list;
+    for (size_t i = 0; paths != nullptr && i < count; ++i) {
+      if (paths[i] != nullptr) list.emplace_back(paths[i]);
+    }
+    return static_cast<int>(PythonInModuleFiles(list));
+  } catch (...) {  // out of memory: undecided
+    return static_cast<int>(PythonInFiles::kUnknown);
   }
-  return list;
 }
 
 }  // namespace pyunwind

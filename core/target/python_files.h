@@ -19,7 +19,9 @@ enum class PythonInFiles : int { kNo = 0, kYes = 1, kUnknown = -1 };
 // process's memory can tell.
 PythonInFiles PythonInModuleFiles(const std::vector<std::string>& paths);
 
-// `count` C strings at `paths` (a C caller's list; null entries skipped).
-std::vector<std::string> PathList(const char* const* paths, size_t count);
+// PythonInModuleFiles for a C caller, as the front-ends export it
+// (pyunwind_python_in_module_files): `count` C strings at `paths`, null entries skipped;
+// the answer's value, kUnknown when memory runs out.
+int PythonInModuleFilesForC(const char* const* paths, size_t count) noexcept;
 
 }  // namespace pyunwind
