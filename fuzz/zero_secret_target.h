@@ -8,21 +8,19 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <string>
 #include <string_view>
-#include <vector>
 
-#include "core/target/target.h"
+#include "core/target/forwarding_target.h"
 
 namespace pyunwind::fuzz {
 
-class ZeroHashSecretTarget final : public Target {
+class ZeroHashSecretTarget final : public ForwardingTarget {
  public:
   // Page 1, which no CPython process maps (a core's own page there would be shadowed).
   static constexpr uint64_t kSecretPage = 0x1000;
   static constexpr uint64_t kPageSize = 4096;
 
-  explicit ZeroHashSecretTarget(Target& inner) : inner_(inner) {}
+  explicit ZeroHashSecretTarget(Target& inner) : ForwardingTarget(&inner) {}
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
     if (address >= kSecretPage && address - kSecretPage < kPageSize &&
@@ -30,25 +28,12 @@ class ZeroHashSecretTarget final : public Target {
       std::memset(out, 0, size);
       return true;
     }
-    return inner_.ReadMemory(address, out, size);
+    return ForwardingTarget::ReadMemory(address, out, size);
   }
-  uint64_t PagesPerFetch() const override { return inner_.PagesPerFetch(); }
   std::optional<uint64_t> FindSymbol(std::string_view name) override {
     if (name == "_Py_HashSecret") return kSecretPage;
-    return inner_.FindSymbol(name);
+    return ForwardingTarget::FindSymbol(name);
   }
-  std::vector<MemoryRegion> MemoryRegions() override { return inner_.MemoryRegions(); }
-  std::vector<LoadedModule> Modules() override { return inner_.Modules(); }
-  std::vector<uint64_t> ThreadIds() override { return inner_.ThreadIds(); }
-  std::optional<std::string> ThreadName(uint64_t thread_id) override {
-    return inner_.ThreadName(thread_id);
-  }
-  std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
-    return inner_.NativeFrames(thread_id);
-  }
-
- private:
-  Target& inner_;
 };
 
 }  // namespace pyunwind::fuzz

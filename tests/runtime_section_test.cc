@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/runtime/runtime_locator.h"
+#include "core/target/forwarding_target.h"
 #include "core/target/memory.h"
 #include "fuzz/elf64_header.h"
 #include "tests/fixture_cores.h"
@@ -56,20 +57,14 @@ void WriteElfWithSection(const fs::path& path, const std::string& name, uint64_t
 }
 
 // The core's memory and threads, no symbols, and the modules the test names.
-class ModulesTarget final : public Target {
+class ModulesTarget final : public ForwardingTarget {
  public:
   ModulesTarget(Target& core, std::vector<LoadedModule> modules)
-      : core_(core), modules_(std::move(modules)) {}
-  bool ReadMemory(uint64_t address, void* out, size_t size) override {
-    return core_.ReadMemory(address, out, size);
-  }
+      : ForwardingTarget(&core), modules_(std::move(modules)) {}
   std::optional<uint64_t> FindSymbol(std::string_view) override { return std::nullopt; }
-  std::vector<MemoryRegion> MemoryRegions() override { return core_.MemoryRegions(); }
   std::vector<LoadedModule> Modules() override { return modules_; }
-  std::vector<uint64_t> ThreadIds() override { return core_.ThreadIds(); }
 
  private:
-  Target& core_;
   std::vector<LoadedModule> modules_;
 };
 

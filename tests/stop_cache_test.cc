@@ -14,6 +14,7 @@
 
 #include "core/commands/commands.h"
 #include "core/commands/stop_cache.h"
+#include "core/target/forwarding_target.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"
 
@@ -26,23 +27,16 @@ using Json = nlohmann::json;
 constexpr char kThisFile[] = "tests/stop_cache_test.cc";
 
 // Forwards to the target of the moment, counting its reads.
-class MovingTarget final : public Target {
+class MovingTarget final : public ForwardingTarget {
  public:
-  explicit MovingTarget(Target* now) : now_(now) {}
-  void MoveTo(Target* now) { now_ = now; }
+  explicit MovingTarget(Target* now) : ForwardingTarget(now) {}
+  void MoveTo(Target* now) { ForwardTo(now); }
   uint64_t reads = 0;
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
     ++reads;
-    return now_->ReadMemory(address, out, size);
+    return ForwardingTarget::ReadMemory(address, out, size);
   }
-  std::optional<uint64_t> FindSymbol(std::string_view name) override { return now_->FindSymbol(name); }
-  std::vector<MemoryRegion> MemoryRegions() override { return now_->MemoryRegions(); }
-  std::vector<LoadedModule> Modules() override { return now_->Modules(); }
-  std::vector<uint64_t> ThreadIds() override { return now_->ThreadIds(); }
-
- private:
-  Target* now_;
 };
 
 struct Debugger {

@@ -14,6 +14,7 @@
 #include "core/base/result.h"
 #include "core/objects/objects.h"
 #include "core/runtime/runtime_locator.h"
+#include "core/target/forwarding_target.h"
 #include "core/target/memory.h"
 #include "core/target/target.h"
 #include "core/walk/code_objects.h"
@@ -25,37 +26,9 @@ namespace pyunwind {
 // for every command, so a session kept between commands is pointed at the
 // current one while a command runs, and at none in between (every read then
 // fails rather than touch a Target that is gone).
-class RelayTarget final : public Target {
+class RelayTarget final : public ForwardingTarget {
  public:
-  void Point(Target* target) { target_ = target; }
-
-  bool ReadMemory(uint64_t address, void* out, size_t size) override {
-    return target_ != nullptr && target_->ReadMemory(address, out, size);
-  }
-  uint64_t PagesPerFetch() const override {
-    return target_ ? target_->PagesPerFetch() : Target::PagesPerFetch();
-  }
-  std::optional<uint64_t> FindSymbol(std::string_view name) override {
-    return target_ ? target_->FindSymbol(name) : std::nullopt;
-  }
-  std::vector<MemoryRegion> MemoryRegions() override {
-    return target_ ? target_->MemoryRegions() : std::vector<MemoryRegion>{};
-  }
-  std::vector<LoadedModule> Modules() override {
-    return target_ ? target_->Modules() : std::vector<LoadedModule>{};
-  }
-  std::vector<uint64_t> ThreadIds() override {
-    return target_ ? target_->ThreadIds() : std::vector<uint64_t>{};
-  }
-  std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
-    return target_ ? target_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
-  }
-  std::optional<std::string> ThreadName(uint64_t thread_id) override {
-    return target_ ? target_->ThreadName(thread_id) : std::nullopt;
-  }
-
- private:
-  Target* target_ = nullptr;
+  void Point(Target* target) { ForwardTo(target); }
 };
 
 // The readers point into each other (the object reader reads through the
