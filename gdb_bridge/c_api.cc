@@ -3,7 +3,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -12,8 +11,8 @@
 
 #include "core/commands/arguments.h"
 #include "core/commands/commands.h"
+#include "core/commands/kept_state.h"
 #include "core/commands/native.h"
-#include "core/commands/stop_cache.h"
 #include "core/runtime/runtime_locator.h"
 #include "core/target/page_arena.h"
 #include "core/target/python_files.h"
@@ -44,19 +43,6 @@ std::string BuildCommandsJson() {
                     {"prefix_only", info.prefix_only}});
   }
   return Dump(list);
-}
-
-// The py-up / py-down / py-frame selections and what was read at the current
-// stop, of every front-end that loads this library (GDB: one); commands may
-// come from several threads, one at a time.
-std::mutex selections_mutex;
-pyunwind::FrameSelections& Selections() {
-  static auto* selections = new pyunwind::FrameSelections();
-  return *selections;
-}
-pyunwind::StopCache& Stops() {
-  static auto* stops = new pyunwind::StopCache();
-  return *stops;
 }
 
 pyunwind::ProcessStop StopOf(const pyunwind_stop& stop) {
@@ -104,9 +90,10 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     if (stop == nullptr) return pyunwind::RunCommand(command_name, args, context);
     pyunwind::CommandOutput output;
     {
-      std::lock_guard<std::mutex> lock(selections_mutex);
-      output = pyunwind::RunCommand(command_name, args, context, Selections(), Stops(),
-                                    StopOf(*stop));
+      auto kept = pyunwind::KeptState::Take();
+      if (!kept.ok()) return pyunwind::Failure(kept.error().message);
+      output = pyunwind::RunCommand(command_name, args, context, kept->selections(),
+                                    kept->stops(), StopOf(*stop));
     }
     if (native_frame != nullptr && context.select_native_frame && !output.failed) {
       *native_frame = static_cast<int64_t>(*context.select_native_frame);
@@ -198,21 +185,23 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
     if (callbacks != nullptr && callbacks->read_memory != nullptr && stop != nullptr &&
         stop->state == PYUNWIND_STOPPED) {
       pyunwind::gdb::CallbackTarget target(*callbacks);
-      std::lock_guard<std::mutex> lock(selections_mutex);
+      auto kept = pyunwind::KeptState::Take();
+      if (!kept.ok()) return CopyToMalloc("{}");
+      pyunwind::StopCache& stops = kept->stops();
       // Whether there is a runtime at all: the session of this stop (kept, or
       // opened here and kept for the frames below and the next commands).
-      auto session = Stops().SessionAt(target, StopOf(*stop));
-      Stops().EndCommand();
+      auto session = stops.SessionAt(target, StopOf(*stop));
+      stops.EndCommand();
       if (has_python != nullptr) {
         *has_python = session.ok() ? 1 : pyunwind::IsNoRuntimeError(session.error()) ? 0 : -1;
       }
       if (session.ok() && stop->selected_thread_id >= 0) {
         pyunwind::CommandContext context{target, static_cast<uint64_t>(stop->selected_thread_id),
                                          false};
-        context.stop_cache = &Stops();
+        context.stop_cache = &stops;
         context.stop = StopOf(*stop);
         const auto frames = pyunwind::PythonFramesByNativeFrame(context);
-        Stops().EndCommand();
+        stops.EndCommand();
         for (const auto& [level, text] : frames) by_level[std::to_string(level)] = text;
       }
     }

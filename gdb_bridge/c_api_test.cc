@@ -198,6 +198,48 @@ TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
   }
 }
 
+// A command run from a callback of a command still running (what is kept at the stop is the
+// outer one's) fails in one line; the outer one runs to its end, and the next command runs.
+TEST(CApi, ACommandInsideAnotherIsRefused) {
+  struct Nested {
+    FakeTarget target;
+    pyunwind_callbacks callbacks{};
+    std::string inner_text;
+    int inner_failed = -1;
+  } nested;
+  nested.callbacks = CallbacksFor(nested.target);
+  nested.callbacks.ctx = &nested;
+  nested.callbacks.read_memory = [](void*, uint64_t, void*, uint64_t) { return 0; };
+  nested.callbacks.debugger_command = [](void*, const char*) -> const char* { return ""; };
+  nested.callbacks.thread_ids = [](void*) -> const char* { return "101"; };
+  nested.callbacks.find_symbol = [](void* ctx, const char*, uint64_t*) {
+    auto* n = static_cast<Nested*>(ctx);
+    if (n->inner_failed != -1) return 0;  // asked once
+    pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101};
+    char* text = pyunwind_run_command_at(&n->callbacks, "py-bt", "", &stop, 0, nullptr,
+                                         &n->inner_failed);
+    n->inner_text = text != nullptr ? text : "";
+    pyunwind_free(text);
+    return 0;
+  };
+  pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101};
+  int failed = -1;
+  char* text = pyunwind_run_command_at(&nested.callbacks, "py-bt", "", &stop, 0, nullptr, &failed);
+  ASSERT_NE(text, nullptr);
+  const std::string outer = text;
+  pyunwind_free(text);
+  EXPECT_EQ(nested.inner_text, "pyunwind: a pyunwind command is already running\n");
+  EXPECT_EQ(nested.inner_failed, 1);
+  EXPECT_EQ(failed, 1) << outer;  // no runtime in this target
+  EXPECT_EQ(outer.find("already running"), std::string::npos) << outer;
+  stop.stop_id = 1;
+  failed = -1;
+  text = pyunwind_run_command_at(&nested.callbacks, "py-bt", "", &stop, 0, nullptr, &failed);
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(std::string(text).find("already running"), std::string::npos) << text;
+  pyunwind_free(text);
+}
+
 // `pyunwind version` runs with no process, names the debugger the front-end gives, and
 // lists the CPython minors the core knows, free-threaded where _Py_DebugOffsets says so.
 TEST(CApi, VersionNeedsNoProcess) {

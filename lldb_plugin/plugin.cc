@@ -21,7 +21,7 @@
 #include <lldb/API/SBThread.h>
 
 #include "core/commands/commands.h"
-#include "core/commands/stop_cache.h"
+#include "core/commands/kept_state.h"
 #include "core/target/page_arena.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/command_line_output.h"
@@ -98,18 +98,6 @@ bool Fail(lldb::SBCommandReturnObject& result, const char* message) {
   return false;
 }
 
-// What py-up / py-down / py-frame selected, and what the commands read at
-// the current stop (stop_cache.h); LLDB bumps a process's stop id whenever it
-// resumes, which drops both.
-pyunwind::FrameSelections& Selections() {
-  static auto* selections = new pyunwind::FrameSelections();
-  return *selections;
-}
-pyunwind::StopCache& Stops() {
-  static auto* stops = new pyunwind::StopCache();
-  return *stops;
-}
-
 // "lldb version 14.0.6" (the first line of SBDebugger::GetVersionString).
 std::string DebuggerVersion() {
   const char* version = lldb::SBDebugger::GetVersionString();
@@ -173,8 +161,12 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     // runs code in the target may change its memory.
     const pyunwind::ProcessStop stop{process.GetProcessID(), process.GetUniqueID(),
                                      process.GetStopID(true)};
+    auto kept = pyunwind::KeptState::Take();
+    if (!kept.ok()) {
+      return Fail(result, pyunwind::ErrorLine(pyunwind::Failure(kept.error().message).text).c_str());
+    }
     pyunwind::CommandOutput output =
-        pyunwind::RunCommand(name_, args, context, Selections(), Stops(), stop);
+        pyunwind::RunCommand(name_, args, context, kept->selections(), kept->stops(), stop);
     if (thread.IsValid() && context.select_native_frame) {
       thread.SetSelectedFrame(static_cast<uint32_t>(*context.select_native_frame));
     }

@@ -4,6 +4,8 @@
 //   * `py-bt --all --json` on the 3.12.6 and 3.15.2 threads fixture cores (no executable),
 //   * `py-tasks --json` on the 3.14.7 asyncio_tree fixture core,
 //   * `py-bt --all --json` on the 3.15.2 scale core, timed (printed as "timing: ..."),
+//   * LLDB inside Python (`import lldb`): `plugin load` through HandleCommand, and two
+//     SBDebuggers running py-bt at once from two threads,
 // and an LLDB the plugin cannot serve (LLDB 13; each major with one extra required SB symbol
 // that no LLDB has, through sb_api.h's test hook) gets one line at `plugin load` and keeps
 // running. A case whose LLDB cannot be had here is skipped, saying why.
@@ -253,11 +255,31 @@ INSTANTIATE_TEST_SUITE_P(Majors, LldbInit, ::testing::ValuesIn(TestedLldbMajors(
                            return "lldb" + std::to_string(info.param);
                          });
 
-// LLDB inside Python (`import lldb`, which loads liblldb with RTLD_LOCAL): `plugin load`
-// through HandleCommand, then py-bt --all --json on the 3.15.2 threads core.
+// LLDB inside Python (`import lldb`, which loads liblldb with RTLD_LOCAL), with the LLDB of the
+// parameter's major; skipped where it or its Python package cannot be had.
 class LldbInPython : public ::testing::TestWithParam<int> {
  public:
   static void TearDownTestSuite() { Sources::ForgetAll(); }
+
+ protected:
+  void SetUp() override {
+    std::string why;
+    lldb_ = FindLldb(GetParam(), &why);
+    if (!lldb_) GTEST_SKIP() << why;
+    if (lldb_->python_dir.empty()) {
+      GTEST_SKIP() << "no Python package (python3-lldb) for " << lldb_->version;
+    }
+  }
+
+  // What Debian's python3.11 runs with to `import lldb` of this LLDB.
+  std::map<std::string, std::string> PythonEnv() const {
+    std::map<std::string, std::string> env = DebuggerEnv();
+    for (const auto& [k, v] : lldb_->env) env[k] = v;
+    env["PYTHONPATH"] = lldb_->python_dir;
+    return env;
+  }
+
+  std::optional<Lldb> lldb_;
 };
 
 constexpr const char* kPythonDriver = R"(
@@ -273,11 +295,8 @@ for command in sys.argv[1:]:
     sys.stdout.write(result.GetError() or "")
 )";
 
+// `plugin load` through HandleCommand, then py-bt --all --json on the 3.15.2 threads core.
 TEST_P(LldbInPython, PluginLoadThroughHandleCommand) {
-  std::string why;
-  const std::optional<Lldb> lldb = FindLldb(GetParam(), &why);
-  if (!lldb) GTEST_SKIP() << why;
-  if (lldb->python_dir.empty()) GTEST_SKIP() << "no Python package (python3-lldb) for " << lldb->version;
   const SourceCase core{"threads", "3.15.2", false, Debugger::kLldb};
   if (!FileExists(core.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << core.CoreDir();
   std::string error;
@@ -286,17 +305,85 @@ TEST_P(LldbInPython, PluginLoadThroughHandleCommand) {
   const Source* source = Sources::Of(core, &error);
   ASSERT_NE(source, nullptr) << error;
 
-  std::map<std::string, std::string> env = DebuggerEnv();
-  for (const auto& [k, v] : lldb->env) env[k] = v;
-  env["PYTHONPATH"] = lldb->python_dir;
   RunResult r = RunCommand({kDebianPython, "-c", kPythonDriver, "target create --core " + source->core,
                             "plugin load " + install->lldb_plugin, "py-bt --all --json"},
-                           180, env);
+                           180, PythonEnv());
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   EXPECT_TRUE(LinesContaining(r.out, "pyunwind: not loaded").empty()) << r.Describe();
   auto doc = ExtractJson(r.out, &error);
   ASSERT_TRUE(doc) << error << "\n" << r.Describe();
   EXPECT_EQ(CompareWithTruth(source->truth, *doc), "") << r.command;
+}
+
+// Two SBDebuggers in one process (lldb-dap serving two sessions, an IDE's LLDB), each with its
+// own core, running py-bt --all at the same time from two threads: the plugin's commands keep
+// one state per process (core/commands/kept_state.h), which two commands at once freed under
+// each other (the process died of SIGSEGV in every run before). Each debugger's runs print what
+// its lone run printed, and that is the truth of its core.
+constexpr const char* kTwoDebuggersDriver = R"(
+import sys, threading
+import lldb
+plugin, rounds, out_dir, cores = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
+
+def run(debugger, command):
+    result = lldb.SBCommandReturnObject()
+    debugger.GetCommandInterpreter().HandleCommand(command, result)
+    return (result.GetOutput() or "") + (result.GetError() or "")
+
+debuggers = []
+for core in cores:
+    debugger = lldb.SBDebugger.Create(False)
+    debugger.SetAsync(False)
+    run(debugger, "target create --core " + core)
+    run(debugger, "plugin load " + plugin)
+    debuggers.append(debugger)
+lone = [run(d, "py-bt --all --json") for d in debuggers]
+for i, text in enumerate(lone):
+    with open("%s/lone_%d.txt" % (out_dir, i), "w") as f:
+        f.write(text)
+differing = [0] * len(debuggers)
+
+def repeat(i):
+    for _ in range(rounds):
+        if run(debuggers[i], "py-bt --all --json") != lone[i]:
+            differing[i] += 1
+
+threads = [threading.Thread(target=repeat, args=(i,)) for i in range(len(debuggers))]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("runs differing from the lone run:", " ".join(str(n) for n in differing))
+)";
+
+TEST_P(LldbInPython, TwoDebuggersAtOnce) {
+  const SourceCase cores[] = {{"threads", "3.15.2", false, Debugger::kLldb},
+                              {"threads", "3.12.6", false, Debugger::kLldb}};
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  std::vector<const Source*> sources;
+  for (const SourceCase& core : cores) {
+    if (!FileExists(core.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << core.CoreDir();
+    sources.push_back(Sources::Of(core, &error));
+    ASSERT_NE(sources.back(), nullptr) << error;
+  }
+
+  const std::string out_dir = TempDir() + "/two-debuggers-" + std::to_string(GetParam());
+  RunResult made = RunCommand({"mkdir", "-p", out_dir}, 30);
+  ASSERT_TRUE(made.exited && made.exit_code == 0) << made.Describe();
+  RunResult r = RunCommand({kDebianPython, "-c", kTwoDebuggersDriver, install->lldb_plugin, "25",
+                            out_dir, sources[0]->core, sources[1]->core},
+                           300, PythonEnv());
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_FALSE(LinesContaining(r.out, "runs differing from the lone run: 0 0").empty())
+      << r.Describe();
+  for (size_t i = 0; i < sources.size(); ++i) {
+    SCOPED_TRACE(cores[i].source);
+    auto doc = ExtractJson(ReadFile(out_dir + "/lone_" + std::to_string(i) + ".txt"), &error);
+    ASSERT_TRUE(doc) << error;
+    EXPECT_EQ(CompareWithTruth(sources[i]->truth, *doc), "");
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Majors, LldbInPython, ::testing::ValuesIn(TestedLldbMajors()),
