@@ -88,6 +88,13 @@ bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   return callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
 }
 
+bool CallbackTarget::Interrupted() {
+  if (!interrupted_ && callbacks_.interrupted != nullptr) {
+    interrupted_ = callbacks_.interrupted(callbacks_.ctx) != 0;
+  }
+  return interrupted_;
+}
+
 // A live process's symbol from its executable's own ELF file, where Debian's and pyenv's
 // CPython have theirs: GDB's look-up through Python costs 0.3-0.5 ms for the first two
 // symbols of a session (bench/README.md), this about 0.05 ms. Where CPython is a shared

@@ -42,6 +42,8 @@ class CallbackTarget : public Target {
   std::vector<uint64_t> ThreadIds() override;
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
+  // The host's `interrupted`, until it first says yes.
+  bool Interrupted() override;
 
  private:
   pyunwind_callbacks callbacks_;
@@ -58,6 +60,7 @@ class CallbackTarget : public Target {
   std::optional<std::vector<MemoryRegion>> regions_;
   std::optional<std::vector<LoadedModule>> modules_;
   std::optional<std::vector<uint64_t>> thread_ids_;
+  bool interrupted_ = false;
 };
 
 }  // namespace pyunwind::gdb

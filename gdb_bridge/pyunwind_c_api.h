@@ -31,7 +31,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 8
+#define PYUNWIND_ABI_VERSION 9
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -85,6 +85,13 @@ struct pyunwind_callbacks {
    * callback, and through read_memory only what that cannot read. 0 wherever
    * the PID may name another process here (a core, a remote target). */
   uint64_t live_pid;
+
+  /* (ABI 9) 1 once the user stopped the command (Ctrl-C), else 0. Asked every
+   * few thousand steps while a command runs, including where no other callback
+   * would be (the reads of live_pid's memory); the command then fails with
+   * "pyunwind: interrupted" and keeps nothing it read at the stop. May be
+   * NULL. */
+  int (*interrupted)(void* ctx);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

@@ -48,8 +48,9 @@ bool IsThisHostsProcessOnce(lldb::SBProcess& process, uint64_t pid,
 
 }  // namespace
 
-LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process)
-    : target_(target), process_(process) {
+LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process,
+                       lldb::SBCommandInterpreter interpreter)
+    : target_(target), process_(process), interpreter_(interpreter) {
   const char* plugin = process_.GetPluginName();
   const char* platform = target_.GetPlatform().GetName();
   const bool live_on_this_host = plugin && std::string_view(plugin) != "elf-core" && platform &&
@@ -73,9 +74,16 @@ bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (proc_mem_ && proc_mem_->Read(address, out, size)) return true;
   if (core_file_ && core_file_->reader->ReadMemory(address, out, size)) return true;
+  // A read through LLDB may be a round trip to a remote server: each asks for Ctrl-C.
+  if (Interrupted()) return false;
   lldb::SBError error;
   size_t read = process_.ReadMemory(address, out, size, error);
   return error.Success() && read == size;
+}
+
+bool LldbTarget::Interrupted() {
+  if (!interrupted_ && interpreter_.IsValid()) interrupted_ = interpreter_.WasInterrupted();
+  return interrupted_;
 }
 
 std::optional<uint64_t> LldbTarget::FindSymbol(std::string_view name) {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include <lldb/API/SBCommandInterpreter.h>
 #include <lldb/API/SBProcess.h>
 #include <lldb/API/SBTarget.h>
 
@@ -21,7 +22,9 @@ namespace pyunwind_lldb {
 
 class LldbTarget final : public pyunwind::Target {
  public:
-  LldbTarget(lldb::SBTarget target, lldb::SBProcess process);
+  // `interpreter`: the command interpreter the command runs in, whose Ctrl-C stops it.
+  LldbTarget(lldb::SBTarget target, lldb::SBProcess process,
+             lldb::SBCommandInterpreter interpreter = {});
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   // Each read is a pread (/proc/PID/mem, the core file) or an SB call that
@@ -33,6 +36,8 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<uint64_t> ThreadIds() override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
+  // LLDB's Ctrl-C (SBCommandInterpreter::WasInterrupted), until it first says yes.
+  bool Interrupted() override;
 
   // Where memory is read from, for -v ("memory: ...").
   std::string MemorySourceNote();
@@ -40,6 +45,8 @@ class LldbTarget final : public pyunwind::Target {
  private:
   lldb::SBTarget target_;
   lldb::SBProcess process_;
+  lldb::SBCommandInterpreter interpreter_;
+  bool interrupted_ = false;
   // A live process on this host is read through /proc/PID/mem; SB reads
   // remain the fallback (core files, remote targets, unreadable pages).
   std::unique_ptr<pyunwind::ProcMem> proc_mem_;

@@ -35,7 +35,7 @@ std::vector<pyunwind::NativeFrame> LldbTarget::NativeFrames(uint64_t thread_id) 
   if (!thread.IsValid()) return frames;
   const uint32_t count = std::min(thread.GetNumFrames(), kMaxNativeFrames);
   frames.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
+  for (uint32_t i = 0; i < count && !Interrupted(); ++i) {
     lldb::SBFrame frame = thread.GetFrameAtIndex(i);
     pyunwind::NativeFrame out;
     if (!frame.IsValid()) {

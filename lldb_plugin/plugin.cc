@@ -133,7 +133,7 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
       return Fail(result, pyunwind::ErrorLine(why->text).c_str());
     }
 
-    LldbTarget lldb_target(target, process);
+    LldbTarget lldb_target(target, process, debugger.GetCommandInterpreter());
     pyunwind::CommandContext context{lldb_target, std::nullopt, OutputIsTerminal(debugger)};
     context.debugger = DebuggerVersion();
     context.front_end_notes = {lldb_target.MemorySourceNote(), pyunwind_lldb::FrameProviderNote()};

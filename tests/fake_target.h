@@ -111,6 +111,7 @@ class FakeTarget : public Target {
   }
   std::vector<LoadedModule> Modules() override { return modules; }
   std::vector<uint64_t> ThreadIds() override { return thread_ids; }
+  bool Interrupted() override { return interrupted; }
 
   std::map<std::string, uint64_t> symbols;
   std::vector<LoadedModule> modules;
@@ -119,6 +120,7 @@ class FakeTarget : public Target {
 
   // Every ReadMemory call: address and size.
   size_t read_calls = 0;
+  bool interrupted = false;  // Ctrl-C
   std::vector<std::pair<uint64_t, size_t>> reads;
 
  private:

@@ -272,6 +272,51 @@ TEST(WorkBudget, OneKindRunningOutStopsEveryKind) {
   EXPECT_FALSE(fresh.Spend(Work::kLineTableEntries, ~uint64_t{0}));
 }
 
+// Ctrl-C: the poll is asked every kSpendsPerInterruptPoll spends, not at each; once it says
+// yes every spend fails, whatever kind, until Reset.
+TEST(WorkBudget, AnInterruptStopsEveryKindUntilReset) {
+  WorkBudget budget;
+  int polls = 0;
+  bool stopped = false;
+  budget.PollForInterrupt([&] {
+    ++polls;
+    return stopped;
+  });
+  for (uint32_t i = 0; i < 3 * WorkBudget::kSpendsPerInterruptPoll; ++i) {
+    ASSERT_TRUE(budget.Spend(Work::kBytesRead, 1));
+  }
+  EXPECT_EQ(polls, 3);
+  stopped = true;
+  bool spent = true;
+  for (uint32_t i = 0; i < WorkBudget::kSpendsPerInterruptPoll && spent; ++i) {
+    spent = budget.Spend(Work::kFrames, 1);
+  }
+  EXPECT_FALSE(spent);
+  EXPECT_TRUE(budget.Interrupted());
+  EXPECT_TRUE(budget.Exhausted());
+  EXPECT_FALSE(budget.Spend(Work::kContainerEntries, 1));
+  EXPECT_EQ(budget.Reason(), "interrupted: output is incomplete...truncated");
+  stopped = false;
+  budget.Reset();
+  EXPECT_FALSE(budget.Interrupted());
+  EXPECT_TRUE(budget.Spend(Work::kFrames, 1));
+}
+
+// The page cache asks its target (Target::Interrupted): reads fail once it says yes.
+TEST_F(MemoryTest, ReadsFailOnceTheTargetIsInterrupted) {
+  MapPattern(kBase, 4 * kBlock);
+  RemoteMemory memory(target_);
+  EXPECT_TRUE(ReadsMatchPattern(memory, kBase, 8));
+  target_.interrupted = true;
+  bool read = true;
+  for (uint32_t i = 0; i <= WorkBudget::kSpendsPerInterruptPoll && read; ++i) {
+    read = ReadsMatchPattern(memory, kBase, 8);
+  }
+  EXPECT_FALSE(read);
+  EXPECT_TRUE(memory.budget().Interrupted());
+  EXPECT_EQ(memory.BudgetWarning(), "interrupted: output is incomplete...truncated");
+}
+
 TEST_F(MemoryTest, BudgetCutsBlocksToPages) {
   // Room for one block and one page: the second miss cannot have its block
   // but still gets its page; the third gets nothing.

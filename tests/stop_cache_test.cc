@@ -26,16 +26,21 @@ using Json = nlohmann::json;
 
 constexpr char kThisFile[] = "tests/stop_cache_test.cc";
 
-// Forwards to the target of the moment, counting its reads.
+// Forwards to the target of the moment, counting its reads; Ctrl-C after a number of reads
+// if told, from when on every read fails (as LLDB's and GDB's reads through the debugger do).
 class MovingTarget final : public ForwardingTarget {
  public:
   explicit MovingTarget(Target* now) : ForwardingTarget(now) {}
   void MoveTo(Target* now) { ForwardTo(now); }
   uint64_t reads = 0;
+  std::optional<uint64_t> interrupted_after_reads;
 
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
     ++reads;
-    return ForwardingTarget::ReadMemory(address, out, size);
+    return !Interrupted() && ForwardingTarget::ReadMemory(address, out, size);
+  }
+  bool Interrupted() override {
+    return interrupted_after_reads && reads > *interrupted_after_reads;
   }
 };
 
@@ -131,6 +136,32 @@ TEST(StopCache, SecondCommandAtAStopReadsNothingAndANewStopReadsAgain) {
   const Json other = ParseJson(debugger.Run(process, {4242, 2, 8}, "py-bt", bt));
   EXPECT_FALSE(other["stats"]["session_kept"].get<bool>());
   EXPECT_EQ(Frames(other), Frames(threads_alone));
+}
+
+// A command stopped by Ctrl-C fails in one line and keeps nothing of the stop (its reads
+// failed from then on, and the pages it could not read would be taken for unreadable): the
+// next command at the same stop reads the target anew and shows every frame.
+TEST(StopCache, AnInterruptedCommandKeepsNothing) {
+  const fs::path dir = CoreDir("3.11.2", "threads");
+  if (dir.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile, "cores/3.11.2/threads/core.xz");
+  testing::OpenedCore core(dir, "stop_cache_interrupted");
+  ASSERT_EQ(core.error(), "");
+  CommandContext fresh{core.target()};
+  const Json alone = ParseJson(RunCommand("py-bt", {"--all", "--json"}, fresh));
+
+  MovingTarget process(&core.target());
+  Debugger debugger;
+  const ProcessStop stop{77, 1, 3};
+  process.interrupted_after_reads = 40;
+  const CommandOutput stopped = debugger.Run(process, stop, "py-bt", {"--all", "--json"});
+  EXPECT_TRUE(stopped.failed);
+  EXPECT_EQ(stopped.text, "pyunwind: interrupted\n");
+  EXPECT_FALSE(debugger.cache.Holds(stop));
+
+  process.interrupted_after_reads.reset();
+  const Json again = ParseJson(debugger.Run(process, stop, "py-bt", {"--all", "--json", "--stats"}));
+  EXPECT_FALSE(again["stats"]["session_kept"].get<bool>());
+  EXPECT_EQ(Frames(again), Frames(alone));
 }
 
 // A target without Python is not searched again at the same stop (a core

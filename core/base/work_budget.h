@@ -8,8 +8,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "core/base/limits.h"
 
@@ -64,10 +66,25 @@ class WorkBudget {
 
   explicit WorkBudget(const Amounts& limits = kDefaultLimits) : limits_(limits) {}
 
+  // How often Spend asks whether the user stopped the command: every call is too often for a
+  // debugger call (py-bt makes ~10^5), and a few thousand take well under a millisecond.
+  static constexpr uint32_t kSpendsPerInterruptPoll = 4096;
+
+  // `interrupted` says whether the user stopped the command (Ctrl-C); once it has, every
+  // Spend fails, as when the budget runs out. Kept across Reset.
+  void PollForInterrupt(std::function<bool()> interrupted) { interrupted_poll_ = std::move(interrupted); }
+
   // Counts `amount` of `work`; false once this or any other kind has run out, and
   // from then on (a command that ran out stops everywhere, not only in one reader).
   bool Spend(Work work, uint64_t amount) {
-    if (exhausted_) return false;
+    if (exhausted_ || interrupted_) return false;
+    if (--spends_until_poll_ == 0) {
+      spends_until_poll_ = kSpendsPerInterruptPoll;
+      if (interrupted_poll_ && interrupted_poll_()) {
+        interrupted_ = true;
+        return false;
+      }
+    }
     uint64_t& spent = spent_[static_cast<size_t>(work)];
     if (amount > limits_[static_cast<size_t>(work)] - spent) {
       exhausted_ = work;
@@ -76,10 +93,12 @@ class WorkBudget {
     spent += amount;
     return true;
   }
-  bool Exhausted() const { return exhausted_.has_value(); }
+  bool Exhausted() const { return exhausted_.has_value() || interrupted_; }
+  bool Interrupted() const { return interrupted_; }
 
   // The warning a command that ran out prints, ending "...truncated".
   std::optional<std::string> Reason() const {
+    if (interrupted_) return "interrupted: output is incomplete...truncated";
     if (!exhausted_) return std::nullopt;
     return "the work budget of one command ran out (more than " +
            std::to_string(limits_[static_cast<size_t>(*exhausted_)]) + " " +
@@ -93,12 +112,17 @@ class WorkBudget {
   void Reset() {
     spent_ = {};
     exhausted_.reset();
+    interrupted_ = false;
+    spends_until_poll_ = kSpendsPerInterruptPoll;
   }
 
  private:
   Amounts limits_;
   Amounts spent_{};
   std::optional<Work> exhausted_;
+  bool interrupted_ = false;
+  uint32_t spends_until_poll_ = kSpendsPerInterruptPoll;
+  std::function<bool()> interrupted_poll_;
 };
 
 }  // namespace pyunwind

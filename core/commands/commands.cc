@@ -311,10 +311,8 @@ CommandOutput RunCommandToFile(std::string_view name, const std::vector<std::str
           false};
 }
 
-}  // namespace
-
-CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
-                         CommandContext& context) {
+CommandOutput RunCommandHereOrToFile(std::string_view name, const std::vector<std::string>& args,
+                                     CommandContext& context) {
   if (TakesOutfile(name)) {
     std::vector<std::string> rest = args;
     auto path = TakeOutfile(name, rest);
@@ -322,6 +320,20 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
     if (!path->empty()) return RunCommandToFile(name, rest, *path, context);
   }
   return RunCommandHere(name, args, context);
+}
+
+}  // namespace
+
+CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
+                         CommandContext& context) {
+  CommandOutput output = RunCommandHereOrToFile(name, args, context);
+  // Whatever it printed or chose: the user stopped it, and its reads failed from then on.
+  if (context.target.Interrupted()) {
+    context.selected_python_frame.reset();
+    context.select_native_frame.reset();
+    return Failure("interrupted");
+  }
+  return output;
 }
 
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
@@ -333,6 +345,7 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
   context.stop = stop;
   CommandOutput output = RunCommand(name, args, context);
   cache.EndCommand();
+  if (context.target.Interrupted()) cache.Forget();  // nothing read half is kept
   if (thread && context.selected_python_frame) {
     selections.Set(stop, *thread, *context.selected_python_frame);
   }

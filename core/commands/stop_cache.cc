@@ -36,6 +36,12 @@ void StopCache::EndCommand() {
   if (session_) session_->EndCommand();
 }
 
+void StopCache::Forget() {
+  session_.reset();
+  failure_.reset();
+  stop_.reset();
+}
+
 bool StopCache::Holds(const ProcessStop& stop) const {
   return stop_ && Same(*stop_, stop) && (session_ || failure_);
 }

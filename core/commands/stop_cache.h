@@ -27,6 +27,9 @@ class StopCache {
   Result<TargetSession*> SessionAt(Target& target, const ProcessStop& stop);
   // The command is over: the kept session reads through no target until the next.
   void EndCommand();
+  // Keeps nothing of the stop: the next command reads the target anew (one that was
+  // interrupted may have kept pages and facts it could not read whole).
+  void Forget();
   // Whether anything is kept for `stop` (tests).
   bool Holds(const ProcessStop& stop) const;
 

@@ -43,6 +43,7 @@ class ForwardingTarget : public Target {
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
     return inner_ ? inner_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
   }
+  bool Interrupted() override { return inner_ != nullptr && inner_->Interrupted(); }
 
  protected:
   void ForwardTo(Target* inner) { inner_ = inner; }

@@ -49,7 +49,11 @@ class RemoteMemory {
 
   explicit RemoteMemory(Target& target, uint64_t byte_budget = kMaxBytesReadPerCommand,
                         const WorkBudget::Amounts& work_limits = WorkBudget::kDefaultLimits)
-      : target_(target), byte_budget_(byte_budget), budget_(work_limits) {}
+      : target_(target), byte_budget_(byte_budget), budget_(work_limits) {
+    budget_.PollForInterrupt([this] { return target_.Interrupted(); });
+  }
+  RemoteMemory(const RemoteMemory&) = delete;  // the budget's poll points to this
+  RemoteMemory& operator=(const RemoteMemory&) = delete;
 
   // Copies `size` bytes at `address` into `out`; false if any byte is unreadable.
   bool Read(uint64_t address, void* out, size_t size);

@@ -67,6 +67,12 @@ class Target {
   // innermost first, index i being the debugger's frame number i (inlined
   // frames included). Empty where the host cannot unwind.
   virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
+
+  // Whether the user stopped the command (Ctrl-C in the debugger); once true, true until the
+  // command ends. Asked now and then while a command runs (WorkBudget), so it may cost a
+  // debugger call; a command stopped so fails with "interrupted", and what it read at the stop
+  // is not kept (reads it made fail may have failed for that alone).
+  virtual bool Interrupted() { return false; }
 };
 
 }  // namespace pyunwind

@@ -50,6 +50,7 @@ def _pyunwind_setup():
     COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)
     THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
     WRITE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
+    FLAG = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
 
     class Callbacks(ctypes.Structure):
         _fields_ = [
@@ -63,6 +64,7 @@ def _pyunwind_setup():
             ("thread_name", THREAD_TEXT),
             ("write_output", WRITE),
             ("live_pid", ctypes.c_uint64),
+            ("interrupted", FLAG),
         ]
 
     lib.pyunwind_abi_version.restype = ctypes.c_int
@@ -97,8 +99,8 @@ def _pyunwind_setup():
     lib.pyunwind_python_in_module_files.argtypes = [ctypes.POINTER(ctypes.c_char_p),
                                                     ctypes.c_size_t]
 
-    if lib.pyunwind_abi_version() != 8:
-        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 8"
+    if lib.pyunwind_abi_version() != 9:
+        raise gdb.GdbError("pyunwind: %s has ABI version %d, this script wants 9"
                            % (lib_path, lib.pyunwind_abi_version()))
     lib.pyunwind_prepare()
 
@@ -328,13 +330,35 @@ def _pyunwind_setup():
     def debugger_version(_ctx):
         return ctypes.addressof(debugger_version_text)
 
+    def interrupt_checks():
+        """The `interrupted` callback's answers, 1 once Ctrl-C stopped the running command,
+        through this generator's send. GDB turns Ctrl-C into a KeyboardInterrupt raised by the
+        first Python code that runs after it, which is often this callback (the library asks
+        every few thousand steps, also where it calls nothing else). A function's first
+        instruction raises it outside any try, and ctypes would print it and lose it; a
+        generator resumes inside its try."""
+        answer = 0
+        while True:
+            try:
+                yield answer
+                session = current[0]
+                answer = 1 if session is not None and session.interrupted else 0
+            except KeyboardInterrupt:
+                session = current[0]
+                if session is not None:
+                    session.interrupted = True
+                answer = 1 if session is not None else 0
+
+    interrupted = interrupt_checks()
+    next(interrupted)
+
     callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
                           TEXT(debugger_version),
                           THREAD_TEXT(guarded(None, text_of("thread_name"))),
-                          WRITE(guarded(None, write_output)))
+                          WRITE(guarded(None, write_output)), 0, FLAG(interrupted.send))
 
     def selected_thread_id():
         try:
