@@ -652,7 +652,9 @@ class EmptyMemoryTarget : public Target {
   std::vector<MemoryRegion> MemoryRegions() override {
     return {{kStart, kStart + 3 * kMaxBytesScannedForRuntime / 2, true, true, "[heap]"}};
   }
+  bool Interrupted() override { return interrupt_after_bytes && bytes_read > interrupt_after_bytes; }
   uint64_t bytes_read = 0;
+  uint64_t interrupt_after_bytes = 0;  // Ctrl-C once this many are read; 0: never
 };
 
 TEST(NotPython, TheScanReadsAllOfItsBoundAndSaysSo) {
@@ -665,6 +667,17 @@ TEST(NotPython, TheScanReadsAllOfItsBoundAndSaysSo) {
                           " MiB of writable memory and there is no _PyRuntime symbol\n");
   EXPECT_GE(target.bytes_read, kMaxBytesScannedForRuntime);
   EXPECT_LT(target.bytes_read, kMaxBytesScannedForRuntime + (64 << 20));
+}
+
+// Ctrl-C during the scan (seconds for gigabytes through a debugger) stops it within a MiB.
+TEST(NotPython, TheScanStopsAtCtrlC) {
+  EmptyMemoryTarget target;
+  target.interrupt_after_bytes = 64 << 20;
+  CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
+  const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
+  EXPECT_TRUE(out.failed);
+  EXPECT_EQ(out.text, "pyunwind: interrupted\n");
+  EXPECT_LE(target.bytes_read, (64 << 20) + (1 << 20));
 }
 
 TEST(NotPython, OldPythonNamedByItsModule) {

@@ -142,6 +142,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
         return ScanStep::kContinue;
       });
   if (found) return *found;
+  if (outcome.interrupted) return MakeError("interrupted");
   if (outcome.budget_reached) {
     return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
                                  kMaxBytesScannedForRuntime >> 20));

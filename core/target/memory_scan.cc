@@ -26,6 +26,10 @@ ScanOutcome ScanWritableWords(RemoteMemory& memory, const std::vector<MemoryRegi
         outcome.budget_reached = true;
         return outcome;
       }
+      if (memory.target().Interrupted()) {  // a scan of gigabytes takes seconds: asked per MiB
+        outcome.interrupted = true;
+        return outcome;
+      }
       const size_t size = std::min<uint64_t>(kScanChunk, region.end - start);
       outcome.bytes_scanned += size;
       if (!memory.ReadUncached(start, chunk.data(), size)) continue;

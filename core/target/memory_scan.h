@@ -19,6 +19,7 @@ enum class ScanStep { kContinue, kStop };
 struct ScanOutcome {
   bool stopped = false;        // the visitor stopped it
   bool budget_reached = false; // `max_bytes` were scanned without a stop
+  bool interrupted = false;    // the user stopped the command (Target::Interrupted)
   uint64_t bytes_scanned = 0;
 };
 
