@@ -1,6 +1,8 @@
 # Ctrl-C typed at a debugger's prompt while a pyunwind command runs (tests/e2e/ctrl_c_test.cc).
 #
-#   python3 ctrl_c_driver.py lldb|gdb PLUGIN_OR_SCRIPT PYTHON SCENARIO TASKS PORT SCRATCH
+#   python3 ctrl_c_driver.py DEBUGGER PLUGIN_OR_SCRIPT PYTHON SCENARIO TASKS PORT SCRATCH
+#
+# DEBUGGER: the path of an lldb or gdb binary (its environment is this one's).
 #
 # In a PID namespace of its own (so that the debugger cannot read /proc/PID/mem and reads
 # through its server: a command of seconds), PYTHON runs SCENARIO (asyncio_many.py) with TASKS
@@ -21,7 +23,10 @@ GDB_SERVER = "/usr/bin/gdbserver"
 
 
 def main():
-    debugger, pyunwind, python, scenario, tasks, port, scratch = sys.argv[1:8]
+    # A test that times out ends this with SIGTERM: the namespace goes too (finally, below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
+    binary, pyunwind, python, scenario, tasks, port, scratch = sys.argv[1:8]
+    debugger = "lldb" if "lldb" in os.path.basename(binary) else "gdb"
     server = LLDB_SERVER if debugger == "lldb" else GDB_SERVER
     for needed in ("/usr/bin/unshare", server):
         if not os.path.exists(needed):
@@ -38,9 +43,10 @@ def main():
         os.unlink(truth)  # an earlier run's
     serve = ('exec "$1" gdbserver --attach "$child" "127.0.0.1:$2"' if debugger == "lldb"
              else 'exec "$1" --attach "127.0.0.1:$2" "$child"')
-    # PID 1 of the namespace is this shell, then the server: when it ends, the scenario ends.
+    # PID 1 of the namespace is this shell, then the server: when it ends (the debugger
+    # detached, or unshare ended: --kill-child), the scenario ends.
     namespace = subprocess.Popen(
-        ["unshare", "-fp", "--mount-proc", "sh", "-c",
+        ["unshare", "-fp", "--mount-proc", "--kill-child", "sh", "-c",
          '"$3" "$4" "$5" "$6" > /dev/null 2>&1 & child=$!\n'
          'while [ ! -s "$6" ]; do sleep 0.1; done\n' + serve,
          "sh", server, port, python, scenario, tasks, truth],
@@ -52,17 +58,33 @@ def main():
                 print("the namespaced scenario did not start")
                 return 1
             time.sleep(0.2)
-        time.sleep(0.5)  # the server attaches after the truth is written
-        return run_debugger(debugger, pyunwind, port)
+        while not listening(int(port)):  # the server attaches, then listens
+            if namespace.poll() is not None or time.monotonic() > deadline:
+                print("the debug server did not listen on port %s" % port)
+                return 1
+            time.sleep(0.1)
+        return run_debugger(binary, debugger, pyunwind, port)
     finally:
         namespace.kill()
         namespace.wait()
 
 
-def run_debugger(debugger, pyunwind, port):
+def listening(port):
+    """Whether a socket listens on 127.0.0.1:port or on every address (gdbserver does),
+    from /proc/net/tcp (state 0A), asked without connecting: the servers take one connection."""
+    try:
+        with open("/proc/net/tcp") as table:
+            rows = [line.split() for line in table.readlines()[1:]]
+    except OSError:
+        return False
+    return any(row[1] in ("0100007F:%04X" % port, "00000000:%04X" % port) and row[3] == "0A"
+               for row in rows)
+
+
+def run_debugger(binary, debugger, pyunwind, port):
     prompt = b"(lldb)" if debugger == "lldb" else b"(gdb)"
-    argv = (["lldb", "--no-lldbinit"] if debugger == "lldb"
-            else ["gdb", "-nx", "-q", "-iex", "set pagination off"])
+    argv = ([binary, "--no-lldbinit"] if debugger == "lldb"
+            else [binary, "-nx", "-q", "-iex", "set pagination off"])
     pid, fd = pty.fork()
     if pid == 0:
         os.execvp(argv[0], argv)

@@ -1,36 +1,49 @@
 // Ctrl-C stops a pyunwind command at the debugger's prompt, and the next command at the same
 // stop reads the process anew (the interrupted one kept nothing it read half): in a terminal
-// (tests/e2e/ctrl_c_driver.py), LLDB and GDB connected to a server of 100,000 asyncio tasks in
-// a PID namespace of its own, so that every read goes through the server (`py-tasks --summary`
-// takes seconds), get Ctrl-C 0.2 s into `py-tasks --summary`, then run it again.
+// (tests/e2e/ctrl_c_driver.py), each LLDB 14..22 and GDB, connected to a server of 100,000
+// asyncio tasks in a PID namespace of its own, so that every read goes through the server
+// (`py-tasks --summary` takes seconds), get Ctrl-C 0.2 s into `py-tasks --summary`, then run it
+// again.
 //   LLDB: "... Interrupted." (LLDB's own line for a command stopped so), no summary;
 //   GDB: "pyunwind: interrupted", no summary;
 // and both then print the whole summary. Before, LLDB ran the command to its end.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <map>
+#include <optional>
 #include <string>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/lldb_versions.h"
 
 namespace pyunwind_e2e {
 namespace {
 
 constexpr const char* kSummary = "100000 tasks, pending: mid -> leaf -> Event.wait";
 
-class CtrlC : public ::testing::TestWithParam<const char*> {};
+// An LLDB major, or 0 for GDB.
+class CtrlC : public ::testing::TestWithParam<int> {};
 
 TEST_P(CtrlC, StopsTheCommandAndTheNextReadsAnew) {
-  const std::string debugger = GetParam();
+  const bool lldb = GetParam() != 0;
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const std::string port = std::to_string(43000 + (getpid() * 3 + (debugger == "gdb")) % 20000);
-  RunResult r = RunCommand({kDebianPython, ProjectFile("tests/e2e/ctrl_c_driver.py"), debugger,
-                            debugger == "lldb" ? install->lldb_plugin : install->gdb_script,
-                            kDebianPython, ProjectFile("tests/data/asyncio_many.py"), "100000", port,
-                            TempDir()},
-                           600, DebuggerEnv());
+  std::string binary = "/usr/bin/gdb";
+  std::map<std::string, std::string> env = DebuggerEnv();
+  if (lldb) {
+    std::string why;
+    const std::optional<Lldb> found = FindLldb(GetParam(), &why);
+    if (!found) GTEST_SKIP() << why;
+    binary = found->path;
+    for (const auto& [k, v] : found->env) env[k] = v;
+  }
+  const std::string port = std::to_string(43000 + (getpid() * 7 + GetParam()) % 20000);
+  RunResult r = RunCommand({kDebianPython, ProjectFile("tests/e2e/ctrl_c_driver.py"), binary,
+                            lldb ? install->lldb_plugin : install->gdb_script, kDebianPython,
+                            ProjectFile("tests/data/asyncio_many.py"), "100000", port, TempDir()},
+                           600, env);
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   if (r.out.rfind("skip: ", 0) == 0) GTEST_SKIP() << r.out.substr(6);
   const size_t first = r.out.find("=== first\n");
@@ -42,17 +55,23 @@ TEST_P(CtrlC, StopsTheCommandAndTheNextReadsAnew) {
   const std::string again = r.out.substr(second, end - second);
   EXPECT_TRUE(LinesContaining(interrupted, kSummary).empty())
       << "the command ran to its end after Ctrl-C:\n" << interrupted;
-  EXPECT_FALSE(
-      LinesContaining(interrupted, debugger == "lldb" ? "... Interrupted." : "pyunwind: interrupted")
-          .empty())
+  EXPECT_FALSE(LinesContaining(interrupted, lldb ? "... Interrupted." : "pyunwind: interrupted")
+                   .empty())
       << interrupted;
   EXPECT_FALSE(LinesContaining(again, kSummary).empty()) << again;
   EXPECT_FALSE(LinesContaining(again, "1 task, running: main").empty()) << again;
 }
 
-INSTANTIATE_TEST_SUITE_P(Debuggers, CtrlC, ::testing::Values("lldb", "gdb"),
-                         [](const ::testing::TestParamInfo<const char*>& info) {
-                           return std::string(info.param);
+std::vector<int> Debuggers() {
+  std::vector<int> all = TestedLldbMajors();
+  all.push_back(0);
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Debuggers, CtrlC, ::testing::ValuesIn(Debuggers()),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return info.param == 0 ? std::string("gdb")
+                                                  : "lldb" + std::to_string(info.param);
                          });
 
 }  // namespace
