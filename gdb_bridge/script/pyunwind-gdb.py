@@ -515,6 +515,8 @@ def _pyunwind_setup():
                 decorator_cache[key] = {}
             finally:
                 current[0] = None
+            if session.interrupted:  # Ctrl-C: this bt shows none, the next one asks again
+                return decorator_cache.pop(key, {})
             if found.value >= 0 and has_python[instance] is None:
                 has_python[instance] = found.value == 1  # what the library found, once
         return decorator_cache[key]
