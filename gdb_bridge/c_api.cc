@@ -191,12 +191,9 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
       // Whether there is a runtime at all: the session of this stop (kept, or
       // opened here and kept for the frames below and the next commands).
       auto session = stops.SessionAt(target, StopOf(*stop));
-      stops.EndCommand();
-      // bt stopped by Ctrl-C: nothing read half is kept, and whether there is Python is not known.
-      if (target.Interrupted()) {
-        stops.Forget();
-        return CopyToMalloc("{}");
-      }
+      stops.EndCommand(target);
+      // bt stopped by Ctrl-C: whether there is Python is not known.
+      if (target.Interrupted()) return CopyToMalloc("{}");
       if (has_python != nullptr) {
         *has_python = session.ok() ? 1 : pyunwind::IsNoRuntimeError(session.error()) ? 0 : -1;
       }
@@ -206,11 +203,8 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
         context.stop_cache = &stops;
         context.stop = StopOf(*stop);
         const auto frames = pyunwind::PythonFramesByNativeFrame(context);
-        stops.EndCommand();
-        if (target.Interrupted()) {
-          stops.Forget();
-          return CopyToMalloc("{}");
-        }
+        stops.EndCommand(target);
+        if (target.Interrupted()) return CopyToMalloc("{}");
         for (const auto& [level, text] : frames) by_level[std::to_string(level)] = text;
       }
     }

@@ -344,8 +344,7 @@ CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& 
   context.stop_cache = &cache;
   context.stop = stop;
   CommandOutput output = RunCommand(name, args, context);
-  cache.EndCommand();
-  if (context.target.Interrupted()) cache.Forget();  // nothing read half is kept
+  cache.EndCommand(context.target);
   if (thread && context.selected_python_frame) {
     selections.Set(stop, *thread, *context.selected_python_frame);
   }

@@ -32,14 +32,13 @@ Result<TargetSession*> StopCache::SessionAt(Target& target, const ProcessStop& s
   return session_.get();
 }
 
-void StopCache::EndCommand() {
+void StopCache::EndCommand(Target& target) {
   if (session_) session_->EndCommand();
-}
-
-void StopCache::Forget() {
-  session_.reset();
-  failure_.reset();
-  stop_.reset();
+  if (target.Interrupted()) {
+    session_.reset();
+    failure_.reset();
+    stop_.reset();
+  }
 }
 
 bool StopCache::Holds(const ProcessStop& stop) const {

@@ -25,11 +25,11 @@ class StopCache {
   // stop, or a new one. That no runtime could be found is kept for the stop
   // too (a core without executable is not scanned again).
   Result<TargetSession*> SessionAt(Target& target, const ProcessStop& stop);
-  // The command is over: the kept session reads through no target until the next.
-  void EndCommand();
-  // Keeps nothing of the stop: the next command reads the target anew (one that was
-  // interrupted may have kept pages and facts it could not read whole).
-  void Forget();
+  // The command that read through `target` is over: the kept session reads through no
+  // target until the next. One the user interrupted (Target::Interrupted) leaves nothing
+  // kept: its reads failed from then on, and would be taken for unreadable pages, or for a
+  // runtime that is not there.
+  void EndCommand(Target& target);
   // Whether anything is kept for `stop` (tests).
   bool Holds(const ProcessStop& stop) const;
 
