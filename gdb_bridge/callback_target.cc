@@ -44,12 +44,6 @@ void ForEachLine(std::string_view text, F&& f) {
   }
 }
 
-std::string_view CallText(const char* (*callback)(void*), void* ctx) {
-  if (callback == nullptr) return {};
-  const char* text = callback(ctx);
-  return text == nullptr ? std::string_view() : std::string_view(text);
-}
-
 }  // namespace
 
 std::vector<uint64_t> ParseThreadIds(std::string_view text) {
@@ -85,7 +79,8 @@ bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (out == nullptr) return false;
   if (proc_mem_.IsOpen() && proc_mem_.Read(address, out, size)) return true;
   if (callbacks_.read_memory == nullptr) return false;
-  return callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
+  const bool read = callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
+  return read && !Interrupted();
 }
 
 bool CallbackTarget::Interrupted() {
@@ -114,15 +109,15 @@ std::optional<uint64_t> CallbackTarget::FindSymbol(std::string_view name) {
   if (callbacks_.find_symbol == nullptr) return std::nullopt;
   std::string name_z(name);
   uint64_t address = 0;
-  if (callbacks_.find_symbol(callbacks_.ctx, name_z.c_str(), &address) != 1 || address == 0) {
-    return std::nullopt;
-  }
+  const bool found = callbacks_.find_symbol(callbacks_.ctx, name_z.c_str(), &address) == 1;
+  if (!found || Interrupted() || address == 0) return std::nullopt;
   return address;
 }
 std::string CallbackTarget::Command(const char* command) {
   if (callbacks_.debugger_command == nullptr) return {};
   const char* text = callbacks_.debugger_command(callbacks_.ctx, command);
-  return text == nullptr ? std::string() : std::string(text);  // valid until the next callback
+  if (text == nullptr || Interrupted()) return {};
+  return std::string(text);  // valid until the next callback
 }
 
 const std::vector<GdbMapping>& CallbackTarget::Mappings() {
@@ -151,18 +146,22 @@ std::vector<LoadedModule> CallbackTarget::Modules() {
 std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
   if (callbacks_.native_frames == nullptr) return {};
   const char* text = callbacks_.native_frames(callbacks_.ctx, thread_id);
-  return text == nullptr ? std::vector<NativeFrame>() : ParseNativeFrames(text);
+  if (text == nullptr || Interrupted()) return {};
+  return ParseNativeFrames(text);
 }
 
 std::vector<uint64_t> CallbackTarget::ThreadIds() {
-  if (!thread_ids_) thread_ids_ = ParseThreadIds(CallText(callbacks_.thread_ids, callbacks_.ctx));
+  if (!thread_ids_) {
+    const char* text = callbacks_.thread_ids != nullptr ? callbacks_.thread_ids(callbacks_.ctx) : nullptr;
+    thread_ids_ = text == nullptr || Interrupted() ? std::vector<uint64_t>() : ParseThreadIds(text);
+  }
   return *thread_ids_;
 }
 
 std::optional<std::string> CallbackTarget::ThreadName(uint64_t thread_id) {
   if (callbacks_.thread_name == nullptr) return std::nullopt;
   const char* name = callbacks_.thread_name(callbacks_.ctx, thread_id);
-  if (name == nullptr || *name == '\0') return std::nullopt;
+  if (name == nullptr || Interrupted() || *name == '\0') return std::nullopt;
   return std::string(name, strnlen(name, 4096));
 }
 

@@ -89,8 +89,10 @@ struct pyunwind_callbacks {
   /* (ABI 9) 1 once the user stopped the command (Ctrl-C), else 0. Asked every
    * few thousand steps while a command runs, including where no other callback
    * would be (the reads of live_pid's memory); the command then fails with
-   * "pyunwind: interrupted" and keeps nothing it read at the stop. May be
-   * NULL. */
+   * "pyunwind: interrupted" and keeps nothing it read at the stop. Asked
+   * also after every other callback a command makes: when it says 1, that
+   * callback's answer is not used (a host stopped in the middle of a callback
+   * may return anything). May be NULL. */
   int (*interrupted)(void* ctx);
 };
 

@@ -27,6 +27,7 @@ import ctypes
 import json
 import os
 import re
+import sys
 
 import gdb
 from gdb.FrameDecorator import FrameDecorator
@@ -335,8 +336,8 @@ def _pyunwind_setup():
         through this generator's send. GDB turns Ctrl-C into a KeyboardInterrupt raised by the
         first Python code that runs after it, which is often this callback (the library asks
         every few thousand steps, also where it calls nothing else). A function's first
-        instruction raises it outside any try, and ctypes would print it and lose it; a
-        generator resumes inside its try."""
+        instruction raises it outside any try (see `unraisable` below); a generator resumes
+        inside its try, and answers."""
         answer = 0
         while True:
             try:
@@ -351,6 +352,27 @@ def _pyunwind_setup():
 
     interrupted = interrupt_checks()
     next(interrupted)
+
+    # ctypes hands an exception that escapes a callback to sys.unraisablehook, prints it,
+    # and returns to the library whatever its return slot held. Ctrl-C's KeyboardInterrupt
+    # escapes when GDB raises it at a callback's first instruction, before its try (the
+    # Python that runs first after Ctrl-C: a read, the output, a thread's name). Taken here,
+    # it stops the running command; the library asks `interrupted` after every callback and
+    # drops that one's answer.
+    previous_unraisablehook = sys.unraisablehook
+
+    def unraisable(info):
+        session = current[0]
+        if session is not None and issubclass(info.exc_type, KeyboardInterrupt):
+            session.interrupted = True
+        else:
+            previous_unraisablehook(info)
+
+    def undo_unraisable():
+        if sys.unraisablehook is unraisable:
+            sys.unraisablehook = previous_unraisablehook
+
+    sys.unraisablehook = unraisable
 
     callbacks = Callbacks(None, READ(guarded(0, Session.read)), SYMBOL(guarded(0, symbol)),
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
@@ -416,14 +438,14 @@ def _pyunwind_setup():
         inferior = gdb.selected_inferior()
         state = process_state(inferior)
         session = Session(inferior) if state == STOPPED else None
-        current[0] = session
-        callbacks.live_pid = session.live_pid if session is not None else 0
         stop = Stop(state, max(inferior.pid, 0) if inferior else 0,
                     target_instance(inferior) if inferior else 0, generation[0],
                     selected_thread_id())
         failed = ctypes.c_int(1)
         native_frame = ctypes.c_int64(-1)
-        try:
+        try:  # current[0] is set inside: a Ctrl-C anywhere here must not leave it set
+            current[0] = session
+            callbacks.live_pid = session.live_pid if session is not None else 0
             result = lib.pyunwind_run_command_at(
                 ctypes.byref(callbacks), name.encode(), (argument or "").encode("utf-8"),
                 ctypes.byref(stop), 1 if is_terminal(from_tty) else 0,
@@ -502,12 +524,12 @@ def _pyunwind_setup():
         if key not in decorator_cache:
             decorator_cache.clear()
             session = Session(inferior)
-            current[0] = session
-            callbacks.live_pid = session.live_pid
             stop = Stop(STOPPED, max(inferior.pid, 0), instance, generation[0],
                         selected_thread_id())
             found = ctypes.c_int(-1)
             try:
+                current[0] = session
+                callbacks.live_pid = session.live_pid
                 text = take_text(lib.pyunwind_python_frames_by_native_frame_at(
                     ctypes.byref(callbacks), ctypes.byref(stop), ctypes.byref(found)))
                 decorator_cache[key] = {int(k): v for k, v in json.loads(text).items()}
@@ -641,8 +663,8 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
     register_all()
     gdb.Command = base_command if prefix_only else GuardedCommand
     gdb.events.new_objfile.connect(on_files_change)
-    # What each event handler is connected to, for a second `source` to undo.
-    connected = [(gdb.events.new_objfile, on_files_change)]
+    # What a second `source` undoes: the event handlers, the unraisable hook.
+    undo = [undo_unraisable, lambda: gdb.events.new_objfile.disconnect(on_files_change)]
     for name, handler in (("cont", on_change), ("stop", on_change), ("exited", on_change),
                           ("memory_changed", on_change), ("register_changed", on_change),
                           ("inferior_call", on_change), ("clear_objfiles", on_files_change),
@@ -651,19 +673,19 @@ other script (e.g. CPython's python3.X-gdb.py) can take over."""
         registry = getattr(gdb.events, name, None)
         if registry is not None:
             registry.connect(handler)
-            connected.append((registry, handler))
+            undo.append(lambda registry=registry, handler=handler: registry.disconnect(handler))
     frame_filter = PythonFramesFilter()
     gdb.frame_filters[frame_filter.name] = frame_filter
-    return (lib, callbacks, registered, commands, connected)
+    return (lib, callbacks, registered, commands, undo)
 
 
 def _pyunwind_install():
     g = globals()
     old = g.get("_pyunwind_state")
-    if old is not None:  # sourced again: drop the old event handlers
-        for registry, handler in old[-1]:
+    if old is not None:  # sourced again: drop the old event handlers and hook
+        for undo in old[-1]:
             try:
-                registry.disconnect(handler)
+                undo()
             except Exception:
                 pass
     g["_pyunwind_state"] = _pyunwind_setup()
