@@ -91,8 +91,12 @@ def run_debugger(binary, debugger, pyunwind, port):
     shown = bytearray()
 
     def read_until(marker, seconds, since):
+        """Reads what the terminal shows until `marker` is in it from `since` on (it may be
+        there already: read with the chunk an earlier wait ended at) or `seconds` pass."""
         end = time.monotonic() + seconds
-        while time.monotonic() < end:
+        while marker is None or marker not in shown[since:]:
+            if time.monotonic() >= end:
+                return False
             ready, _, _ = select.select([fd], [], [], 0.05)
             if ready:
                 try:
@@ -100,9 +104,7 @@ def run_debugger(binary, debugger, pyunwind, port):
                 except OSError:
                     return False
                 shown.extend(chunk)
-                if marker is not None and marker in shown[since:]:
-                    return True
-        return False
+        return True
 
     def run(command, marker, seconds):
         since = len(shown)
