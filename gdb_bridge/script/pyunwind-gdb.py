@@ -328,8 +328,20 @@ def _pyunwind_setup():
     # `pyunwind version` runs with no process too: no session needed.
     debugger_version_text = ctypes.create_string_buffer(("GDB " + gdb.VERSION).encode("utf-8"))
 
-    def debugger_version(_ctx):
-        return ctypes.addressof(debugger_version_text)
+    def debugger_versions():
+        """The `debugger_version` callback's answers, through this generator's send, which
+        Ctrl-C cannot make return garbage (see `interrupt_checks`); asked also with no
+        session, where nothing would drop a garbage answer."""
+        while True:
+            try:
+                yield ctypes.addressof(debugger_version_text)
+            except KeyboardInterrupt:
+                session = current[0]
+                if session is not None:
+                    session.interrupted = True
+
+    debugger_version = debugger_versions()
+    next(debugger_version)
 
     def interrupt_checks():
         """The `interrupted` callback's answers, 1 once Ctrl-C stopped the running command,
@@ -378,7 +390,7 @@ def _pyunwind_setup():
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
-                          TEXT(debugger_version),
+                          TEXT(debugger_version.send),
                           THREAD_TEXT(guarded(None, text_of("thread_name"))),
                           WRITE(guarded(None, write_output)), 0, FLAG(interrupted.send))
 
