@@ -152,7 +152,8 @@ std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
 
 std::vector<uint64_t> CallbackTarget::ThreadIds() {
   if (!thread_ids_) {
-    const char* text = callbacks_.thread_ids != nullptr ? callbacks_.thread_ids(callbacks_.ctx) : nullptr;
+    const char* text = nullptr;
+    if (callbacks_.thread_ids != nullptr) text = callbacks_.thread_ids(callbacks_.ctx);
     thread_ids_ = text == nullptr || Interrupted() ? std::vector<uint64_t>() : ParseThreadIds(text);
   }
   return *thread_ids_;

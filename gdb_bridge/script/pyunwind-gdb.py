@@ -328,6 +328,13 @@ def _pyunwind_setup():
     # `pyunwind version` runs with no process too: no session needed.
     debugger_version_text = ctypes.create_string_buffer(("GDB " + gdb.VERSION).encode("utf-8"))
 
+    def note_interrupt():
+        """Ctrl-C came: it stops the running command, if any. True when there is one."""
+        session = current[0]
+        if session is not None:
+            session.interrupted = True
+        return session is not None
+
     def debugger_versions():
         """The `debugger_version` callback's answers, through this generator's send, which
         Ctrl-C cannot make return garbage (see `interrupt_checks`); asked also with no
@@ -336,9 +343,7 @@ def _pyunwind_setup():
             try:
                 yield ctypes.addressof(debugger_version_text)
             except KeyboardInterrupt:
-                session = current[0]
-                if session is not None:
-                    session.interrupted = True
+                note_interrupt()
 
     debugger_version = debugger_versions()
     next(debugger_version)
@@ -357,10 +362,7 @@ def _pyunwind_setup():
                 session = current[0]
                 answer = 1 if session is not None and session.interrupted else 0
             except KeyboardInterrupt:
-                session = current[0]
-                if session is not None:
-                    session.interrupted = True
-                answer = 1 if session is not None else 0
+                answer = 1 if note_interrupt() else 0
 
     interrupted = interrupt_checks()
     next(interrupted)
@@ -374,10 +376,7 @@ def _pyunwind_setup():
     previous_unraisablehook = sys.unraisablehook
 
     def unraisable(info):
-        session = current[0]
-        if session is not None and issubclass(info.exc_type, KeyboardInterrupt):
-            session.interrupted = True
-        else:
+        if not (issubclass(info.exc_type, KeyboardInterrupt) and note_interrupt()):
             previous_unraisablehook(info)
 
     def undo_unraisable():
