@@ -66,7 +66,7 @@ def wait_until(moment):
 def storm(command, runs, seed=1):
     rng = random.Random(seed)
     spans = []
-    for _ in range(3):
+    for _ in range(5):
         fresh_stop()
         start = time.perf_counter()
         gdb.execute(command, to_string=True)
