@@ -29,6 +29,9 @@ def fresh_stop():
     gdb.execute("set var $sp = $sp")
 
 
+SIGEV_SIGNAL = 0  # <signal.h>: notify by sending sigevent.signo
+
+
 class SigEvent(ctypes.Structure):  # struct sigevent, SIGEV_SIGNAL's fields
     _fields_ = [("value", ctypes.c_void_p), ("signo", ctypes.c_int), ("notify", ctypes.c_int),
                 ("rest", ctypes.c_byte * 48)]
@@ -48,8 +51,9 @@ class SigintTimer:
     def __init__(self):
         self.libc = ctypes.CDLL(None, use_errno=True)
         self.id = ctypes.c_void_p()
-        event = SigEvent(None, signal.SIGINT, 0)  # SIGEV_SIGNAL
-        if self.libc.timer_create(1, ctypes.byref(event), ctypes.byref(self.id)) != 0:
+        event = SigEvent(None, signal.SIGINT, SIGEV_SIGNAL)
+        if self.libc.timer_create(time.CLOCK_MONOTONIC, ctypes.byref(event),
+                                  ctypes.byref(self.id)) != 0:
             raise OSError(ctypes.get_errno(), "timer_create")
 
     def arm(self, seconds):
