@@ -49,14 +49,6 @@ pyunwind::ProcessStop StopOf(const pyunwind_stop& stop) {
   return {stop.process, stop.instance, stop.stop_id};
 }
 
-// "GDB 13.1", as the front-end names its debugger; "" when it does not.
-std::string DebuggerVersion(const pyunwind_callbacks& callbacks,
-                            pyunwind::gdb::CallbackTarget& target) {
-  if (callbacks.debugger_version == nullptr) return "";
-  const char* text = callbacks.debugger_version(callbacks.ctx);
-  return text != nullptr && !target.Interrupted() ? text : "";
-}
-
 // Runs a command behind the exception wall; with `stop`, as a debugger runs
 // it (its state, the selections kept between commands).
 pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const char* command_name,
@@ -79,7 +71,7 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     }
     pyunwind::gdb::CallbackTarget target(*callbacks);
     pyunwind::CommandContext context{target, std::nullopt, is_terminal != 0};
-    context.debugger = DebuggerVersion(*callbacks, target);
+    context.debugger = target.DebuggerVersion();
     if (callbacks->write_output != nullptr) {
       context.write_output = [callbacks](std::string_view piece) {
         callbacks->write_output(callbacks->ctx, piece.data(), piece.size());

@@ -90,6 +90,16 @@ bool CallbackTarget::Interrupted() {
   return interrupted_;
 }
 
+const char* CallbackTarget::TextAnswer(const char* text) {
+  return text != nullptr && !Interrupted() ? text : nullptr;
+}
+
+std::string CallbackTarget::DebuggerVersion() {
+  if (callbacks_.debugger_version == nullptr) return "";
+  const char* text = TextAnswer(callbacks_.debugger_version(callbacks_.ctx));
+  return text != nullptr ? text : "";
+}
+
 // A live process's symbol from its executable's own ELF file, where Debian's and pyenv's
 // CPython have theirs: GDB's look-up through Python costs 0.3-0.5 ms for the first two
 // symbols of a session (bench/README.md), this about 0.05 ms. Where CPython is a shared
@@ -115,8 +125,8 @@ std::optional<uint64_t> CallbackTarget::FindSymbol(std::string_view name) {
 }
 std::string CallbackTarget::Command(const char* command) {
   if (callbacks_.debugger_command == nullptr) return {};
-  const char* text = callbacks_.debugger_command(callbacks_.ctx, command);
-  if (text == nullptr || Interrupted()) return {};
+  const char* text = TextAnswer(callbacks_.debugger_command(callbacks_.ctx, command));
+  if (text == nullptr) return {};
   return std::string(text);  // valid until the next callback
 }
 
@@ -145,24 +155,24 @@ std::vector<LoadedModule> CallbackTarget::Modules() {
 
 std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
   if (callbacks_.native_frames == nullptr) return {};
-  const char* text = callbacks_.native_frames(callbacks_.ctx, thread_id);
-  if (text == nullptr || Interrupted()) return {};
+  const char* text = TextAnswer(callbacks_.native_frames(callbacks_.ctx, thread_id));
+  if (text == nullptr) return {};
   return ParseNativeFrames(text);
 }
 
 std::vector<uint64_t> CallbackTarget::ThreadIds() {
   if (!thread_ids_) {
     const char* text = nullptr;
-    if (callbacks_.thread_ids != nullptr) text = callbacks_.thread_ids(callbacks_.ctx);
-    thread_ids_ = text == nullptr || Interrupted() ? std::vector<uint64_t>() : ParseThreadIds(text);
+    if (callbacks_.thread_ids != nullptr) text = TextAnswer(callbacks_.thread_ids(callbacks_.ctx));
+    thread_ids_ = text == nullptr ? std::vector<uint64_t>() : ParseThreadIds(text);
   }
   return *thread_ids_;
 }
 
 std::optional<std::string> CallbackTarget::ThreadName(uint64_t thread_id) {
   if (callbacks_.thread_name == nullptr) return std::nullopt;
-  const char* name = callbacks_.thread_name(callbacks_.ctx, thread_id);
-  if (name == nullptr || Interrupted() || *name == '\0') return std::nullopt;
+  const char* name = TextAnswer(callbacks_.thread_name(callbacks_.ctx, thread_id));
+  if (name == nullptr || *name == '\0') return std::nullopt;
   return std::string(name, strnlen(name, 4096));
 }
 

@@ -46,10 +46,14 @@ class CallbackTarget : public Target {
   // whose answer is then dropped: a Python callback stopped by Ctrl-C at its first
   // instruction returns whatever ctypes left in the return slot (seen: 1, a stack address).
   bool Interrupted() override;
+  // "GDB 13.1", as the front-end names its debugger; "" when it does not.
+  std::string DebuggerVersion();
 
  private:
   pyunwind_callbacks callbacks_;
   ProcMem proc_mem_;
+  // A text callback's answer, or null when the host was interrupted during the call.
+  const char* TextAnswer(const char* text);
   // The text of a debugger command; "" when it fails or there is no callback.
   std::string Command(const char* command);
   const std::vector<GdbMapping>& Mappings();
