@@ -393,7 +393,8 @@ TEST_F(WalkTest, TextInPiecesIsTheWholeText) {
   ASSERT_GE(pieces.size(), 3u);
   std::string joined;
   for (const std::string& piece : pieces) {
-    EXPECT_GE(piece.size(), kOutputPieceBytes);
+    // A piece at a thread's end may be smaller.
+    EXPECT_GE(piece.size(), kThreadEndPieceBytes);
     EXPECT_LT(piece.size(), kOutputPieceBytes + 1024);  // one frame's lines past it at most
     joined += piece;
   }

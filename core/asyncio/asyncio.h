@@ -87,4 +87,7 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
 // read leaves the threads as they are.
 void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads);
 
+// Whether sys.modules of `interp` has 'asyncio' (false where it cannot be read).
+bool AsyncioImported(ObjectReader& objects, const Interpreter& interp);
+
 }  // namespace pyunwind

@@ -1,5 +1,6 @@
 #include "core/asyncio/running_tasks.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -68,21 +69,19 @@ void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<
   }
 }
 
-void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads) {
+bool AsyncioImported(ObjectReader& objects, const Interpreter& interp) {
   const Layout& layout = objects.layout();
-  if (layout.interp.modules == kAbsent) return;
-  RemoteMemory& memory = objects.memory();
-  RemoteCollections c(objects);
-  bool imported = false;
-  for (const Interpreter& interp : threads.interpreters) {
-    auto modules = memory.ReadPointer(interp.address + layout.interp.modules);
-    if (!modules || !Aligned(*modules)) continue;
-    auto asyncio = c.DictGetString(*modules, "asyncio");
-    if (asyncio.ok() && *asyncio != 0) {
-      imported = true;
-      break;
-    }
-  }
+  if (layout.interp.modules == kAbsent) return false;
+  auto modules = objects.memory().ReadPointer(interp.address + layout.interp.modules);
+  if (!modules || !Aligned(*modules)) return false;
+  auto asyncio = RemoteCollections(objects).DictGetString(*modules, "asyncio");
+  return asyncio.ok() && *asyncio != 0;
+}
+
+void AddRunningTasks(ObjectReader& objects, CodeCache& codes, Snapshot& threads) {
+  const bool imported =
+      std::any_of(threads.interpreters.begin(), threads.interpreters.end(),
+                  [&](const Interpreter& interp) { return AsyncioImported(objects, interp); });
   if (!imported) return;
   auto tasks = CollectAsyncTasks(objects, codes, threads, /*running_only=*/true);
   if (!tasks.ok()) return;

@@ -103,6 +103,93 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
   return options;
 }
 
+// What py-bt shows of a thread besides its Python frames: the OS's name where threading
+// gives none, what the thread is doing, and with --native the debugger's frames merged in.
+// Returns the native frames asked for (--native, or a collection running in `interp`).
+std::vector<NativeFrame> PrepareThread(TargetSession& target, Target& debugger,
+                                       const PyBtOptions& options, const Interpreter& interp,
+                                       Thread& thread, std::vector<std::string>& warnings) {
+  // The debugger's native stacks: --native's merge, what each thread is doing
+  // (idle/running) and which thread runs the collector. Asked of the debugger
+  // only for --native and while a collection runs: GDB unwinds a thread in tens
+  // of milliseconds, so otherwise idle/running comes from the Python frames.
+  std::vector<NativeFrame> native;
+  if (thread.native_id) {
+    if (options.native || interp.gc_collecting) native = target.NativeFrames(*thread.native_id);
+    // The text shows the OS's name only where threading has none (ThreadTitle): a
+    // debugger call per thread that GDB makes through Python, 20 us each.
+    if (options.json || !thread.name) {
+      thread.os_name = debugger.ThreadName(*thread.native_id);
+    }
+  }
+  ClassifyActivity(thread, native);
+  if (options.native && thread.native_id) {
+    if (native.empty()) {
+      warnings.push_back(fmt::format("thread {}: the debugger gave no native frames", *thread.native_id));
+    } else {
+      thread.frames = MergeNativeFrames(thread.frames, native).frames;
+    }
+  }
+  return native;
+}
+
+// py-bt --all's text shown thread by thread as the walk finishes each: GDB prints one thread
+// while the next is read (gdb_bridge/worker_relay.h). From the first interpreter whose threads
+// are told apart only by all of them (a collection running: the collector is found through
+// every thread's native stack; asyncio: the running tasks through every thread's frames), the
+// rest waits for the walk's end, as without it.
+class ThreadsShownAsWalked : public WalkObserver {
+ public:
+  ThreadsShownAsWalked(TargetSession& target, CommandContext& context, const PyBtOptions& options,
+                       const FormatOptions& format)
+      : target_(target), context_(context), options_(options), format_(format),
+        sources_(options.sources) {}
+
+  void Interpreters(size_t count) override {
+    text_.emplace(format_, target_.objects().layout().caret_rules, count, context_.write_output, 0);
+  }
+  void InterpreterStarted(const Interpreter& interp) override {
+    if (!showing_) return;
+    if (interp.gc_collecting || AsyncioImported(target_.objects(), interp)) {
+      showing_ = false;
+      return;
+    }
+    ++interpreters_shown_;
+    text_->AddInterpreter(interp);
+  }
+  void ThreadDone(const Interpreter& interp, Thread& thread) override {
+    if (!showing_) return;
+    PrepareThread(target_, context_.target, options_, interp, thread, warnings_);
+    if (!options_.no_source) sources_.Add({&thread}, source_texts_);
+    text_->AddThread(thread);
+  }
+
+  // The interpreters shown, the first ones of the snapshot.
+  size_t interpreters_shown() const { return interpreters_shown_; }
+  // Null when the walk listed no interpreter.
+  TracebackText* text() { return text_ ? &*text_ : nullptr; }
+  SourceLineReader& sources() { return sources_; }
+  // What the threads shown left for the snapshot: warnings and source texts.
+  void HandOver(Snapshot& snapshot) {
+    for (std::string& warning : warnings_) snapshot.warnings.push_back(std::move(warning));
+    for (auto& text : source_texts_) snapshot.source_texts.push_back(std::move(text));
+    warnings_.clear();
+    source_texts_.clear();
+  }
+
+ private:
+  TargetSession& target_;
+  CommandContext& context_;
+  const PyBtOptions& options_;
+  const FormatOptions format_;
+  SourceLineReader sources_;
+  std::optional<TracebackText> text_;
+  std::vector<std::string> warnings_;
+  std::vector<std::shared_ptr<const SourceText>> source_texts_;
+  bool showing_ = true;
+  size_t interpreters_shown_ = 0;
+};
+
 CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& context) {
   auto parsed = ParsePyBt(args);
   if (!parsed.ok()) return Failure(parsed.error().message);
@@ -112,8 +199,24 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
   auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
-  auto snapshot = target.Walk();
+  FormatOptions format;
+  format.color = context.output_is_terminal && !options.no_color && !options.json;
+  format.verbose = options.verbose;
+  format.frame_limit = options.limit;
+  format.json_source = options.json_source;
+  format.stats = options.stats ? &target.stats() : nullptr;
+  format.work = &target.objects().memory().budget();
+  format.session_kept = target.kept();
+
+  // Threads shown as they are walked: text of every thread, written as it goes.
+  std::optional<ThreadsShownAsWalked> early;
+  if (options.all && !options.json && !options.native && !options.locals && context.write_output) {
+    early.emplace(target, context, options, format);
+  }
+  auto snapshot = target.Walk(early ? &*early : nullptr);
   if (!snapshot.ok()) return Failure(snapshot.error().message);
+  if (early) early->HandOver(*snapshot);
+  const size_t shown = early ? early->interpreters_shown() : 0;
 
   if (options.verbose) {
     snapshot->warnings.push_back(DescribeLocation(target.location()));
@@ -134,54 +237,42 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
     interp.threads = {std::move(*selected->thread)};
     snapshot->interpreters = {std::move(interp)};
   }
-  // Before --native: the running task is found through the Python frames' addresses.
+  // The interpreters not shown yet. Before --native: the running task is found
+  // through the Python frames' addresses.
   AddRunningTasks(target.objects(), target.codes(), *snapshot);
-  // The debugger's native stacks: --native's merge, what each thread is doing
-  // (idle/running) and which thread runs the collector. Asked of the debugger
-  // only for --native and while a collection runs: GDB unwinds a thread in tens
-  // of milliseconds, so otherwise idle/running comes from the Python frames.
-  for (Interpreter& interp : snapshot->interpreters) {
+  std::vector<Thread*> rest;
+  for (size_t i = shown; i < snapshot->interpreters.size(); ++i) {
+    Interpreter& interp = snapshot->interpreters[i];
     std::vector<std::vector<NativeFrame>> native_by_thread;
-    const bool ask = options.native || interp.gc_collecting;
     for (Thread& thread : interp.threads) {
-      std::vector<NativeFrame> native;
-      if (thread.native_id) {
-        if (ask) native = target.NativeFrames(*thread.native_id);
-        // The text shows the OS's name only where threading has none (ThreadTitle): a
-        // debugger call per thread that GDB makes through Python, 20 us each.
-        if (options.json || !thread.name) {
-          thread.os_name = context.target.ThreadName(*thread.native_id);
-        }
-      }
-      ClassifyActivity(thread, native);
-      if (options.native && thread.native_id) {
-        if (native.empty()) {
-          snapshot->warnings.push_back(fmt::format(
-              "thread {}: the debugger gave no native frames", *thread.native_id));
-        } else {
-          thread.frames = MergeNativeFrames(thread.frames, native).frames;
-        }
-      }
-      native_by_thread.push_back(std::move(native));
+      native_by_thread.push_back(
+          PrepareThread(target, context.target, options, interp, thread, snapshot->warnings));
+      rest.push_back(&thread);
     }
     MarkCollectingThreads(interp, native_by_thread);
   }
   for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(target.objects(), *snapshot);
   // Text shows source lines unless --no-source; JSON only with --source.
-  if (options.json ? options.json_source : !options.no_source) AddSourceLines(*snapshot, options.sources);
-  FormatOptions format;
-  format.color = context.output_is_terminal && !options.no_color && !options.json;
-  format.verbose = options.verbose;
-  format.frame_limit = options.limit;
-  format.json_source = options.json_source;
-  format.stats = options.stats ? &target.stats() : nullptr;
-  format.work = &target.objects().memory().budget();
-  format.session_kept = target.kept();
+  if (options.json ? options.json_source : !options.no_source) {
+    if (early) {
+      early->sources().Add(rest, snapshot->source_texts);
+    } else {
+      AddSourceLines(*snapshot, options.sources);
+    }
+  }
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();
   if (options.json) return {FormatJson(*snapshot, format), false};
-  return {FormatText(*snapshot, format, context.write_output), false};
+  if (!early || early->text() == nullptr) {
+    return {FormatText(*snapshot, format, context.write_output), false};
+  }
+  TracebackText& text = *early->text();
+  for (size_t i = shown; i < snapshot->interpreters.size(); ++i) {
+    text.AddInterpreter(snapshot->interpreters[i]);
+    for (const Thread& thread : snapshot->interpreters[i].threads) text.AddThread(thread);
+  }
+  return {text.Finish(*snapshot, format.elapsed_ms), false};
 }
 
 }  // namespace

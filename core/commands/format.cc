@@ -303,77 +303,121 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
 
 }  // namespace
 
-std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
-                       const OutputWriter& write) {
-  const Palette p = MakePalette(options.color);
-  std::string out;
-  if (write) {
-    out.reserve(kOutputPieceBytes + 4096);  // a frame's lines may pass the piece's end
-  } else {
-    // '  File "", line N, in ' and colours; the source line and a line of carets.
-    out.reserve(EstimatedSize(snapshot, 48, 2));
-    PrefaultForWrite(out.data(), out.capacity());
-  }
-  auto hand_over_a_piece = [&] {
-    if (write && out.size() >= kOutputPieceBytes) {
+struct TracebackText::Parts {
+  Parts(const FormatOptions& options, TracebackCaretRules rules, size_t interpreters,
+        OutputWriter write)
+      : options(options),
+        palette(MakePalette(options.color)),
+        drawn(palette, rules),
+        several_interpreters(interpreters > 1),
+        write(std::move(write)) {}
+
+  // Hands the text made so far to `write` once it holds `at_least` bytes.
+  void HandOver(size_t at_least) {
+    if (write && !out.empty() && out.size() >= at_least) {
       write(out);
       out.clear();
     }
-  };
-  FrameLinesDrawn drawn(p, snapshot.python.caret_rules);
-  const bool several_interpreters = snapshot.interpreters.size() > 1;
-  bool first_thread = true;
-  for (const Interpreter& interp : snapshot.interpreters) {
-    if (several_interpreters) out += fmt::format("{}Interpreter {}{}\n", p.header, interp.id, p.reset);
-    for (const Thread& thread : interp.threads) {
-      if (!first_thread) out += "\n";
-      first_thread = false;
-      out += fmt::format("{}Thread {}{}{}:\n", p.header, ThreadTitle(thread), ThreadFlags(thread), p.reset);
-      if (thread.frames.empty() && !thread.truncated) {
-        out += "  (no Python frames)\n";
-        continue;
-      }
-      out += "Traceback (most recent call first):\n";
-      const size_t shown = ShownFrames(thread, options);
-      for (size_t i = 0; i < shown; ++i) {
-        hand_over_a_piece();
-        const Frame& frame = thread.frames[i];
-        if (frame.kind == FrameKind::kGc) {
-          out += "  <GC>\n";
-          continue;
-        }
-        if (frame.kind == FrameKind::kNative) {
-          const NativeFrame& native = NativeOf(frame);
-          out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, native.pc, p.name,
-                             native.function.empty() ? "??" : PrintableText(native.function), p.reset,
-                             native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
-          continue;
-        }
-        out += drawn.Lines(frame);
-        // Under the frame, as GDB's libpython py-bt shows the C call it is in.
-        if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
-        out += LocalsText(frame, "    ");
-      }
-      if (shown < thread.frames.size()) {
-        out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
-                           thread.frames.size() - shown, options.frame_limit);
-      }
-      if (thread.error) out += fmt::format("  ...truncated: {}\n", PrintableText(*thread.error));
-    }
   }
-  if (first_thread) out += "No Python threads.\n";
-  if (options.verbose) {
+
+  const FormatOptions options;
+  const Palette palette;
+  FrameLinesDrawn drawn;
+  const bool several_interpreters;
+  const OutputWriter write;
+  std::string out;
+  bool first_thread = true;
+};
+
+TracebackText::TracebackText(const FormatOptions& options, TracebackCaretRules rules,
+                             size_t interpreters, OutputWriter write, size_t expected_size)
+    : parts_(std::make_unique<Parts>(options, rules, interpreters, std::move(write))) {
+  if (parts_->write) {
+    parts_->out.reserve(kOutputPieceBytes + 4096);  // a frame's lines may pass the piece's end
+  } else {
+    parts_->out.reserve(expected_size);
+    PrefaultForWrite(parts_->out.data(), parts_->out.capacity());
+  }
+}
+
+TracebackText::~TracebackText() = default;
+
+void TracebackText::AddInterpreter(const Interpreter& interp) {
+  Parts& t = *parts_;
+  if (t.several_interpreters) {
+    t.out += fmt::format("{}Interpreter {}{}\n", t.palette.header, interp.id, t.palette.reset);
+  }
+}
+
+void TracebackText::AddThread(const Thread& thread) {
+  Parts& t = *parts_;
+  const Palette& p = t.palette;
+  std::string& out = t.out;
+  if (!t.first_thread) out += "\n";
+  t.first_thread = false;
+  out += fmt::format("{}Thread {}{}{}:\n", p.header, ThreadTitle(thread), ThreadFlags(thread), p.reset);
+  if (thread.frames.empty() && !thread.truncated) {
+    out += "  (no Python frames)\n";
+    return;
+  }
+  out += "Traceback (most recent call first):\n";
+  const size_t shown = ShownFrames(thread, t.options);
+  for (size_t i = 0; i < shown; ++i) {
+    t.HandOver(kOutputPieceBytes);
+    const Frame& frame = thread.frames[i];
+    if (frame.kind == FrameKind::kGc) {
+      out += "  <GC>\n";
+      continue;
+    }
+    if (frame.kind == FrameKind::kNative) {
+      const NativeFrame& native = NativeOf(frame);
+      out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, native.pc, p.name,
+                         native.function.empty() ? "??" : PrintableText(native.function), p.reset,
+                         native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
+      continue;
+    }
+    out += t.drawn.Lines(frame);
+    // Under the frame, as GDB's libpython py-bt shows the C call it is in.
+    if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
+    out += LocalsText(frame, "    ");
+  }
+  if (shown < thread.frames.size()) {
+    out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
+                       thread.frames.size() - shown, t.options.frame_limit);
+  }
+  if (thread.error) out += fmt::format("  ...truncated: {}\n", PrintableText(*thread.error));
+  t.HandOver(kThreadEndPieceBytes);
+}
+
+std::string TracebackText::Finish(const Snapshot& snapshot, double elapsed_ms) {
+  Parts& t = *parts_;
+  std::string& out = t.out;
+  if (t.first_thread) out += "No Python threads.\n";
+  if (t.options.verbose) {
     out += fmt::format("Python {}{}\n", snapshot.python.version.ToString(),
                        snapshot.python.free_threaded ? " (free-threaded)" : "");
   }
   for (const std::string& warning : snapshot.warnings) {
     out += fmt::format("warning: {}\n", PrintableText(warning));
   }
-  if (options.stats) {
-    out += StatsLine(*options.stats, options.elapsed_ms, CountFrames(snapshot), options.session_kept) + "\n";
-    if (options.work) out += WorkStatsText(*options.work) + "\n";
+  if (t.options.stats) {
+    out += StatsLine(*t.options.stats, elapsed_ms, CountFrames(snapshot),
+                     t.options.session_kept) + "\n";
+    if (t.options.work) out += WorkStatsText(*t.options.work) + "\n";
   }
-  return out;
+  return std::move(out);
+}
+
+std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
+                       const OutputWriter& write) {
+  // '  File "", line N, in ' and colours; the source line and a line of carets.
+  TracebackText text(options, snapshot.python.caret_rules, snapshot.interpreters.size(), write,
+                     write ? 0 : EstimatedSize(snapshot, 48, 2));
+  for (const Interpreter& interp : snapshot.interpreters) {
+    text.AddInterpreter(interp);
+    for (const Thread& thread : interp.threads) text.AddThread(thread);
+  }
+  return text.Finish(snapshot, options.elapsed_ms);
 }
 
 namespace {

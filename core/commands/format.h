@@ -2,6 +2,7 @@
 // the JSON document of ../shared/notes/json-output.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -34,8 +35,32 @@ std::string_view ExceptionStateName(ExceptionState state);
 // #N File "...", line L, in QUALNAME
 std::string FrameHeader(const Frame& frame, size_t index);
 
-// py-bt's text. With `write`, it goes there in pieces of about kOutputPieceBytes as it is
-// made, and the rest is returned.
+// py-bt's text, made as the walk goes (py-bt --all prints a thread while the next is read):
+// the interpreters' titles and their threads in order, then the end. With `write`, the text
+// goes there in pieces of about kOutputPieceBytes as it is made, and at the end of a thread
+// once a quarter of that waits; Finish returns the rest.
+class TracebackText {
+ public:
+  // `interpreters`: how many the text will have (titles only when several).
+  // `expected_size`: the whole text's, without `write` (one allocation up front).
+  TracebackText(const FormatOptions& options, TracebackCaretRules rules, size_t interpreters,
+                OutputWriter write, size_t expected_size);
+  ~TracebackText();
+  TracebackText(const TracebackText&) = delete;
+  TracebackText& operator=(const TracebackText&) = delete;
+
+  void AddInterpreter(const Interpreter& interp);
+  void AddThread(const Thread& thread);
+  // "No Python threads." if none was added, the version (verbose), `snapshot`'s warnings and
+  // the stats (`elapsed_ms`: the command's time until now); returns what was not handed over.
+  std::string Finish(const Snapshot& snapshot, double elapsed_ms);
+
+ private:
+  struct Parts;
+  std::unique_ptr<Parts> parts_;
+};
+
+// py-bt's text of a whole snapshot (TracebackText).
 std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write = {});
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);

@@ -15,5 +15,9 @@ using OutputWriter = std::function<void(std::string_view)>;
 // not one string of the whole output (hundreds of KB of fresh pages for a deep stack, which
 // a debugger pays a fault for each; bench/README.md). The GDB script writes 64 KiB at a time.
 inline constexpr size_t kOutputPieceBytes = size_t{64} << 10;
+// py-bt hands over what waits at the end of a thread once it is this much: the debugger
+// prints it while the next thread is read (gdb_bridge/worker_relay.h), and a piece costs the
+// debugger a call, so not every small thread's text goes alone.
+inline constexpr size_t kThreadEndPieceBytes = kOutputPieceBytes / 4;
 
 }  // namespace pyunwind

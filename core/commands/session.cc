@@ -31,8 +31,10 @@ Result<std::unique_ptr<TargetSession>> TargetSession::OpenRelayed(
   return session;
 }
 
-Result<Snapshot> TargetSession::Walk() {
-  auto snapshot = WalkRuntime(objects_, codes_, location_.address, WalkOptions{});
+Result<Snapshot> TargetSession::Walk(WalkObserver* observer) {
+  WalkOptions options;
+  options.observer = observer;
+  auto snapshot = WalkRuntime(objects_, codes_, location_.address, options);
   if (snapshot.ok()) {
     for (const std::string& warning : location_.warnings) snapshot->warnings.push_back(warning);
   }

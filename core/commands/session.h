@@ -19,6 +19,7 @@
 #include "core/target/target.h"
 #include "core/walk/code_objects.h"
 #include "core/walk/model.h"
+#include "core/walk/threads.h"
 
 namespace pyunwind {
 
@@ -49,7 +50,8 @@ class TargetSession {
   // Walked anew on every call, from the pages and code objects kept: a walk
   // over cached memory costs less than copying the snapshot it makes (whose
   // fresh memory is what a debugger's heap pays for; bench/README.md).
-  Result<Snapshot> Walk();
+  // `observer` (may be null) sees each thread as it is done.
+  Result<Snapshot> Walk(WalkObserver* observer = nullptr);
 
   // The debugger's backtrace of a thread, asked of the debugger once.
   const std::vector<NativeFrame>& NativeFrames(uint64_t thread_id);

@@ -38,27 +38,23 @@ int LastSpanLine(const Frame& frame) {
 
 }  // namespace
 
-void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
-  struct SourceFile {
-    std::vector<int> numbers;  // the lines the frames need
-    std::optional<std::vector<NumberedLine>> lines;
-  };
-  std::map<std::string, SourceFile> files;
+SourceLineReader::SourceLineReader(const SourceLookup& lookup) : lookup_(lookup) {}
+
+void SourceLineReader::Add(const std::vector<Thread*>& threads,
+                           std::vector<std::shared_ptr<const SourceText>>& owner) {
   // Calls `visit(frame, its file)` for each Python frame with a line. A file is looked up
   // once per run of frames of one code object (a recursion is thousands of them).
   auto for_each_frame = [&](auto visit) {
     const CodeNames* names_before = nullptr;
     SourceFile* file_before = nullptr;
-    for (Interpreter& interp : snapshot.interpreters) {
-      for (Thread& thread : interp.threads) {
-        for (Frame& frame : thread.frames) {
-          if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
-          if (file_before == nullptr || frame.code_names != names_before) {
-            names_before = frame.code_names;
-            file_before = &files[frame.filename()];
-          }
-          visit(frame, *file_before);
+    for (Thread* thread : threads) {
+      for (Frame& frame : thread->frames) {
+        if (frame.kind != FrameKind::kPython || !frame.line || *frame.line < 1) continue;
+        if (file_before == nullptr || frame.code_names != names_before) {
+          names_before = frame.code_names;
+          file_before = &files_[frame.filename()];
         }
+        visit(frame, *file_before);
       }
     }
   };
@@ -73,58 +69,72 @@ void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
     const Lines key = lines_of(frame, file);
     if (key == noted) return;
     noted = key;
+    if (file.unreadable) return;
     for (int number = *frame.line; number <= LastSpanLine(frame); ++number) {
-      file.numbers.push_back(number);
+      if (file.lines.count(number) == 0) file.wanted.push_back(number);
     }
   });
-  size_t files_read = 0;
-  for (auto& [filename, file] : files) {
-    if (files_read++ >= kMaxSourceFilesPerCommand) break;
-    std::sort(file.numbers.begin(), file.numbers.end());
-    file.numbers.erase(std::unique(file.numbers.begin(), file.numbers.end()), file.numbers.end());
-    auto lines = ReadNumberedSourceLines(SourcePathFor(filename, lookup), file.numbers);
-    if (lines.ok()) file.lines = std::move(*lines);
+  // Each file with lines not read yet is read (again) for those: the threads given first
+  // usually need most of what the later ones do.
+  for (auto it = files_.begin(); it != files_.end(); ++it) {
+    SourceFile& file = it->second;
+    if (file.wanted.empty()) continue;
+    std::vector<int> numbers = std::move(file.wanted);
+    file.wanted.clear();
+    if (reads_++ >= kMaxSourceFilesPerCommand) continue;
+    std::sort(numbers.begin(), numbers.end());
+    numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+    auto lines = ReadNumberedSourceLines(SourcePathFor(it->first, lookup_), numbers);
+    if (!lines.ok()) {
+      file.unreadable = true;
+      continue;
+    }
+    for (NumberedLine& line : *lines) file.lines.emplace(line.number, std::move(line.text));
   }
-  // Frames at the same lines share one SourceText, which the snapshot owns.
-  std::map<Lines, const SourceText*> texts;
-  size_t span_lines = 0;
   // The text the frame before got, for the frames of a run at the same lines.
   Lines last_key{};
   const SourceText* last_text = nullptr;
   for_each_frame([&](Frame& frame, const SourceFile& file) {
-    if (!file.lines) return;
+    if (file.lines.empty()) return;
     const Lines key = lines_of(frame, file);
     if (last_text && key == last_key &&
-        span_lines + last_text->span_lines.size() <= kMaxTracebackSpanLinesPerCommand) {
-      span_lines += last_text->span_lines.size();
+        span_lines_ + last_text->span_lines.size() <= kMaxTracebackSpanLinesPerCommand) {
+      span_lines_ += last_text->span_lines.size();
       frame.source = last_text;
       return;
     }
-    const std::vector<NumberedLine>& lines = *file.lines;
     const int line = *frame.line;
-    auto at = std::lower_bound(lines.begin(), lines.end(), line,
-                               [](const NumberedLine& l, int number) { return l.number < number; });
-    if (at == lines.end() || at->number != line) return;  // past the file's end
+    auto at = file.lines.find(line);
+    if (at == file.lines.end()) return;  // past the file's end
     // The span: the lines after it, as far as the file has them.
-    auto span_end = at + 1;
-    while (span_end != lines.end() && span_end->number <= LastSpanLine(frame) &&
-           span_end->number == (span_end - 1)->number + 1) {
+    auto span_end = std::next(at);
+    while (span_end != file.lines.end() && span_end->first <= LastSpanLine(frame) &&
+           span_end->first == std::prev(span_end)->first + 1) {
       ++span_end;
     }
-    if (span_lines + (span_end - at - 1) > kMaxTracebackSpanLinesPerCommand) span_end = at + 1;
-    span_lines += span_end - at - 1;
-    const SourceText*& text = texts[{&file, line, (span_end - 1)->number}];
+    const auto span = static_cast<size_t>(std::distance(at, span_end) - 1);
+    if (span_lines_ + span > kMaxTracebackSpanLinesPerCommand) span_end = std::next(at);
+    span_lines_ += static_cast<size_t>(std::distance(at, span_end) - 1);
+    const SourceText*& text = texts_[{&file, line, std::prev(span_end)->first}];
     if (!text) {
-      std::vector<std::string> span;
-      for (auto it = at + 1; it != span_end; ++it) span.push_back(it->text);
-      text = snapshot.source_texts
-                 .emplace_back(std::make_shared<const SourceText>(SourceText{at->text, std::move(span)}))
+      std::vector<std::string> span_text;
+      for (auto it = std::next(at); it != span_end; ++it) span_text.push_back(it->second);
+      text = owner.emplace_back(std::make_shared<const SourceText>(
+                                    SourceText{at->second, std::move(span_text)}))
                  .get();
     }
     frame.source = text;
     last_key = key;
     last_text = text;
   });
+}
+
+void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
+  std::vector<Thread*> threads;
+  for (Interpreter& interp : snapshot.interpreters) {
+    for (Thread& thread : interp.threads) threads.push_back(&thread);
+  }
+  SourceLineReader(lookup).Add(threads, snapshot.source_texts);
 }
 
 }  // namespace pyunwind

@@ -4,7 +4,10 @@
 // reader of py-list (regular files only, bounded).
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "core/walk/model.h"
@@ -21,8 +24,32 @@ struct SourceLookup {
 // a regular file, else `filename` itself.
 std::string SourcePathFor(const std::string& filename, const SourceLookup& lookup);
 
-// Fills frame.source_line of every Python frame of `snapshot` whose line its
-// file has. Each file is read once; at most kMaxSourceFilesPerCommand files.
+// Fills frame.source of the Python frames of threads given a few at a time (py-bt --all
+// shows each thread as it is walked). A file is read when a frame needs a line of it not
+// read before, at most kMaxSourceFilesPerCommand times in all; its lines are kept.
+class SourceLineReader {
+ public:
+  explicit SourceLineReader(const SourceLookup& lookup);
+  // The texts the frames point to are kept in `owner` (a Snapshot's source_texts).
+  void Add(const std::vector<Thread*>& threads,
+           std::vector<std::shared_ptr<const SourceText>>& owner);
+
+ private:
+  struct SourceFile {
+    std::map<int, std::string> lines;  // read so far, by number
+    std::vector<int> wanted;           // numbers to read next
+    bool unreadable = false;
+  };
+  const SourceLookup lookup_;
+  std::map<std::string, SourceFile> files_;
+  // Frames at the same lines share one SourceText.
+  std::map<std::tuple<const SourceFile*, int, int>, const SourceText*> texts_;
+  size_t reads_ = 0;
+  size_t span_lines_ = 0;  // source lines under the frames, beyond their first
+};
+
+// Fills frame.source of every Python frame of `snapshot` whose line its file has
+// (SourceLineReader, all threads at once).
 void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup);
 
 }  // namespace pyunwind

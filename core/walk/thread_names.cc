@@ -44,7 +44,9 @@ Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& 
 
 }  // namespace
 
-void AddThreadNames(ObjectReader& objects, Interpreter& interp, std::vector<std::string>& warnings) {
+ThreadNames::ThreadNames(ObjectReader& objects, const Interpreter& interp,
+                         std::vector<std::string>& warnings)
+    : objects_(objects) {
   const Layout& l = objects.layout();
   if (l.interp.modules == kAbsent || l.module.md_dict == kAbsent) return;
   RemoteMemory& memory = objects.memory();
@@ -64,13 +66,16 @@ void AddThreadNames(ObjectReader& objects, Interpreter& interp, std::vector<std:
                                    thread_objects.error().message));
     return;
   }
-  for (Thread& thread : interp.threads) {
-    if (!thread.python_id) continue;
-    auto it = thread_objects->find(*thread.python_id);
-    if (it == thread_objects->end()) continue;
-    auto name = NameOf(c, it->second);
-    if (name.ok()) thread.name = *name;
-  }
+  thread_objects_ = std::move(*thread_objects);
+}
+
+void ThreadNames::Name(Thread& thread) {
+  if (!thread.python_id) return;
+  auto it = thread_objects_.find(*thread.python_id);
+  if (it == thread_objects_.end()) return;
+  RemoteCollections c(objects_);
+  auto name = NameOf(c, it->second);
+  if (name.ok()) thread.name = *name;
 }
 
 }  // namespace pyunwind

@@ -4,7 +4,9 @@
 // when it has left _active. Bounded like every remote read.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/objects/objects.h"
@@ -12,9 +14,18 @@
 
 namespace pyunwind {
 
-// Sets Thread::name on every thread of `interp` whose python_id threading
-// knows. Nothing when threading is not imported; a damaged module or dict
-// adds one warning.
-void AddThreadNames(ObjectReader& objects, Interpreter& interp, std::vector<std::string>& warnings);
+// The threads of an interpreter that threading knows, read once; each name is read when
+// its thread is walked (py-bt --all shows the first thread before the others are read).
+class ThreadNames {
+ public:
+  // Nothing when threading is not imported; a damaged module or dict adds one warning.
+  ThreadNames(ObjectReader& objects, const Interpreter& interp, std::vector<std::string>& warnings);
+  // Sets Thread::name if threading knows the thread's python_id.
+  void Name(Thread& thread);
+
+ private:
+  ObjectReader& objects_;
+  std::unordered_map<uint64_t, uint64_t> thread_objects_;  // ident -> its Thread object
+};
 
 }  // namespace pyunwind

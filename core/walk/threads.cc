@@ -43,10 +43,8 @@ GilState ReadGil(RemoteMemory& memory, const Layout& l, uint64_t runtime, uint64
   return gil;
 }
 
-Thread ReadThread(ObjectReader& objects, CodeCache& codes, uint64_t tstate,
-                  const WalkOptions& options) {
-  RemoteMemory& memory = objects.memory();
-  const Layout::ThreadState& t = objects.layout().tstate;
+// A thread state's ids; its frames come later (WalkThreadFrames).
+Thread ReadThreadIds(RemoteMemory& memory, const Layout::ThreadState& t, uint64_t tstate) {
   Thread thread;
   thread.tstate_address = tstate;
   if (auto id = memory.ReadValue<uint64_t>(tstate + t.native_thread_id); id && *id != 0) {
@@ -55,6 +53,14 @@ Thread ReadThread(ObjectReader& objects, CodeCache& codes, uint64_t tstate,
   if (auto id = memory.ReadValue<uint64_t>(tstate + t.thread_id); id && *id != 0) {
     thread.python_id = *id;
   }
+  return thread;
+}
+
+void WalkThreadFrames(ObjectReader& objects, CodeCache& codes, const WalkOptions& options,
+                      Thread& thread) {
+  RemoteMemory& memory = objects.memory();
+  const Layout::ThreadState& t = objects.layout().tstate;
+  const uint64_t tstate = thread.tstate_address;
   std::optional<uint64_t> frame;
   if (t.current_frame != kAbsent) {
     frame = memory.ReadPointer(tstate + t.current_frame);
@@ -64,11 +70,40 @@ Thread ReadThread(ObjectReader& objects, CodeCache& codes, uint64_t tstate,
   if (!frame) {
     thread.truncated = true;
     thread.error = fmt::format("cannot read the current frame of thread state {:#x}", tstate);
-    return thread;
+    return;
   }
   WalkFrames(objects, codes, *frame, options.max_frames_per_thread, thread);
   AddCalls(objects, codes, 0, thread);
-  return thread;
+}
+
+// The runtime's interpreters, in CPython's order; damage cuts the list with a warning.
+std::vector<uint64_t> InterpreterStates(RemoteMemory& memory, const Layout& l, uint64_t first,
+                                        std::vector<std::string>& warnings) {
+  std::vector<uint64_t> interpreters;
+  std::unordered_set<uint64_t> seen;
+  for (uint64_t interp = first; interp != 0;) {
+    if (!Aligned(interp)) {
+      warnings.push_back(fmt::format("bad interpreter pointer {:#x}: list cut", interp));
+      break;
+    }
+    if (!seen.insert(interp).second) {
+      warnings.push_back("the interpreter list loops: interpreters after it are not shown");
+      break;
+    }
+    if (interpreters.size() >= kMaxInterpreters) {
+      warnings.push_back(fmt::format(
+          "more than {} interpreters: the rest are not shown...truncated", kMaxInterpreters));
+      break;
+    }
+    interpreters.push_back(interp);
+    auto next = memory.ReadPointer(interp + l.interp.next);
+    if (!next) {
+      warnings.push_back(fmt::format("cannot read interpreter {:#x}: list cut", interp));
+      break;
+    }
+    interp = *next;
+  }
+  return interpreters;
 }
 
 // The interpreter's thread states, newest first as CPython links them.
@@ -125,22 +160,12 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     main_interp = memory.ReadPointer(runtime + l.runtime.interpreters_main);
   }
 
-  std::unordered_set<uint64_t> seen;
-  for (uint64_t interp = *head; interp != 0;) {
-    if (!Aligned(interp)) {
-      snapshot.warnings.push_back(fmt::format("bad interpreter pointer {:#x}: list cut", interp));
-      break;
-    }
-    if (!seen.insert(interp).second) {
-      snapshot.warnings.push_back("the interpreter list loops: interpreters after it are not shown");
-      break;
-    }
-    if (snapshot.interpreters.size() >= kMaxInterpreters) {
-      snapshot.warnings.push_back(fmt::format(
-          "more than {} interpreters: the rest are not shown...truncated", kMaxInterpreters));
-      break;
-    }
-    Interpreter interpreter;
+  const std::vector<uint64_t> interpreters =
+      InterpreterStates(memory, l, *head, snapshot.warnings);
+  if (options.observer != nullptr) options.observer->Interpreters(interpreters.size());
+  snapshot.interpreters.reserve(interpreters.size());
+  for (const uint64_t interp : interpreters) {
+    Interpreter& interpreter = snapshot.interpreters.emplace_back();
     interpreter.address = interp;
     if (auto id = memory.ReadValue<int64_t>(interp + l.interp.id); id) interpreter.id = *id;
 
@@ -157,7 +182,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
 
     // Oldest first reads like the debugger's own thread list.
     for (auto it = states.rbegin(); it != states.rend(); ++it) {
-      Thread thread = ReadThread(objects, codes, *it, options);
+      Thread thread = ReadThreadIds(memory, l.tstate, *it);
       thread.is_main = main.tstate != 0 && *it == main.tstate;
       if (thread.is_main) thread.status.push_back("main");
       if (gil.known) {
@@ -174,15 +199,13 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     if (gil.known && gil.locked) interpreter.gil_holder = gil.holder;
     interpreter.gc_collecting = collecting;
     AddThreadStatus(objects, interpreter);
-    AddThreadNames(objects, interpreter, snapshot.warnings);
-    snapshot.interpreters.push_back(std::move(interpreter));
-
-    auto next = memory.ReadPointer(interp + l.interp.next);
-    if (!next) {
-      snapshot.warnings.push_back(fmt::format("cannot read interpreter {:#x}: list cut", interp));
-      break;
+    ThreadNames names(objects, interpreter, snapshot.warnings);
+    if (options.observer != nullptr) options.observer->InterpreterStarted(interpreter);
+    for (Thread& thread : interpreter.threads) {
+      names.Name(thread);
+      WalkThreadFrames(objects, codes, options, thread);
+      if (options.observer != nullptr) options.observer->ThreadDone(interpreter, thread);
     }
-    interp = *next;
   }
   if (auto warning = memory.BudgetWarning()) snapshot.warnings.push_back(*warning);
   return snapshot;

@@ -9,8 +9,22 @@
 
 namespace pyunwind {
 
+// Sees the walk's threads as each is done: py-bt --all prints one thread while
+// the next is read.
+class WalkObserver {
+ public:
+  virtual ~WalkObserver() = default;
+  // How many interpreters the runtime lists, before the first is walked.
+  virtual void Interpreters(size_t count) = 0;
+  // An interpreter with its threads' ids and states, before their names and frames.
+  virtual void InterpreterStarted(const Interpreter& interp) = 0;
+  // A thread of `interp` with its name and frames: done, as the snapshot will hold it.
+  virtual void ThreadDone(const Interpreter& interp, Thread& thread) = 0;
+};
+
 struct WalkOptions {
   size_t max_frames_per_thread = kMaxFramesPerThread;
+  WalkObserver* observer = nullptr;
 };
 
 // Every interpreter of the runtime at `runtime_address`, each with its
