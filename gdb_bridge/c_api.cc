@@ -18,6 +18,7 @@
 #include "core/target/python_files.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
+#include "gdb_bridge/worker_relay.h"
 
 namespace {
 
@@ -58,6 +59,11 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
   try {
     if (callbacks == nullptr || callbacks->read_memory == nullptr) {
       return pyunwind::Failure("no memory reader was given to pyunwind_run_command");
+    }
+    // Asked from a callback of a command that runs on a worker, which holds what
+    // the commands keep (KeptState tells the same to a call on the same thread).
+    if (pyunwind::gdb::WorkerRelay::Serving()) {
+      return pyunwind::Failure("a pyunwind command is already running");
     }
     if (command_name == nullptr || command_name[0] == '\0') {
       return pyunwind::Failure("no command name was given");
@@ -101,6 +107,33 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
   }
 }
 
+// RunGuarded; where the library reads a live process itself, on a worker while
+// this thread serves its callbacks and prints its output as it comes
+// (worker_relay.h). A command reading through callbacks alone gains nothing:
+// each read would be a trip to this thread and back.
+pyunwind::CommandOutput RunServed(const pyunwind_callbacks* callbacks, const char* command_name,
+                                  const char* argument_line, int64_t selected_thread_id,
+                                  const pyunwind_stop* stop, int is_terminal,
+                                  int64_t* native_frame) {
+  if (callbacks == nullptr || callbacks->live_pid == 0 || callbacks->read_memory == nullptr ||
+      callbacks->write_output == nullptr || pyunwind::gdb::WorkerRelay::Serving()) {
+    return RunGuarded(callbacks, command_name, argument_line, selected_thread_id, stop,
+                      is_terminal, native_frame);
+  }
+  try {
+    pyunwind::gdb::WorkerRelay relay(*callbacks);
+    pyunwind::CommandOutput output;
+    const bool ran = relay.Run([&] {
+      output = RunGuarded(&relay.relayed(), command_name, argument_line, selected_thread_id, stop,
+                          is_terminal, native_frame);
+    });
+    if (ran) return output;
+  } catch (...) {
+  }
+  return RunGuarded(callbacks, command_name, argument_line, selected_thread_id, stop, is_terminal,
+                    native_frame);
+}
+
 // The text handed back: an error is one line.
 char* Finish(pyunwind::CommandOutput output, int* failed) {
   if (failed != nullptr) *failed = output.failed ? 1 : 0;
@@ -119,7 +152,10 @@ extern "C" {
 
 PYUNWIND_API int pyunwind_abi_version(void) { return PYUNWIND_ABI_VERSION; }
 
-PYUNWIND_API void pyunwind_prepare(void) { pyunwind::PageArena::PrepareSlabInBackground(); }
+PYUNWIND_API void pyunwind_prepare(void) {
+  pyunwind::PageArena::PrepareSlabInBackground();
+  pyunwind::gdb::WorkerRelay::StartWorker();
+}
 
 PYUNWIND_API const char* pyunwind_commands(void) {
   try {
@@ -135,8 +171,8 @@ PYUNWIND_API char* pyunwind_run_command(const struct pyunwind_callbacks* callbac
                                         const char* argument_line,
                                         int64_t selected_thread_id, int is_terminal,
                                         int* failed) {
-  return Finish(RunGuarded(callbacks, command_name, argument_line, selected_thread_id, nullptr,
-                           is_terminal, nullptr),
+  return Finish(RunServed(callbacks, command_name, argument_line, selected_thread_id, nullptr,
+                          is_terminal, nullptr),
                 failed);
 }
 
@@ -146,9 +182,9 @@ PYUNWIND_API char* pyunwind_run_command_at(const struct pyunwind_callbacks* call
                                            const struct pyunwind_stop* stop, int is_terminal,
                                            int64_t* native_frame, int* failed) {
   if (native_frame != nullptr) *native_frame = -1;
-  return Finish(RunGuarded(callbacks, command_name, argument_line,
-                           stop != nullptr ? stop->selected_thread_id : -1, stop, is_terminal,
-                           native_frame),
+  return Finish(RunServed(callbacks, command_name, argument_line,
+                          stop != nullptr ? stop->selected_thread_id : -1, stop, is_terminal,
+                          native_frame),
                 failed);
 }
 
@@ -176,7 +212,7 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
   try {
     nlohmann::json by_level = nlohmann::json::object();
     if (callbacks != nullptr && callbacks->read_memory != nullptr && stop != nullptr &&
-        stop->state == PYUNWIND_STOPPED) {
+        stop->state == PYUNWIND_STOPPED && !pyunwind::gdb::WorkerRelay::Serving()) {
       pyunwind::gdb::CallbackTarget target(*callbacks);
       auto kept = pyunwind::KeptState::Take();
       if (!kept.ok()) return CopyToMalloc("{}");

@@ -12,7 +12,13 @@
  *     buffer the script keeps until its next callback).
  *
  * Threading: pyunwind_run_command is reentrant; the callbacks are called on
- * the calling thread only, before pyunwind_run_command returns.
+ * the calling thread only, before pyunwind_run_command returns. (ABI 9) A
+ * command given a live_pid and write_output runs on a thread of the library
+ * while the calling thread waits in pyunwind_run_command and runs there each
+ * callback the command makes, and prints its output as it comes: the
+ * library reads and formats on while the host prints (write_output returns
+ * at once to the command; the piece is copied). That thread blocks every
+ * signal.
  */
 #ifndef PYUNWIND_C_API_H_
 #define PYUNWIND_C_API_H_
@@ -92,7 +98,9 @@ struct pyunwind_callbacks {
    * "pyunwind: interrupted" and keeps nothing it read at the stop. Asked
    * also after every other callback a command makes: when it says 1, that
    * callback's answer is not used (a host stopped in the middle of a callback
-   * may return anything). May be NULL. */
+   * may return anything). Where the command runs on the library's thread,
+   * the calling thread asks, after each callback and piece of output and
+   * every 10 ms while it waits. May be NULL. */
   int (*interrupted)(void* ctx);
 };
 
@@ -100,8 +108,9 @@ struct pyunwind_callbacks {
 PYUNWIND_API int pyunwind_abi_version(void);
 
 /* (ABI 7) Sets up, on a thread of its own, what the first command would
- * otherwise wait for (the page cache's memory, faulted in). Optional; the
- * script calls it once, when it has loaded the library. */
+ * otherwise wait for (the page cache's memory, faulted in; (ABI 9) the
+ * thread commands run on, with its heap and stack faulted in). Optional;
+ * the script calls it once, when it has loaded the library. */
 PYUNWIND_API void pyunwind_prepare(void);
 
 /* Every command to register, as a static JSON array of
