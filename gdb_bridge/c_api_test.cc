@@ -16,6 +16,7 @@
 
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
+#include "gdb_bridge/worker_relay.h"
 
 // A global of this executable's own, looked up as _PyRuntime is in python's.
 extern "C" {
@@ -200,21 +201,32 @@ TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
 
 // A command run from a callback of a command still running (what is kept at the stop is the
 // outer one's) fails in one line; the outer one runs to its end, and the next command runs.
-TEST(CApi, ACommandInsideAnotherIsRefused) {
+// Also where the outer one runs on the library's thread (a live_pid and write_output: the
+// callback runs on this thread while that one waits for it).
+class NestedCommand : public ::testing::TestWithParam<bool> {};
+
+TEST_P(NestedCommand, IsRefused) {
+  const bool on_library_thread = GetParam();
   struct Nested {
     FakeTarget target;
     pyunwind_callbacks callbacks{};
     std::string inner_text;
     int inner_failed = -1;
+    bool served = false;
   } nested;
   nested.callbacks = CallbacksFor(nested.target);
   nested.callbacks.ctx = &nested;
   nested.callbacks.read_memory = [](void*, uint64_t, void*, uint64_t) { return 0; };
   nested.callbacks.debugger_command = [](void*, const char*) -> const char* { return ""; };
   nested.callbacks.thread_ids = [](void*) -> const char* { return "101"; };
+  if (on_library_thread) {
+    nested.callbacks.live_pid = static_cast<uint64_t>(getpid());  // has no _PyRuntime
+    nested.callbacks.write_output = [](void*, const char*, uint64_t) {};
+  }
   nested.callbacks.find_symbol = [](void* ctx, const char*, uint64_t*) {
     auto* n = static_cast<Nested*>(ctx);
     if (n->inner_failed != -1) return 0;  // asked once
+    n->served = pyunwind::gdb::WorkerRelay::Serving();
     pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101};
     char* text = pyunwind_run_command_at(&n->callbacks, "py-bt", "", &stop, 0, nullptr,
                                          &n->inner_failed);
@@ -228,6 +240,7 @@ TEST(CApi, ACommandInsideAnotherIsRefused) {
   ASSERT_NE(text, nullptr);
   const std::string outer = text;
   pyunwind_free(text);
+  EXPECT_EQ(nested.served, on_library_thread);
   EXPECT_EQ(nested.inner_text, "pyunwind: a pyunwind command is already running\n");
   EXPECT_EQ(nested.inner_failed, 1);
   EXPECT_EQ(failed, 1) << outer;  // no runtime in this target
@@ -239,6 +252,11 @@ TEST(CApi, ACommandInsideAnotherIsRefused) {
   EXPECT_EQ(std::string(text).find("already running"), std::string::npos) << text;
   pyunwind_free(text);
 }
+
+INSTANTIATE_TEST_SUITE_P(CApi, NestedCommand, ::testing::Values(false, true),
+                         [](const auto& info) {
+                           return info.param ? "OnTheLibrarysThread" : "OnTheCallersThread";
+                         });
 
 // `pyunwind version` runs with no process, names the debugger the front-end gives, and
 // lists the CPython minors the core knows, free-threaded where _Py_DebugOffsets says so.
