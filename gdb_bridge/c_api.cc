@@ -55,7 +55,7 @@ pyunwind::ProcessStop StopOf(const pyunwind_stop& stop) {
 pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const char* command_name,
                                    const char* argument_line, int64_t selected_thread_id,
                                    const pyunwind_stop* stop, int is_terminal,
-                                   int64_t* native_frame) {
+                                   int64_t* native_frame, bool output_printed_meanwhile = false) {
   try {
     if (callbacks == nullptr || callbacks->read_memory == nullptr) {
       return pyunwind::Failure("no memory reader was given to pyunwind_run_command");
@@ -82,6 +82,7 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
       context.write_output = [callbacks](std::string_view piece) {
         callbacks->write_output(callbacks->ctx, piece.data(), piece.size());
       };
+      context.output_printed_meanwhile = output_printed_meanwhile;
     }
     if (selected_thread_id >= 0) context.selected_thread_id = static_cast<uint64_t>(selected_thread_id);
     const std::vector<std::string> args =
@@ -125,7 +126,7 @@ pyunwind::CommandOutput RunServed(const pyunwind_callbacks* callbacks, const cha
     pyunwind::CommandOutput output;
     const bool ran = relay.Run([&] {
       output = RunGuarded(&relay.relayed(), command_name, argument_line, selected_thread_id, stop,
-                          is_terminal, native_frame);
+                          is_terminal, native_frame, /*output_printed_meanwhile=*/true);
     });
     if (ran) return output;
   } catch (...) {

@@ -16,14 +16,16 @@ namespace {
 thread_local bool serving = false;
 
 // Waits for `ready` spinning, for a while: the hand-offs of a command come tens of
-// microseconds apart, and a thread put to sleep took 50-150 us to wake here
-// (bench/README.md). Then the caller sleeps on its condition variable. Not on one CPU,
-// where spinning only keeps the other thread off it.
+// microseconds to a millisecond apart (the first piece of py-bt --all's text after its
+// main thread's walk), and a thread put to sleep took 50-150 us to wake, on a VM with steal
+// time milliseconds at times: spinning 2 ms instead of 0.1 made py-bt --all in GDB 14 %
+// faster there (bench/README.md). Then the thread sleeps on its condition variable. Not on
+// one CPU, where spinning only keeps the other thread off it.
 template <typename Ready>
 void SpinUntil(Ready ready) {
   static const bool several_cpus = std::thread::hardware_concurrency() > 1;
   if (!several_cpus) return;
-  constexpr auto kSpin = std::chrono::microseconds(100);
+  constexpr auto kSpin = std::chrono::milliseconds(2);
   const auto until = std::chrono::steady_clock::now() + kSpin;
   for (int i = 0; !ready(); ++i) {
 #if defined(__x86_64__) || defined(__i386__)

@@ -373,7 +373,8 @@ TEST_F(WalkTest, FrameFieldsPastTheFrameHeadAreRefused) {
 
 // With a writer, py-bt's text goes out in pieces of kOutputPieceBytes or a frame more as it
 // is made (one buffer, no string of the whole text): together with what is returned, the
-// same text as without.
+// same text as without. Where the front-end prints meanwhile, --all's text goes a thread at
+// a time as the walk goes, also at a thread's end once kThreadEndPieceBytes wait.
 TEST_F(WalkTest, TextInPiecesIsTheWholeText) {
   p.AddSymbols();
   const uint64_t deep_code = p.Code("/app/" + std::string(200, 'd') + ".py", "deep", "Deep.deep",
@@ -385,21 +386,32 @@ TEST_F(WalkTest, TextInPiecesIsTheWholeText) {
   ASSERT_FALSE(whole.failed) << whole.text;
   ASSERT_GT(whole.text.size(), 3 * kOutputPieceBytes);
 
-  std::vector<std::string> pieces;
-  CommandContext context{p.target, std::nullopt, false, std::nullopt, std::nullopt};
-  context.write_output = [&](std::string_view piece) { pieces.emplace_back(piece); };
-  const CommandOutput rest = RunCommand("py-bt", {"--all"}, context);
-  ASSERT_FALSE(rest.failed) << rest.text;
-  ASSERT_GE(pieces.size(), 3u);
-  std::string joined;
-  for (const std::string& piece : pieces) {
-    // A piece at a thread's end may be smaller.
-    EXPECT_GE(piece.size(), kThreadEndPieceBytes);
-    EXPECT_LT(piece.size(), kOutputPieceBytes + 1024);  // one frame's lines past it at most
-    joined += piece;
+  for (const bool printed_meanwhile : {false, true}) {
+    SCOPED_TRACE(printed_meanwhile ? "printed meanwhile" : "printed in turn");
+    std::vector<std::string> pieces;
+    CommandContext context{p.target, std::nullopt, false, std::nullopt, std::nullopt};
+    context.write_output = [&](std::string_view piece) { pieces.emplace_back(piece); };
+    context.output_printed_meanwhile = printed_meanwhile;
+    const CommandOutput rest = RunCommand("py-bt", {"--all"}, context);
+    ASSERT_FALSE(rest.failed) << rest.text;
+    ASSERT_GE(pieces.size(), 3u);
+    std::string joined;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      // Printed meanwhile, a piece at a thread's end may be smaller.
+      EXPECT_GE(pieces[i].size(), printed_meanwhile ? kThreadEndPieceBytes : kOutputPieceBytes);
+      EXPECT_LT(pieces[i].size(), kOutputPieceBytes + 1024);  // one frame's lines past it at most
+      joined += pieces[i];
+    }
+    EXPECT_LT(rest.text.size(), kOutputPieceBytes + 1024);
+    EXPECT_EQ(joined + rest.text, whole.text);
+    // The fake target's first thread (1,000 frames) is handed over whole before the second
+    // thread's title is made.
+    if (printed_meanwhile) {
+      const size_t second = whole.text.find("\nThread ");
+      ASSERT_NE(second, std::string::npos);
+      EXPECT_EQ(joined.size(), second);  // the blank line between threads comes with the next
+    }
   }
-  EXPECT_LT(rest.text.size(), kOutputPieceBytes + 1024);
-  EXPECT_EQ(joined + rest.text, whole.text);
 }
 
 TEST_F(WalkTest, SelfLoopingFrame) {

@@ -146,7 +146,8 @@ class ThreadsShownAsWalked : public WalkObserver {
         sources_(options.sources) {}
 
   void Interpreters(size_t count) override {
-    text_.emplace(format_, target_.objects().layout().caret_rules, count, context_.write_output, 0);
+    text_.emplace(format_, target_.objects().layout().caret_rules, count, context_.write_output,
+                  /*expected_size=*/0, /*pieces_at_thread_end=*/true);
   }
   void InterpreterStarted(const Interpreter& interp) override {
     if (!showing_) return;
@@ -210,7 +211,8 @@ CommandOutput RunPyBt(const std::vector<std::string>& args, CommandContext& cont
 
   // Threads shown as they are walked: text of every thread, written as it goes.
   std::optional<ThreadsShownAsWalked> early;
-  if (options.all && !options.json && !options.native && !options.locals && context.write_output) {
+  if (options.all && !options.json && !options.native && !options.locals && context.write_output &&
+      context.output_printed_meanwhile) {
     early.emplace(target, context, options, format);
   }
   auto snapshot = target.Walk(early ? &*early : nullptr);

@@ -49,6 +49,10 @@ struct CommandContext {
   // pieces before it returns; the text it returns follows them. Empty: every byte is
   // in the returned text. Only output that cannot fail any more goes here.
   OutputWriter write_output = {};
+  // Whether write_output returns at once and the front-end prints the piece while the
+  // command goes on (GDB: gdb_bridge/worker_relay.h). py-bt --all then hands its text over
+  // a thread at a time; where printing holds the command up (LLDB), in big pieces only.
+  bool output_printed_meanwhile = false;
 };
 
 struct CommandOutput {

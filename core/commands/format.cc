@@ -305,12 +305,13 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
 
 struct TracebackText::Parts {
   Parts(const FormatOptions& options, TracebackCaretRules rules, size_t interpreters,
-        OutputWriter write)
+        OutputWriter write, bool pieces_at_thread_end)
       : options(options),
         palette(MakePalette(options.color)),
         drawn(palette, rules),
         several_interpreters(interpreters > 1),
-        write(std::move(write)) {}
+        write(std::move(write)),
+        thread_end_piece_bytes(pieces_at_thread_end ? kThreadEndPieceBytes : kOutputPieceBytes) {}
 
   // Hands the text made so far to `write` once it holds `at_least` bytes.
   void HandOver(size_t at_least) {
@@ -325,13 +326,16 @@ struct TracebackText::Parts {
   FrameLinesDrawn drawn;
   const bool several_interpreters;
   const OutputWriter write;
+  const size_t thread_end_piece_bytes;
   std::string out;
   bool first_thread = true;
 };
 
 TracebackText::TracebackText(const FormatOptions& options, TracebackCaretRules rules,
-                             size_t interpreters, OutputWriter write, size_t expected_size)
-    : parts_(std::make_unique<Parts>(options, rules, interpreters, std::move(write))) {
+                             size_t interpreters, OutputWriter write, size_t expected_size,
+                             bool pieces_at_thread_end)
+    : parts_(std::make_unique<Parts>(options, rules, interpreters, std::move(write),
+                                     pieces_at_thread_end)) {
   if (parts_->write) {
     parts_->out.reserve(kOutputPieceBytes + 4096);  // a frame's lines may pass the piece's end
   } else {
@@ -386,7 +390,7 @@ void TracebackText::AddThread(const Thread& thread) {
                        thread.frames.size() - shown, t.options.frame_limit);
   }
   if (thread.error) out += fmt::format("  ...truncated: {}\n", PrintableText(*thread.error));
-  t.HandOver(kThreadEndPieceBytes);
+  t.HandOver(t.thread_end_piece_bytes);
 }
 
 std::string TracebackText::Finish(const Snapshot& snapshot, double elapsed_ms) {
@@ -412,7 +416,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write) {
   // '  File "", line N, in ' and colours; the source line and a line of carets.
   TracebackText text(options, snapshot.python.caret_rules, snapshot.interpreters.size(), write,
-                     write ? 0 : EstimatedSize(snapshot, 48, 2));
+                     write ? 0 : EstimatedSize(snapshot, 48, 2), /*pieces_at_thread_end=*/false);
   for (const Interpreter& interp : snapshot.interpreters) {
     text.AddInterpreter(interp);
     for (const Thread& thread : interp.threads) text.AddThread(thread);

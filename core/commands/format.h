@@ -37,14 +37,15 @@ std::string FrameHeader(const Frame& frame, size_t index);
 
 // py-bt's text, made as the walk goes (py-bt --all prints a thread while the next is read):
 // the interpreters' titles and their threads in order, then the end. With `write`, the text
-// goes there in pieces of about kOutputPieceBytes as it is made, and at the end of a thread
-// once a quarter of that waits; Finish returns the rest.
+// goes there in pieces of about kOutputPieceBytes as it is made, and with
+// `pieces_at_thread_end` also at the end of a thread once kThreadEndPieceBytes wait; Finish
+// returns the rest.
 class TracebackText {
  public:
   // `interpreters`: how many the text will have (titles only when several).
   // `expected_size`: the whole text's, without `write` (one allocation up front).
   TracebackText(const FormatOptions& options, TracebackCaretRules rules, size_t interpreters,
-                OutputWriter write, size_t expected_size);
+                OutputWriter write, size_t expected_size, bool pieces_at_thread_end);
   ~TracebackText();
   TracebackText(const TracebackText&) = delete;
   TracebackText& operator=(const TracebackText&) = delete;
