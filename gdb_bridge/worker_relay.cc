@@ -37,52 +37,28 @@ void SpinUntil(Ready ready) {
 
 }  // namespace
 
-// The relayed callbacks: each runs the host's through WorkerRelay::Call.
+// The relayed callbacks.
 struct RelayTrampolines {
   static WorkerRelay& Of(void* ctx) { return *static_cast<WorkerRelay*>(ctx); }
 
-  static int ReadMemory(void* ctx, uint64_t address, void* buf, uint64_t size) {
-    WorkerRelay& relay = Of(ctx);
-    int answer = 0;
-    relay.Call([&] { answer = relay.host_.read_memory(relay.host_.ctx, address, buf, size); });
-    return answer;
+  // The host's callback `Member`, run on the caller's thread through WorkerRelay::Call.
+  template <auto Member>
+  struct Relayed;
+  template <typename Answer, typename... Args, Answer (*pyunwind_callbacks::*Member)(void*, Args...)>
+  struct Relayed<Member> {
+    static Answer Run(void* ctx, Args... args) {
+      WorkerRelay& relay = Of(ctx);
+      Answer answer{};
+      relay.Call([&] { answer = (relay.host_.*Member)(relay.host_.ctx, args...); });
+      return answer;
+    }
+  };
+  // The relayed one for `Member`, null where the host has none: the library asks nothing.
+  template <auto Member>
+  static auto For(const pyunwind_callbacks& host) {
+    return host.*Member != nullptr ? &Relayed<Member>::Run : nullptr;
   }
-  static int FindSymbol(void* ctx, const char* name, uint64_t* address) {
-    WorkerRelay& relay = Of(ctx);
-    int answer = 0;
-    relay.Call([&] { answer = relay.host_.find_symbol(relay.host_.ctx, name, address); });
-    return answer;
-  }
-  static const char* DebuggerCommand(void* ctx, const char* command) {
-    WorkerRelay& relay = Of(ctx);
-    const char* answer = nullptr;
-    relay.Call([&] { answer = relay.host_.debugger_command(relay.host_.ctx, command); });
-    return answer;
-  }
-  static const char* ThreadIds(void* ctx) {
-    WorkerRelay& relay = Of(ctx);
-    const char* answer = nullptr;
-    relay.Call([&] { answer = relay.host_.thread_ids(relay.host_.ctx); });
-    return answer;
-  }
-  static const char* NativeFrames(void* ctx, uint64_t thread_id) {
-    WorkerRelay& relay = Of(ctx);
-    const char* answer = nullptr;
-    relay.Call([&] { answer = relay.host_.native_frames(relay.host_.ctx, thread_id); });
-    return answer;
-  }
-  static const char* DebuggerVersion(void* ctx) {
-    WorkerRelay& relay = Of(ctx);
-    const char* answer = nullptr;
-    relay.Call([&] { answer = relay.host_.debugger_version(relay.host_.ctx); });
-    return answer;
-  }
-  static const char* ThreadName(void* ctx, uint64_t thread_id) {
-    WorkerRelay& relay = Of(ctx);
-    const char* answer = nullptr;
-    relay.Call([&] { answer = relay.host_.thread_name(relay.host_.ctx, thread_id); });
-    return answer;
-  }
+
   static void WriteOutput(void* ctx, const char* text, uint64_t size) { Of(ctx).Print(text, size); }
   // Not a trip: the caller's thread asks the host after everything it runs for the worker,
   // and while it waits (WorkerRelay::Serve).
@@ -93,15 +69,15 @@ struct RelayTrampolines {
 
 WorkerRelay::WorkerRelay(const pyunwind_callbacks& host) : host_(host), relayed_(host) {
   using T = RelayTrampolines;
+  using C = pyunwind_callbacks;
   relayed_.ctx = this;
-  // A callback the host does not have stays null: the library asks nothing.
-  relayed_.read_memory = host.read_memory ? T::ReadMemory : nullptr;
-  relayed_.find_symbol = host.find_symbol ? T::FindSymbol : nullptr;
-  relayed_.debugger_command = host.debugger_command ? T::DebuggerCommand : nullptr;
-  relayed_.thread_ids = host.thread_ids ? T::ThreadIds : nullptr;
-  relayed_.native_frames = host.native_frames ? T::NativeFrames : nullptr;
-  relayed_.debugger_version = host.debugger_version ? T::DebuggerVersion : nullptr;
-  relayed_.thread_name = host.thread_name ? T::ThreadName : nullptr;
+  relayed_.read_memory = T::For<&C::read_memory>(host);
+  relayed_.find_symbol = T::For<&C::find_symbol>(host);
+  relayed_.debugger_command = T::For<&C::debugger_command>(host);
+  relayed_.thread_ids = T::For<&C::thread_ids>(host);
+  relayed_.native_frames = T::For<&C::native_frames>(host);
+  relayed_.debugger_version = T::For<&C::debugger_version>(host);
+  relayed_.thread_name = T::For<&C::thread_name>(host);
   relayed_.write_output = host.write_output ? T::WriteOutput : nullptr;
   relayed_.interrupted = host.interrupted ? T::Interrupted : nullptr;
 }
