@@ -15,25 +15,27 @@ namespace {
 
 thread_local bool serving = false;
 
-// Waits for `ready` spinning, for a while: the hand-offs of a command come tens of
-// microseconds to a millisecond apart (the first piece of py-bt --all's text after its
-// main thread's walk), and a thread put to sleep took 50-150 us to wake, on a VM with steal
-// time milliseconds at times: spinning 2 ms instead of 0.1 made py-bt --all in GDB 14 %
-// faster there (bench/README.md). Then the thread sleeps on its condition variable. Not on
-// one CPU, where spinning only keeps the other thread off it.
+// Waits for `ready` for `duration` at most, yielding the CPU between looks; true when it is.
+// The hand-offs of a command come tens of microseconds to a millisecond apart (the first
+// piece of py-bt --all's text after its main thread's walk), and a thread put to sleep took
+// 50-150 us to wake here, milliseconds at times on a VM with steal time. Yielding, not
+// spinning on `pause`: on a loaded machine the worker may need this CPU (py-bt --all in GDB
+// took 8.9 ms spinning, 4.2 yielding, 4.5 on GDB's thread alone; bench/README.md). Not on
+// one CPU, where it only keeps the other thread off it.
 template <typename Ready>
-void SpinUntil(Ready ready) {
+bool YieldUntil(Ready ready, std::chrono::microseconds duration) {
   static const bool several_cpus = std::thread::hardware_concurrency() > 1;
-  if (!several_cpus) return;
-  constexpr auto kSpin = std::chrono::milliseconds(2);
-  const auto until = std::chrono::steady_clock::now() + kSpin;
+  if (!several_cpus) return ready();
+  const auto until = std::chrono::steady_clock::now() + duration;
   for (int i = 0; !ready(); ++i) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-    if (i % 64 == 0 && std::chrono::steady_clock::now() > until) return;
+    std::this_thread::yield();
+    if (i % 16 == 15 && std::chrono::steady_clock::now() > until) return ready();
   }
+  return true;
 }
+
+// How long a thread looks for the other's hand-off before it sleeps.
+constexpr auto kYieldFor = std::chrono::microseconds(2000);
 
 }  // namespace
 
@@ -92,7 +94,7 @@ void WorkerRelay::Call(const std::function<void()>& call) {
     work_.store(true, std::memory_order_release);
     to_caller_.notify_one();
   }
-  SpinUntil([&] { return done.load(std::memory_order_acquire); });
+  YieldUntil([&] { return done.load(std::memory_order_acquire); }, kYieldFor);
   std::unique_lock<std::mutex> lock(mutex_);
   to_worker_.wait(lock, [&] { return done.load(std::memory_order_relaxed); });
 }
@@ -118,8 +120,12 @@ void WorkerRelay::Serve() {
   // While the worker reads on its own, the host is asked this often whether the user
   // stopped the command (the worker's own checks see the answer).
   constexpr auto kPollInterval = std::chrono::milliseconds(10);
+  constexpr int kLooks = 4;  // asking between them: Ctrl-C seen within kYieldFor / kLooks
   for (;;) {
-    SpinUntil([&] { return work_.load(std::memory_order_acquire); });
+    const auto has_work = [&] { return work_.load(std::memory_order_acquire); };
+    for (int look = 0; look < kLooks && !YieldUntil(has_work, kYieldFor / kLooks); ++look) {
+      AskInterrupted();
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     auto ready = [&] { return !calls_.empty() || !pieces_.empty() || job_returned_; };
     if (!to_caller_.wait_for(lock, kPollInterval, ready)) {
