@@ -335,37 +335,27 @@ def _pyunwind_setup():
             session.interrupted = True
         return session is not None
 
-    def debugger_versions():
-        """The `debugger_version` callback's answers, through this generator's send, which
-        Ctrl-C cannot make return garbage (see `interrupt_checks`); asked also with no
-        session, where nothing would drop a garbage answer."""
-        while True:
-            try:
-                yield ctypes.addressof(debugger_version_text)
-            except KeyboardInterrupt:
-                note_interrupt()
+    # The `debugger_version` callback: a builtin, which runs no Python code, so Ctrl-C's
+    # KeyboardInterrupt cannot be raised in it and make ctypes return garbage; it is asked
+    # also with no session, where nothing would drop a garbage answer. The `get` of a dict
+    # that holds the text too, which lives as long as the callback.
+    debugger_version = {None: ctypes.addressof(debugger_version_text),
+                        "text": debugger_version_text}.get
 
-    debugger_version = debugger_versions()
-    next(debugger_version)
-
-    def interrupt_checks():
-        """The `interrupted` callback's answers, 1 once Ctrl-C stopped the running command,
-        through this generator's send. GDB turns Ctrl-C into a KeyboardInterrupt raised by the
-        first Python code that runs after it, which is often this callback (the library asks
-        every few thousand steps, also where it calls nothing else). A function's first
-        instruction raises it outside any try (see `unraisable` below); a generator resumes
-        inside its try, and answers."""
-        answer = 0
-        while True:
-            try:
-                yield answer
-                session = current[0]
-                answer = 1 if session is not None and session.interrupted else 0
-            except KeyboardInterrupt:
-                answer = 1 if note_interrupt() else 0
-
-    interrupted = interrupt_checks()
-    next(interrupted)
+    def interrupted(_ctx):
+        """The `interrupted` callback: 1 once Ctrl-C stopped the running command. GDB raises
+        Ctrl-C's KeyboardInterrupt in the first Python code that runs after it, which is often
+        this callback (the library asks every few thousand steps, also where it calls nothing
+        else). One raised before the try reaches `unraisable` below, which notes it, and ctypes
+        returns whatever the return slot held: the library asks again a few thousand steps
+        later. No state lives here: a generator answered before, and a second KeyboardInterrupt
+        raised in its handler ended it, after which every command of the GDB session said
+        "pyunwind: interrupted" (tests/e2e/gdb_ctrl_c_storm.py, on a loaded machine)."""
+        try:
+            session = current[0]
+            return 1 if session is not None and session.interrupted else 0
+        except KeyboardInterrupt:
+            return 1 if note_interrupt() else 0
 
     # ctypes hands an exception that escapes a callback to sys.unraisablehook, prints it,
     # and returns to the library whatever its return slot held. Ctrl-C's KeyboardInterrupt
@@ -389,9 +379,9 @@ def _pyunwind_setup():
                           COMMAND_TEXT(guarded(None, text_of("debugger_command"))),
                           TEXT(guarded(None, text_of("thread_ids"))),
                           THREAD_TEXT(guarded(None, text_of("native_frames"))),
-                          TEXT(debugger_version.send),
+                          TEXT(debugger_version),
                           THREAD_TEXT(guarded(None, text_of("thread_name"))),
-                          WRITE(guarded(None, write_output)), 0, FLAG(interrupted.send))
+                          WRITE(guarded(None, write_output)), 0, FLAG(interrupted))
 
     def selected_thread_id():
         try:

@@ -11,7 +11,13 @@
 #   lost         it ran to its end and ctypes printed "Exception ignored ..." (Ctrl-C lost);
 #   quit         GDB stopped it with a KeyboardInterrupt (Ctrl-C outside the library);
 #   completed    it ran to its end (Ctrl-C came after it);
-#   failed       any other error (and the first one's text, "first_failure").
+#   failed       any other error (and the first one's text, "first_failure"; a lost one's
+#                ctypes message: "first_lost");
+#   stray        a KeyboardInterrupt outside the command, or a command interrupted with no
+#                timer armed: on a loaded machine (three storms at once on 2 CPUs, with this
+#                stop's build and the one before) 2 in 9 GDB sessions had a Ctrl-C's
+#                KeyboardInterrupt raised again more than 30 ms after its command stopped;
+#                counted, not judged (the cause, in GDB or here, is not found).
 import collections
 import ctypes
 import json
@@ -61,45 +67,70 @@ class SigintTimer:
         if self.libc.timer_settime(self.id, 0, ctypes.byref(spec), None) != 0:
             raise OSError(ctypes.get_errno(), "timer_settime")
 
+    def expired(self):
+        """Whether the timer went off (its SIGINT sent) since it was armed."""
+        spec = ITimerSpec()
+        if self.libc.timer_gettime(self.id, ctypes.byref(spec)) != 0:
+            raise OSError(ctypes.get_errno(), "timer_gettime")
+        return spec.value.sec == 0 and spec.value.nsec == 0
 
-def wait_until(moment):
-    while time.monotonic() < moment:
-        time.sleep(0.001)
+    def wait_until_delivered(self):
+        """Returns once the SIGINT has been sent and handled: on a loaded machine the timer may
+        go off milliseconds late, and its SIGINT must not fall into the next run."""
+        while not self.expired():
+            time.sleep(0.001)
+        time.sleep(0.030)  # GDB's handler, then Python's KeyboardInterrupt in this sleep
+
+
+def run_once(command, counts, notes):
+    """Runs `command` once and counts how it ended."""
+    try:
+        text = gdb.execute(command, to_string=True)
+        lost_at = text.find("Exception ignored")
+        if lost_at >= 0:
+            notes["first_lost"] = notes["first_lost"] or text[lost_at:lost_at + 2000]
+            return "lost"
+        return "completed"
+    except gdb.error as e:
+        if "pyunwind: interrupted" in str(e):
+            return "interrupted"
+        notes["first_failure"] = notes["first_failure"] or str(e)
+        return "failed"
+    except KeyboardInterrupt:
+        return "quit"
 
 
 def storm(command, runs, seed=1):
     rng = random.Random(seed)
+    counts = collections.Counter()
+    notes = {"first_failure": "", "first_lost": ""}
     spans = []
-    for _ in range(5):
+    for _ in range(20):
+        if len(spans) == 5:
+            break
         fresh_stop()
         start = time.perf_counter()
-        gdb.execute(command, to_string=True)
-        spans.append(time.perf_counter() - start)
+        if run_once(command, counts, notes) == "completed":
+            spans.append(time.perf_counter() - start)
+        else:
+            counts["stray"] += 1
+    if not spans:
+        raise RuntimeError("the command never ran to its end: %s" % dict(counts, **notes))
     span = statistics.median(spans)
-    counts = collections.Counter()
-    first_failure = ""
     timer = SigintTimer()
     for _ in range(runs):
         fresh_stop()
         delay = rng.uniform(0, span)
-        fired = time.monotonic() + delay + 0.005  # the timer has fired by then
         try:
             timer.arm(delay)
-            text = gdb.execute(command, to_string=True)
-            counts["lost" if "Exception ignored" in text else "completed"] += 1
-        except gdb.error as e:
-            if "pyunwind: interrupted" in str(e):
-                counts["interrupted"] += 1
-            else:
-                counts["failed"] += 1
-                first_failure = first_failure or str(e)
+            counts[run_once(command, counts, notes)] += 1
         except KeyboardInterrupt:
-            counts["quit"] += 1
+            counts["stray"] += 1
         while True:  # a SIGINT after the command interrupts the wait
             try:
-                wait_until(fired)
+                timer.wait_until_delivered()
                 break
             except KeyboardInterrupt:
                 pass
-    result = dict(counts, span_ms=round(span * 1000, 3), first_failure=first_failure)
+    result = dict(counts, span_ms=round(span * 1000, 3), **notes)
     gdb.write("STORM %s\n" % json.dumps(result, sort_keys=True))
