@@ -4,7 +4,7 @@
 #   bazel run //:install -- DIR
 #
 # DIR then holds libpyunwind_lldb.so, pyunwind_lldb_frames.py (LLDB 22's frame provider, which
-# the plugin imports), libpyunwind_gdb.so and pyunwind-gdb.py, and
+# the plugin imports), libpyunwind_gdb.so, pyunwind-gdb.py and its package pyunwind_gdb/, and
 #   LLDB: plugin load DIR/libpyunwind_lldb.so
 #   GDB:  source DIR/pyunwind-gdb.py      (it loads libpyunwind_gdb.so from its own directory)
 # is all a user needs.
@@ -43,13 +43,14 @@ if [[ -z "$root" ]]; then
   exit 1
 fi
 
-mkdir -p "$dest"
+mkdir -p "$dest/pyunwind_gdb"
 for f in "${files[@]}"; do
   # -L: the runfiles are symlinks into Bazel's output tree; copy the files themselves.
   cp -fL "$root/$f" "$dest/"
 done
+cp -fL "$root/gdb_bridge/pyunwind_gdb"/*.py "$dest/pyunwind_gdb/"
 chmod 0755 "$dest/libpyunwind_lldb.so" "$dest/libpyunwind_gdb.so"
-chmod 0644 "$dest/pyunwind-gdb.py" "$dest/pyunwind_lldb_frames.py"
+chmod 0644 "$dest/pyunwind-gdb.py" "$dest/pyunwind_lldb_frames.py" "$dest/pyunwind_gdb"/*.py
 
 echo "Installed into $dest:"
 echo "  LLDB: plugin load $dest/libpyunwind_lldb.so"

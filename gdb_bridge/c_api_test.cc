@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <regex>
@@ -526,20 +527,26 @@ TEST(SharedLibrary, ExportsOnlyTheCApi) {
                            "pyunwind_python_in_module_files", "pyunwind_free"}) {
     EXPECT_NE(dlsym(lib, name), nullptr) << name;
   }
-  // Every export the GDB script calls (lib.pyunwind_*) is there.
-  std::ifstream script("gdb_bridge/script/pyunwind-gdb.py");
-  ASSERT_TRUE(script) << "gdb_bridge/script/pyunwind-gdb.py is not in the test's runfiles";
-  const std::string text{std::istreambuf_iterator<char>(script), {}};
+  // Every export the GDB script's package calls (lib.pyunwind_*) is there.
+  std::string text;
+  for (const auto& entry : std::filesystem::directory_iterator("gdb_bridge/script/pyunwind_gdb")) {
+    if (entry.path().extension() != ".py") continue;
+    std::ifstream module(entry.path());
+    ASSERT_TRUE(module) << entry.path();
+    text.append(std::istreambuf_iterator<char>(module), {});
+  }
+  ASSERT_NE(text.find("def install("), std::string::npos)
+      << "gdb_bridge/script/pyunwind_gdb/ is not in the test's runfiles";
   const std::regex call(R"(lib\.(pyunwind_[a-z_0-9]+))");
   int calls = 0;
   for (std::sregex_iterator m(text.begin(), text.end(), call), end; m != end; ++m, ++calls) {
     EXPECT_NE(dlsym(lib, (*m)[1].str().c_str()), nullptr) << "the script calls " << (*m)[1];
   }
   EXPECT_GT(calls, 0) << "found no lib.pyunwind_* call in the script";
-  // The script wants this header's ABI and declares as many callback fields (all 8 bytes):
-  // a field added on one side only would shift every later one.
+  // The package (abi.py) wants this header's ABI and declares as many callback fields (all
+  // 8 bytes): a field added on one side only would shift every later one.
   std::smatch wants;
-  ASSERT_TRUE(std::regex_search(text, wants, std::regex(R"(pyunwind_abi_version\(\) != (\d+))")));
+  ASSERT_TRUE(std::regex_search(text, wants, std::regex(R"(\nABI_VERSION = (\d+)\n)")));
   EXPECT_EQ(std::stoi(wants[1].str()), PYUNWIND_ABI_VERSION);
   const size_t fields = text.find("class Callbacks(ctypes.Structure):");
   ASSERT_NE(fields, std::string::npos);

@@ -2,8 +2,11 @@
 # Builds pyunwind's Debian package or its release tarball from the files //:install installs
 # (run by the genrules //:deb and //:tarball, see the root BUILD).
 #
-#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN
-#   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY INSTALL_SH
+#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN GDB_PACKAGE_PY...
+#   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY INSTALL_SH GDB_PACKAGE_PY...
+#
+# GDB_PACKAGE_PY...: the modules of the GDB script's package, installed as pyunwind_gdb/ beside
+# the script.
 set -euo pipefail
 
 mode=$1 out=$2 version=$3 lldb_so=$4 gdb_so=$5 gdb_py=$6 lldb_py=$7
@@ -15,23 +18,27 @@ trap 'rm -rf "$work"' EXIT
 
 if [[ "$mode" == tarball ]]; then
   install_sh=$1
+  shift
   top="pyunwind-$version"
-  mkdir -p "$work/$top"
+  mkdir -p "$work/$top/pyunwind_gdb"
   install -m 0755 "$lldb_so" "$gdb_so" "$work/$top/"
   install -m 0644 "$gdb_py" "$lldb_py" "$work/$top/"
+  install -m 0644 "$@" "$work/$top/pyunwind_gdb/"
   install -m 0755 "$install_sh" "$work/$top/install.sh"
   tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 --sort=name -czf "$out" "$top"
   exit 0
 fi
 
 gdbinit_py=$1 readme=$2
+shift 2
 # Staged as debian/pyunwind/ so that dpkg-shlibdeps (run from $work) finds the package's files
 # where it expects them.
 root="$work/debian/pyunwind"
-install -d "$root/DEBIAN" "$root/usr/lib/pyunwind" "$root/etc/gdb/gdbinit.d" \
+install -d "$root/DEBIAN" "$root/usr/lib/pyunwind/pyunwind_gdb" "$root/etc/gdb/gdbinit.d" \
   "$root/usr/share/doc/pyunwind"
 install -m 0644 "$lldb_so" "$gdb_so" "$root/usr/lib/pyunwind/"
 install -m 0644 "$gdb_py" "$lldb_py" "$root/usr/lib/pyunwind/"
+install -m 0644 "$@" "$root/usr/lib/pyunwind/pyunwind_gdb/"
 install -m 0644 "$gdbinit_py" "$root/etc/gdb/gdbinit.d/pyunwind.gdb"
 install -m 0644 "$readme" "$root/usr/share/doc/pyunwind/README.Debian"
 

@@ -13,6 +13,8 @@ set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 files="libpyunwind_lldb.so pyunwind_lldb_frames.py libpyunwind_gdb.so pyunwind-gdb.py"
+# The GDB script's package: a directory beside it.
+package=pyunwind_gdb
 uninstall=0
 dest=""
 for arg in "$@"; do
@@ -30,17 +32,20 @@ case "$dest" in /*) ;; *) dest=$PWD/$dest ;; esac
 
 if [ "$uninstall" -eq 1 ]; then
   for f in $files; do rm -f "$dest/$f"; done
-  rmdir "$dest" 2>/dev/null || true
+  for f in "$here/$package"/*.py; do rm -f "$dest/$package/${f##*/}"; done
+  rm -rf "$dest/$package/__pycache__"
+  rmdir "$dest/$package" "$dest" 2>/dev/null || true
   echo "Removed pyunwind from $dest"
   exit 0
 fi
 
-mkdir -p "$dest"
+mkdir -p "$dest/$package"
 for f in $files; do
   cp -f "$here/$f" "$dest/$f"
 done
+cp -f "$here/$package"/*.py "$dest/$package/"
 chmod 0755 "$dest/libpyunwind_lldb.so" "$dest/libpyunwind_gdb.so"
-chmod 0644 "$dest/pyunwind-gdb.py"
+chmod 0644 "$dest/pyunwind-gdb.py" "$dest/$package"/*.py
 echo "Installed into $dest:"
 echo "  LLDB: plugin load $dest/libpyunwind_lldb.so"
 echo "  GDB:  source $dest/pyunwind-gdb.py"

@@ -145,8 +145,14 @@ trap finish EXIT
 deb_cases=(control_fields contents install gdb_every_session gdb_attach_plain_py_bt
            gdb_p_plain_py_bt lldb_plugin_line version_command listed_files
            remove_keeps_only_conffile remove_keeps_gdb_quiet purge_removes_everything)
-tarball_cases=(contents install_sh gdb_source lldb_plugin_line uninstall default_dir_user
-               default_dir_root)
+tarball_cases=(contents install_sh gdb_source gdb_writes_no_bytecode lldb_plugin_line uninstall
+               default_dir_user default_dir_root)
+
+# The GDB script's package, installed as pyunwind_gdb/ beside the script.
+gdb_package=(__init__.py abi.py callbacks.py commands.py frame_filter.py interrupt.py output.py
+             process.py registration.py session.py swallowed.py)
+# sorted_words PATH...: the paths sorted as the listings below are, on one line.
+sorted_words() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
 if [[ "$mode" == deb ]]; then all=("${deb_cases[@]}"); else all=("${tarball_cases[@]}"); fi
 
 reason=""
@@ -168,14 +174,15 @@ start_sleeper || { reason="the python3.11 sleeper did not start"; record setup f
 if [[ "$mode" == tarball ]]; then
   top=$(tar -tzf "$artifact" | head -n 1 | cut -d/ -f1)
   listing=$(tar -tzf "$artifact" | grep -v '/$' | sort | tr '\n' ' ')
-  want="$top/install.sh $top/libpyunwind_gdb.so $top/libpyunwind_lldb.so $top/pyunwind-gdb.py $top/pyunwind_lldb_frames.py "
+  want=$(sorted_words "$top/install.sh" "$top/libpyunwind_gdb.so" "$top/libpyunwind_lldb.so" \
+    "$top/pyunwind-gdb.py" "$top/pyunwind_lldb_frames.py" "${gdb_package[@]/#/$top/pyunwind_gdb/}")
   if [[ "$listing" == "$want" ]]; then record contents pass; else
     record contents fail "got: $listing; want: $want"; fi
   tar -xzf "$artifact" -C "$tmp"
   dest="$tmp/installed/pyunwind"
   if "$tmp/$top/install.sh" "$dest" >"$tmp/install.out" 2>&1 &&
       [[ -f "$dest/libpyunwind_lldb.so" && -f "$dest/libpyunwind_gdb.so" && -f "$dest/pyunwind-gdb.py" &&
-         -f "$dest/pyunwind_lldb_frames.py" ]] &&
+         -f "$dest/pyunwind_lldb_frames.py" && -f "$dest/pyunwind_gdb/__init__.py" ]] &&
       grep -qF "plugin load $dest/libpyunwind_lldb.so" "$tmp/install.out"; then
     record install_sh pass
   else
@@ -183,6 +190,9 @@ if [[ "$mode" == tarball ]]; then
   fi
   gdb_session "$tmp/gdb.out" -nx -ex "source $dest/pyunwind-gdb.py" -ex "py-bt --all"
   check_stack gdb_source "$tmp/gdb.out"
+  # Nothing written beside the installed files: a package manager would leave it behind.
+  if [[ -z "$(find "$dest" -name __pycache__)" ]]; then record gdb_writes_no_bytecode pass; else
+    record gdb_writes_no_bytecode fail "$(find "$dest" -name __pycache__)"; fi
   lldb_session "$tmp/lldb.out" "$dest/libpyunwind_lldb.so"
   if grep -q "in pyunwind_package_test_sleeper$" "$tmp/lldb.out"; then record lldb_plugin_line pass
   else record lldb_plugin_line fail "$(head -c 2000 "$tmp/lldb.out")"; fi
@@ -255,7 +265,10 @@ depends_names=$(tr ',' '\n' <<<"$depends" | awk '{print $1}' | sort | tr '\n' ' 
 if [[ -z "$problems" ]]; then record control_fields pass; else record control_fields fail "$problems"; fi
 
 listing=$(dpkg-deb -c "$artifact" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')
-want="./etc/gdb/gdbinit.d/pyunwind.gdb ./usr/lib/pyunwind/libpyunwind_gdb.so ./usr/lib/pyunwind/libpyunwind_lldb.so ./usr/lib/pyunwind/pyunwind-gdb.py ./usr/lib/pyunwind/pyunwind_lldb_frames.py ./usr/share/doc/pyunwind/README.Debian "
+want=$(sorted_words ./etc/gdb/gdbinit.d/pyunwind.gdb ./usr/lib/pyunwind/libpyunwind_gdb.so \
+  ./usr/lib/pyunwind/libpyunwind_lldb.so ./usr/lib/pyunwind/pyunwind-gdb.py \
+  ./usr/lib/pyunwind/pyunwind_lldb_frames.py ./usr/share/doc/pyunwind/README.Debian \
+  "${gdb_package[@]/#/./usr/lib/pyunwind/pyunwind_gdb/}")
 if [[ "$listing" == "$want" ]]; then record contents pass; else
   record contents fail "got: $listing; want: $want"; fi
 
@@ -302,7 +315,7 @@ mapfile -t files < <(dpkg -L pyunwind | while read -r f; do [[ -f "$f" ]] && ech
 missing=""
 for f in /usr/lib/pyunwind/libpyunwind_lldb.so /usr/lib/pyunwind/libpyunwind_gdb.so \
          /usr/lib/pyunwind/pyunwind-gdb.py /usr/lib/pyunwind/pyunwind_lldb_frames.py \
-         /etc/gdb/gdbinit.d/pyunwind.gdb; do
+         "${gdb_package[@]/#//usr/lib/pyunwind/pyunwind_gdb/}" /etc/gdb/gdbinit.d/pyunwind.gdb; do
   [[ " ${files[*]} " == *" $f "* ]] || missing+="$f "
 done
 if [[ -z "$missing" ]]; then record listed_files pass; else

@@ -87,8 +87,8 @@ Backtraces ParseBacktraces(Debugger d, const std::string& out) {
           bt.errors.push_back("unparsed frame line: " + line);
         } else {
           // GDB prints "??" for a frame without a name; pyunwind's native_frames callback
-          // (gdb_bridge/script/pyunwind-gdb.py) sends `frame.name() or ""` for it, which the
-          // JSON reports as a null/empty function (read as "" below).
+          // (gdb_bridge/script/pyunwind_gdb/session.py) sends `frame.name() or ""` for it,
+          // which the JSON reports as a null/empty function (read as "" below).
           const std::string name = m[2] == "??" ? "" : m[2].str();
           if (!current->emplace(std::stoi(m[1]), name).second) bt.errors.push_back("duplicate frame: " + line);
         }

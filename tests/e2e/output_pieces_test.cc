@@ -13,7 +13,7 @@ namespace pyunwind_e2e {
 namespace {
 
 const std::string kWideChar = "\xF0\x9F\x98\x80";  // U+1F600 in UTF-8
-// The size of the GDB script's pieces (WRITE_CHUNK in pyunwind-gdb.py).
+// The size of the GDB script's pieces (WRITE_CHUNK in gdb_bridge/script/pyunwind_gdb/output.py).
 constexpr size_t kGdbPieceBytes = 64 * 1024;
 
 class OutputPieces : public WithSharedScenario<OutputPieces, Debugger> {};

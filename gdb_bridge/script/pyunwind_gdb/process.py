@@ -1,0 +1,79 @@
+"""What the library is told of the process a run reads (abi.Stop): its state, the stop it is
+at, which target it is, the selected thread; and the GDB events after which the stop is
+another."""
+
+import gdb
+
+from . import abi
+from .session import os_thread_id
+
+# Events after which memory or registers may have changed: the process resumed or stopped,
+# `set var`, an inferior call.
+STOP_EVENTS = ("cont", "stop", "exited", "memory_changed", "register_changed", "inferior_call")
+# Events after which the loaded files may have changed too: a new objfile (a dlopen'd
+# libpython), a new core file, another inferior.
+FILE_EVENTS = ("new_objfile", "clear_objfiles", "new_inferior", "inferior_deleted")
+
+
+class StopId:
+    """The stop id the library keys what it kept on (py-up / py-down's selection, the
+    runtime, pages, code objects, the walk): bumped on every resume and stop, and whenever
+    the memory or the loaded files may have changed."""
+
+    def __init__(self):
+        self.value = 0
+
+    def bump(self, _event=None):
+        self.value += 1
+
+
+def connect(handlers):
+    """Connects each (event name, handler) of GDB's that GDB has (an older GDB lacks some);
+    returns the functions that disconnect them."""
+    undo = []
+    for name, handler in handlers:
+        registry = getattr(gdb.events, name, None)
+        if registry is not None:
+            registry.connect(handler)
+            undo.append(lambda registry=registry, handler=handler: registry.disconnect(handler))
+    return undo
+
+
+def target_instance(inferior):
+    """The library's id of what `inferior` debugs: its number and its
+    connection's (a new core file or attach makes a new connection)."""
+    connection = getattr(inferior, "connection_num", None) or 0
+    return (connection << 32) | inferior.num
+
+
+def process_state(inferior):
+    if inferior is None:
+        return abi.NO_PROCESS
+    try:
+        threads = inferior.threads()
+    except gdb.error:
+        threads = ()
+    if inferior.pid <= 0 and not threads:
+        return abi.NO_PROCESS
+    # `continue &`, non-stop mode: memory changes under the reads.
+    if any(t.is_valid() and t.is_running() for t in threads):
+        return abi.RUNNING
+    return abi.STOPPED
+
+
+def selected_thread_id():
+    try:
+        thread = gdb.selected_thread()
+    except gdb.error:
+        return -1
+    if thread is None:
+        return -1
+    return os_thread_id(thread)
+
+
+def stop(state, inferior, stop_id):
+    """The abi.Stop of `inferior` (None: no inferior) in `state` at stop `stop_id`."""
+    if inferior is None:
+        return abi.Stop(state, 0, 0, stop_id, selected_thread_id())
+    return abi.Stop(state, max(inferior.pid, 0), target_instance(inferior), stop_id,
+                    selected_thread_id())
