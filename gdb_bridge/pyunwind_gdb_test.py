@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """The GDB script's package (script/pyunwind_gdb/) in Debian's python3, under a stand-in for
-GDB's `gdb` module: the count of the exceptions it swallows, the one
+GDB's `gdb` module: the count of the exceptions it swallows and `pyunwind version -v`, the one
 line it prints when the library cannot be loaded, and a second `source` of the script. The
-script and its package are the built copies (:gdb_files), beside the library, as installed."""
+script and its package are the built copies (:gdb_files), beside the library, as installed.
+
+tests/e2e/version_test.cc runs the same in GDB."""
 
 import ctypes
 import os
@@ -104,6 +106,10 @@ class Base(unittest.TestCase):
     def stdout(self):
         return "".join(text for stream, text in self.gdb.written if stream == self.gdb.STDOUT)
 
+    def version(self, argument):
+        self.gdb.commands["pyunwind version"].invoke(argument, False)
+        return self.stdout()
+
 
 class FakeSession:
     def __init__(self, raises):
@@ -165,6 +171,40 @@ class SwallowedExceptions(Base):
                          "_PyEval_EvalFrameDefault [Python: main at app.py:3]")
         self.assertIs(decorated[1], without)
         self.assertEqual(self.package.swallowed.counts(), {"frame filter": 1})
+
+
+class VersionVerbose(Base):
+    def test_says_none_were_swallowed(self):
+        out = self.version("-v")
+        self.assertTrue(out.startswith("pyunwind "), out)
+        self.assertIn("\nrunning in GDB 13.1\n", out)
+        self.assertTrue(out.endswith("\nGDB script: 0 exceptions swallowed\n"), out)
+
+    def test_says_how_many_and_where(self):
+        for place in ("frame filter", "frame filter", "thread_name"):
+            try:
+                raise AttributeError(place)
+            except AttributeError:
+                self.package.swallowed.note(place)
+        self.assertTrue(self.version("--verbose").endswith(
+            "\nGDB script: 3 exceptions swallowed (frame filter: 2, thread_name: 1); "
+            "PYUNWIND_DEBUG=1 prints them\n"))
+
+    def test_without_v_the_library_alone_answers(self):
+        self.assertNotIn("GDB script", self.version(""))
+        self.assertEqual(self.package.swallowed.counts(), {})
+
+    def test_not_with_json(self):
+        with self.assertRaises(self.gdb.GdbError):
+            self.version("--json -v")
+        self.assertEqual(self.stdout(), "")
+
+    def test_the_library_refuses_what_else_it_does_not_know(self):
+        with self.assertRaisesRegex(self.gdb.GdbError, "unknown option '--bogus'"):
+            self.version("-v --bogus")
+
+    def test_help_names_it(self):
+        self.assertIn("-v, --verbose", self.gdb.commands["pyunwind version"].__doc__)
 
 
 class Sourcing(Base):

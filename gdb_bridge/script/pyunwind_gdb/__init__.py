@@ -27,7 +27,7 @@ loaded later), pyunwind registers its commands again so that its names win
   registration  the gdb.Commands, and the guard that keeps their names pyunwind's
   frame_filter  the Python frames next to their eval-loop frames in plain `bt`
   output        the library's text printed in pieces
-  swallowed     the count of exceptions swallowed (PYUNWIND_DEBUG=1 prints them)
+  swallowed     the count of exceptions swallowed, for `pyunwind version -v`
 """
 
 import os

@@ -3,6 +3,7 @@ with the session its callbacks read through, the stop it is at, and its output p
 
 import ctypes
 import os
+import shlex
 
 import gdb
 
@@ -11,6 +12,13 @@ from . import output
 from . import process
 from . import swallowed
 from .session import Session, running
+
+# `pyunwind version -v` adds how many exceptions the script swallowed (swallowed.py),
+# which only the script knows, after what the library's version command prints.
+VERBOSE_COMMAND = "version"
+VERBOSE_OPTIONS = ("-v", "--verbose")
+VERBOSE_HELP = "  -v, --verbose  also how many exceptions the GDB script swallowed (GDB)\n"
+
 
 def is_terminal(from_tty):
     try:
@@ -32,6 +40,17 @@ def select_native_frame(index):
     frame.select()
 
 
+def take_verbose(argument):
+    """(`argument` without VERBOSE_OPTIONS, whether it had one)."""
+    words = gdb.string_to_argv(argument or "")
+    rest = [w for w in words if w not in VERBOSE_OPTIONS]
+    if len(rest) == len(words):
+        return argument, False
+    if "--json" in rest:
+        raise gdb.GdbError("pyunwind: %s: -v is for the text form, not --json" % VERBOSE_COMMAND)
+    return " ".join(shlex.quote(w) for w in rest), True
+
+
 class Runner:
     """Runs the library's commands: `run` is what each registered gdb.Command invokes."""
 
@@ -41,6 +60,14 @@ class Runner:
         self._stop_id = stop_id
 
     def run(self, name, argument, from_tty):
+        verbose = False
+        if name == VERBOSE_COMMAND:
+            argument, verbose = take_verbose(argument)
+        self.run_library(name, argument, from_tty)
+        if verbose:
+            gdb.write(swallowed.summary() + "\n")
+
+    def run_library(self, name, argument, from_tty):
         lib = self._lib
         if running.session is not None:
             raise gdb.GdbError("pyunwind: a pyunwind command is already running")

@@ -12,6 +12,8 @@ import re
 
 import gdb
 
+from . import commands
+
 
 def prefix_only():
     return os.environ.get("PYUNWIND_GDB_PREFIX_ONLY", "") not in ("", "0")
@@ -38,6 +40,8 @@ class Registration:
         """A gdb.Command named `gdb_name` that runs the library's `command`."""
         name, runner = command["name"], self.runner
         help_text = command["help"]
+        if name == commands.VERBOSE_COMMAND:
+            help_text += commands.VERBOSE_HELP
 
         class PyunwindCommand(self.base):
             __doc__ = (command["summary"] + "\n\n" + help_text).strip() or name

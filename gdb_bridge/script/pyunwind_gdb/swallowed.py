@@ -1,6 +1,6 @@
 """The exceptions the script swallows where GDB or the library calls it (a callback, the
 frame filter): each is counted by place, so that a GDB API the script misuses (GDB 10 has no
-Frame.level()) shows and not only as frames missing from the output.
+Frame.level()) shows in `pyunwind version -v` and not only as frames missing from the output.
 With PYUNWIND_DEBUG=1 in GDB's environment each is printed with its traceback.
 
 gdb.error is not counted: it is GDB saying no (memory that cannot be read, a symbol that is
@@ -32,3 +32,13 @@ def counts():
     """{place: how many}"""
     return dict(_by_place)
 
+
+def summary():
+    """One line: how many were swallowed, and where."""
+    total = sum(_by_place.values())
+    line = "GDB script: %d exception%s swallowed" % (total, "" if total == 1 else "s")
+    if total:
+        line += " (%s)" % ", ".join("%s: %d" % item for item in sorted(_by_place.items()))
+        if not debugging():
+            line += "; PYUNWIND_DEBUG=1 prints them"
+    return line
