@@ -133,8 +133,9 @@ class PythonFramesFilter:
             try:
                 running.session = session
                 self._callbacks.live_pid = session.live_pid
-                text = output.take_text(self._lib, self._lib.pyunwind_python_frames_by_native_frame_at(
-                    ctypes.byref(self._callbacks), ctypes.byref(stop), ctypes.byref(found)))
+                result = self._lib.pyunwind_python_frames_by_native_frame_at(
+                    ctypes.byref(self._callbacks), ctypes.byref(stop), ctypes.byref(found))
+                text = output.take_text(self._lib, result)
                 self._by_level[key] = {int(k): v for k, v in json.loads(text).items()}
             except Exception:
                 swallowed.note(PLACE)
