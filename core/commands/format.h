@@ -66,7 +66,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write = {});
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
 
-// The locals of one frame (filled by core/locals.h) as `name = repr` lines,
+// The locals of one frame (filled by core/walk/locals.h) as `name = repr` lines,
 // each starting with `indent`; and as the JSON document py-locals --json prints.
 std::string LocalsText(const Frame& frame, const std::string& indent);
 std::string FormatLocalsJson(const Frame& frame, size_t index);
