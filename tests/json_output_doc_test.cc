@@ -31,10 +31,10 @@ constexpr char kDoc[] = "docs/json-output.md";
 
 // Keys the page documents that these cores cannot make a command emit, and why.
 const std::set<std::string> kNotOnTheseCores = {
-    "index", "pc", "function", "module",  // native frames: --native needs a debugger's unwind
-    "error", "locals_error",              // a local or a frame's locals the target hides
-    "locals_not_shown",                   // a frame of more than 1024 locals
-    "coroutines_not_shown",               // a coroutine chain of more than 1024
+    "pc", "function", "module",              // native frames: --native needs a debugger's unwind
+    "error", "locals_error",                 // a local or a frame's locals the target hides
+    "locals_not_shown",                      // a frame of more than 1024 locals
+    "coroutines_not_shown", "before_index",  // a coroutine chain of more than 1024
 };
 
 // The keys of every ```json block of the page (`"key":`), lower-case names only: a local's
