@@ -1,5 +1,5 @@
 // A CPython 3.11 process built in a FakeTarget, following
-// core/layout/layout_tables.cc: a runtime whose embedded main interpreter
+// core/layout/python311.cc: a runtime whose embedded main interpreter
 // points back at it, thread states with cframes, frames and code objects with
 // real location tables (objects from tests/fake_python.h). The walk tests
 // build programs in it; fuzz/make_amplification_seeds writes some as seeds.

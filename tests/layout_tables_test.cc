@@ -1,7 +1,7 @@
-// core/layout/layout_tables.cc's 3.11 and 3.12 tables against the debug info of the
-// fixture interpreters (../shared/fixtures/layouts/3.11.2.tsv, 3.12.6.tsv) and of Debian's
+// The 3.11 and 3.12 tables (core/layout/python311.cc, python312.cc) against the debug info of
+// the fixture interpreters (../shared/fixtures/layouts/3.11.2.tsv, 3.12.6.tsv) and of Debian's
 // debug build python3.11d (tests/data/layouts/3.11.2d.tsv, made by make_debug_build_tsv.py;
-// issue 12: the release table holds for it unchanged):
+// the release table holds for it unchanged):
 // every field a table sets must equal the fact, or be listed below as one the
 // debug-info tables cannot state.
 #include <gtest/gtest.h>

@@ -44,7 +44,7 @@ inline constexpr size_t kMaxTaskWarnings = 64;  // then one line counts the rest
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
 inline constexpr uint64_t kMaxSetSlots = 1ull << 23;  // a set's hash table (a million tasks)
 
-// Values shown by --locals, py-locals (core/values.h): a repr is cut after
+// Values shown by --locals, py-locals (core/objects/values.h): a repr is cut after
 // kMaxReprLength characters (marked "..."), containers after kMaxReprItems
 // items (", ...") and nesting deeper than kMaxReprDepth ("..."). Ints with
 // more than kMaxReprIntDigits 30-bit digits (about 9,000 decimal digits) are

@@ -1,5 +1,5 @@
 // Turning a Snapshot into what the user reads: a traceback per thread, or
-// the JSON document of ../shared/notes/json-output.md.
+// the JSON document of docs/json-output.md.
 #pragma once
 
 #include <memory>
@@ -66,7 +66,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write = {});
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
 
-// The locals of one frame (filled by core/locals.h) as `name = repr` lines,
+// The locals of one frame (filled by core/walk/locals.h) as `name = repr` lines,
 // each starting with `indent`; and as the JSON document py-locals --json prints.
 std::string LocalsText(const Frame& frame, const std::string& indent);
 std::string FormatLocalsJson(const Frame& frame, size_t index);

@@ -5,7 +5,7 @@
 // from the object's memory for None, bool, int (any size), float, str (every
 // kind), bytes, tuple, list, dict, set and frozenset, and is
 // "<TypeName object at 0x...>" for everything else. Nesting, item counts and
-// length are cut at the bounds of core/limits.h.
+// length are cut at the bounds of core/base/limits.h.
 #pragma once
 
 #include <cstdint>

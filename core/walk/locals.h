@@ -1,6 +1,6 @@
 // The arguments and locals of one _PyInterpreterFrame, by name
 // (co_localsplusnames / co_localspluskinds), with short reprs
-// (core/values.h). Cells and free variables show what the cell holds;
+// (core/objects/values.h). Cells and free variables show what the cell holds;
 // 3.14+ tagged stack references are untagged, tagged ints shown as ints.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Issue 16: LLDB 22's frame providers put each Python frame into LLDB's own `bt`
+// LLDB 22's frame providers put each Python frame into LLDB's own `bt`
 // (lldb_plugin/pyunwind_lldb_frames.py, which `plugin load` alone imports): on a live Debian python3.11
 // `threads` scenario every truth thread's Python frames appear in one thread's `bt all`, in
 // order, each run of them right after an eval-loop frame (_PyEval_EvalFrameDefault), and
@@ -293,8 +293,8 @@ TEST_F(Lldb22, BtShowsPythonFramesOfLiveProcess) {
                                           {"frame select " + std::to_string(n), "frame variable"}));
   ASSERT_TRUE(s.exited && s.exit_code == 0) << s.Describe();
   // LLDB 22.1 does not ask a provider's frames for their variables (ScriptedFrame's
-  // get_variables is never called): `frame variable` there prints nothing (README). When an
-  // LLDB starts asking, this fails and the provider should answer.
+  // get_variables is never called): `frame variable` there prints nothing (docs/support.md).
+  // When an LLDB starts asking, this fails and the provider should answer.
   const size_t variables = s.out.find("(lldb) frame variable\n");
   ASSERT_NE(variables, std::string::npos) << s.out;
   // No "(TYPE) NAME = VALUE" line follows (LLDB may still be printing the attach's stop).

@@ -1,5 +1,5 @@
-// Other CPython versions these machines happen to have, as extra evidence for the README's
-// support matrix: pyenv's 3.12.1 and 3.13.0 (shared libpython, PIE) running threads.py.
+// Other CPython versions these machines happen to have, as extra evidence for the
+// support matrix of docs/support.md: pyenv's 3.12.1 and 3.13.0 (shared libpython, PIE) running threads.py.
 // `py-bt --all --json` must match the scenario's truth in {LLDB, GDB} x {live, gcore core
 // without the executable}. A version that is not installed is skipped, with the reason.
 // One scenario process (and one core) per version serves all its cells.
@@ -65,7 +65,7 @@ TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
   EXPECT_TRUE(mismatch.empty()) << *python << ", pid " << scenario.pid() << ": " << mismatch;
 
-  // Issue 12: the main thread is the one the truth names, read from what the runtime records
+  // The main thread is the one the truth names, read from what the runtime records
   // (3.13: interp->threads.main checked against _PyRuntime.main_thread), and -v says so.
   RunResult r = RunDebugger(cell.debugger, *install, target, {"py-bt --all --json -v"});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
