@@ -19,7 +19,7 @@ cmp -s "$out/gen/packaging/build_info.h.new" "$out/gen/packaging/build_info.h" |
 flags+=(-I"$out/gen")
 objs=()
 pids=()
-for src in core/*/*.cc fuzz/state_file.cc fuzz/core_fuzzer.cc; do
+for src in core/*/*.cc fuzz/state_file.cc fuzz/command_check.cc fuzz/core_fuzzer.cc; do
   [[ "$src" == *_test.cc ]] && continue  # unit tests kept beside their code
   obj="$out/obj/$(basename "${src%.cc}").o"
   objs+=("$obj")

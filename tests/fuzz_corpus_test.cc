@@ -1,10 +1,10 @@
 // Every input of the fuzz corpus (fuzz/corpus) and every input the fuzzer
 // found a bug with (tests/data/fuzz_regressions, reduced) through the fuzz
-// target's entry point: each command returns data or one error line, JSON
-// parses (the entry point aborts otherwise). Under `bazel test --config=asan`
-// this is the fuzzer's check with ASan and UBSan. And the amplification seeds
-// still are what they are for: past the work budget, stopped by it in time; the
-// PYTHONHASHSEED=0 seed, its dicts searched by hash.
+// target's check (fuzz/command_check.h): the input is read, every command runs,
+// and each returns data or one error line, its JSON parsing. Under `bazel test
+// --config=asan` this is the fuzzer's check with ASan and UBSan. And the
+// amplification seeds still are what they are for: past the work budget,
+// stopped by it in time; the PYTHONHASHSEED=0 seed, its dicts searched by hash.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -21,14 +21,19 @@
 
 #include "core/commands/commands.h"
 #include "core/target/elf_core_target.h"
+#include "fuzz/command_check.h"
 #include "fuzz/state_file.h"
 #include "fuzz/zero_secret_target.h"
-
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 namespace {
 
 namespace fs = std::filesystem;
+
+using pyunwind::fuzz::CheckInput;
+using pyunwind::fuzz::InputReport;
+using pyunwind::fuzz::Invocation;
+using pyunwind::fuzz::Invocations;
+using pyunwind::fuzz::Violation;
 
 std::vector<uint8_t> Contents(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -42,19 +47,57 @@ std::vector<fs::path> Inputs(const char* dir) {
   return paths;
 }
 
-void RunEach(const char* dir, size_t at_least) {
+// Checks every input of `dir` (at least `at_least` of them): read as a core, every command
+// run, no finding; returns each input's path and report.
+std::vector<std::pair<std::string, InputReport>> CheckEach(const char* dir, size_t at_least) {
   const std::vector<fs::path> paths = Inputs(dir);
   EXPECT_GE(paths.size(), at_least) << dir;
+  std::vector<std::pair<std::string, InputReport>> reports;
   for (const fs::path& path : paths) {
     SCOPED_TRACE(path.string());
     const std::vector<uint8_t> bytes = Contents(path);
-    EXPECT_EQ(LLVMFuzzerTestOneInput(bytes.data(), bytes.size()), 0);
+    EXPECT_FALSE(bytes.empty());
+    InputReport report = CheckInput(bytes.data(), bytes.size());
+    EXPECT_TRUE(report.target_read) << "not read as a core";
+    EXPECT_EQ(report.succeeded.size() + report.failed.size() + report.findings.size(),
+              report.target_read ? Invocations().size() : 0);
+    for (const pyunwind::fuzz::Finding& finding : report.findings) {
+      ADD_FAILURE() << finding.command_line << ": " << finding.violation << "\n--- output:\n"
+                    << finding.output.substr(0, 2000);
+    }
+    reports.emplace_back(path.string(), std::move(report));
+  }
+  return reports;
+}
+
+bool Contains(const std::vector<std::string>& lines, const std::string& line) {
+  return std::find(lines.begin(), lines.end(), line) != lines.end();
+}
+
+// The check passes data and one error line, and refuses what the fuzz target aborts on.
+TEST(FuzzCheck, RefusesWhatTheFuzzTargetAbortsOn) {
+  const Invocation json{"py-bt", {"--all", "--json"}, true};
+  const Invocation text{"py-list", {}, false};
+  EXPECT_EQ(Violation(json, {"{\"interpreters\": []}\n", false}), "");
+  EXPECT_EQ(Violation(text, {"pyunwind: no Python runtime found\n", true}), "");
+  EXPECT_EQ(Violation(text, {"  1    x = 1\n  2    y = 2\n", false}), "");
+  EXPECT_EQ(Violation(json, {"{\"interpreters\": [\n", false}), "JSON does not parse");
+  EXPECT_EQ(Violation(json, {"", false}), "output does not end a line");
+  EXPECT_EQ(Violation(text, {"pyunwind: no frame", true}), "output does not end a line");
+  EXPECT_EQ(Violation(text, {"no frame\n", true}), "error without 'pyunwind: '");
+  EXPECT_EQ(Violation(text, {"pyunwind: one\npyunwind: two\n", true}),
+            "error of several lines");
+}
+
+// Every seed is a real interpreter state (or one shaped like the amplification tests): the
+// whole stack is there to mutate, so py-bt --all --json returns data on each.
+TEST(FuzzCorpus, EverySeedRuns) {
+  for (const auto& [path, report] : CheckEach("fuzz/corpus", 14)) {
+    EXPECT_TRUE(Contains(report.succeeded, "py-bt --all --json")) << path;
   }
 }
 
-TEST(FuzzCorpus, EverySeedRuns) { RunEach("fuzz/corpus", 5); }
-
-TEST(FuzzCorpus, EveryFoundBugStaysFixed) { RunEach("tests/data/fuzz_regressions", 1); }
+TEST(FuzzCorpus, EveryFoundBugStaysFixed) { CheckEach("tests/data/fuzz_regressions", 1); }
 
 // The seeds fuzz/make_amplification_seeds writes: found without symbols, and each
 // runs out of the work budget (a mutation starts at its edge), says so, and

@@ -1,0 +1,58 @@
+// What the fuzz target checks on every input (README.md): each command returns its data or
+// exactly one error line "pyunwind: ...", and --json output parses. The libFuzzer target
+// (core_fuzzer.cc) aborts on a violation; the corpus replay (tests/fuzz_corpus_test.cc)
+// fails the case, naming every violation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/commands/commands.h"
+#include "core/target/target.h"
+
+namespace pyunwind::fuzz {
+
+// One command line run on every input.
+struct Invocation {
+  std::string name;
+  std::vector<std::string> args;
+  bool json;  // its output must parse as JSON
+
+  std::string CommandLine() const;
+};
+
+// py-bt --all --json, py-bt --verbose, py-bt --all --locals [--json], py-tasks
+// --json|--tree|--running, py-locals, py-frame, py-list and every other command with
+// --json: each only if AllCommands() has it.
+const std::vector<Invocation>& Invocations();
+
+// What is wrong with `out`, the output of `invocation`; empty when it is data, or one error
+// line, as it should be.
+std::string Violation(const Invocation& invocation, const CommandOutput& out);
+
+// A command whose output broke the rule.
+struct Finding {
+  std::string command_line;
+  std::string violation;
+  std::string output;
+};
+
+// What every command did on one input.
+struct InputReport {
+  bool target_read = false;  // the input made a core ElfCoreTarget reads
+  std::vector<std::string> succeeded;  // command lines that returned data
+  std::vector<std::string> failed;     // command lines that returned one error line
+  std::vector<Finding> findings;       // the fuzz target aborts when there is any
+};
+
+// Runs every invocation on `target`, the selected thread its first one.
+InputReport CheckCommands(Target& target);
+
+// Reads `data` as the fuzz target does (an ELF core, a "PYUS" state expanded into one, or
+// anything else as one writable mapping at 0x10000000) and checks the commands on it, with
+// _Py_HashSecret at a page of zeros (zero_secret_target.h).
+InputReport CheckInput(const uint8_t* data, size_t size);
+
+}  // namespace pyunwind::fuzz
