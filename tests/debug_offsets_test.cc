@@ -383,6 +383,7 @@ TEST(DebugOffsetsNewer, ShiftedBlockIsRefused) {
   }
   auto layout = Parse(block);
   ASSERT_FALSE(layout.ok()) << "read a shifted 3.16 block";
+  EXPECT_EQ(layout.error().kind, ErrorKind::kUnsupportedVersion);
   EXPECT_EQ(layout.error().message,
             "Python 3.16.0a2 is newer than 3.15, and its _Py_DebugOffsets block does not match "
             "the 3.15 layout (llist_node.next reads 67, not 0): pyunwind cannot read this version");
@@ -395,6 +396,7 @@ void ExpectRefused(const Result<Layout>& result, const std::string& mentions) {
   const std::string& message = result.error().message;
   EXPECT_NE(message.find(mentions), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(result.error().kind, ErrorKind::kRefusedLayout) << message;
 }
 
 TEST(DebugOffsetsRefusal, WrongCookie) {

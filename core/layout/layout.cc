@@ -19,11 +19,13 @@ bool FieldFits(int32_t offset, int32_t width, int32_t struct_size) {
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
   const PythonVersion version{hexversion};
   if (free_threaded) {
-    return MakeError(fmt::format("Python {} has no free-threaded build", version.ToString()));
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("Python {} has no free-threaded build", version.ToString()));
   }
   const MinorVersion* known = version.major() == 3 ? FindMinorVersion(version.minor()) : nullptr;
   if (known == nullptr || !known->debug_offsets_fields.empty()) {
-    return MakeError(fmt::format("no layout table for Python {}", version.ToString()));
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("no layout table for Python {}", version.ToString()));
   }
   Layout layout;
   layout.version = version;
@@ -33,7 +35,8 @@ Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
 
 Status ValidateLayout(const Layout& l) {
   auto refuse = [&](std::string_view what) -> Status {
-    return MakeError(fmt::format("the layout of Python {} ({}) does not validate: {}",
+    return MakeError(ErrorKind::kRefusedLayout,
+                     fmt::format("the layout of Python {} ({}) does not validate: {}",
                                  l.version.ToString(), l.source, what));
   };
   if (!l.version.AtLeast(3, OldestMinorVersion().minor)) {
