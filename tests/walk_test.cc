@@ -242,6 +242,18 @@ TEST_F(WalkTest, NoSymbolAndNoRegionsIsNotNoRuntime) {
   EXPECT_EQ(location.error().kind, ErrorKind::kOther) << location.error().message;
 }
 
+// The layout a table gives, and the -v line that names it.
+TEST_F(WalkTest, TheTableIsTheLayoutSource) {
+  p.AddSymbols();
+  RemoteMemory memory(p.target);
+  auto location = LocateRuntime(memory);
+  ASSERT_TRUE(location.ok()) << location.error().message;
+  EXPECT_EQ(location->layout.source, LayoutSource::kTable);
+  EXPECT_EQ(DescribeLayoutSource(location->layout), "table 3.11");
+  const std::string line = DescribeLocation(*location);
+  EXPECT_EQ(line.substr(line.find(';')), "; layout from table 3.11") << line;
+}
+
 TEST_F(WalkTest, TextTraceback) {
   p.AddSymbols();
   // Without the source lines, which depend on the files of this machine.

@@ -17,7 +17,8 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   a.task = layout.task;
   a.tstate_running_loop = layout.running_loop.tstate_offset;
   if (a.task.name != kAbsent) {  // the version's file states it all
-    a.source = fmt::format("the Python {} layout ({})", v.MinorString(), layout.source);
+    a.source =
+        fmt::format("the Python {} layout ({})", v.MinorString(), DescribeLayoutSource(layout));
     return a;
   }
 

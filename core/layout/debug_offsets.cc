@@ -205,7 +205,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   Layout l;
   l.version = version;
   l.free_threaded = free_threaded == 1;
-  l.source = fmt::format("_Py_DebugOffsets {}", version.MinorString());
+  l.source = LayoutSource::kDebugOffsets;
   if (DebugOffsetsVersionIsNewerThanKnown(version.hexversion)) {
     l.warning = fmt::format(
         "Python {} is newer than the newest _Py_DebugOffsets layout pyunwind knows (3.{}); "

@@ -33,11 +33,19 @@ Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
   return layout;
 }
 
+std::string DescribeLayoutSource(const Layout& l) {
+  switch (l.source) {
+    case LayoutSource::kTable: return "table " + l.version.MinorString();
+    case LayoutSource::kDebugOffsets: return "_Py_DebugOffsets " + l.version.MinorString();
+  }
+  return "?";
+}
+
 Status ValidateLayout(const Layout& l) {
   auto refuse = [&](std::string_view what) -> Status {
     return MakeError(ErrorKind::kRefusedLayout,
                      fmt::format("the layout of Python {} ({}) does not validate: {}",
-                                 l.version.ToString(), l.source, what));
+                                 l.version.ToString(), DescribeLayoutSource(l), what));
   };
   if (!l.version.AtLeast(3, OldestMinorVersion().minor)) {
     return refuse("version older than 3." + std::to_string(OldestMinorVersion().minor));

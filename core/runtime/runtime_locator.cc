@@ -156,7 +156,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
 
 std::string DescribeLocation(const RuntimeLocation& location) {
   return fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}", location.address,
-                     location.found_by, location.layout.source);
+                     location.found_by, DescribeLayoutSource(location.layout));
 }
 
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
@@ -219,7 +219,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
   }
 
   // The tables know the minor version only; find the exact one.
-  if (location.layout.source.rfind("table", 0) == 0) {
+  if (location.layout.source == LayoutSource::kTable) {
     std::optional<uint32_t> exact = symbol_version;
     if (!exact) exact = HexversionFromSys(memory, location.layout, location.address);
     if (exact && (*exact >> 16) == (location.layout.version.hexversion >> 16)) {

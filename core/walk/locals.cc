@@ -23,7 +23,7 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   if (l.code.localsplusnames == kAbsent || l.code.localspluskinds == kAbsent ||
       l.frame.localsplus == kAbsent) {
     return MakeError(fmt::format("Python {} ({}) does not tell where a frame's locals are",
-                                 l.version.ToString(), l.source));
+                                 l.version.ToString(), DescribeLayoutSource(l)));
   }
   auto names_address = memory.ReadPointer(code_address + l.code.localsplusnames);
   auto kinds_address = memory.ReadPointer(code_address + l.code.localspluskinds);
