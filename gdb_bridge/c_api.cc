@@ -9,11 +9,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/base/result.h"
 #include "core/commands/arguments.h"
 #include "core/commands/commands.h"
 #include "core/commands/kept_state.h"
 #include "core/commands/native.h"
-#include "core/runtime/runtime_locator.h"
 #include "core/target/page_arena.h"
 #include "core/target/python_files.h"
 #include "gdb_bridge/callback_target.h"
@@ -225,7 +225,8 @@ PYUNWIND_API char* pyunwind_python_frames_by_native_frame_at(
       // bt stopped by Ctrl-C: whether there is Python is not known.
       if (target.Interrupted()) return CopyToMalloc("{}");
       if (has_python != nullptr) {
-        *has_python = session.ok() ? 1 : pyunwind::IsNoRuntimeError(session.error()) ? 0 : -1;
+        const bool none = !session.ok() && session.error().kind == pyunwind::ErrorKind::kNoRuntime;
+        *has_python = session.ok() ? 1 : none ? 0 : -1;
       }
       if (session.ok() && stop->selected_thread_id >= 0) {
         pyunwind::CommandContext context{target, static_cast<uint64_t>(stop->selected_thread_id),

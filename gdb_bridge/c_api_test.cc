@@ -341,6 +341,16 @@ TEST(CApi, FramesAtAStopSayWhetherThereIsPython) {
   text = pyunwind_python_frames_by_native_frame_at(&broken_cb, &stop, &has_python);
   pyunwind_free(text);
   EXPECT_EQ(has_python, -1);
+  // No symbol and no regions to search: the message begins "no Python runtime found", but
+  // whether there is one is not known.
+  FakeTarget unlisted;
+  auto unlisted_cb = CallbacksFor(unlisted);
+  stop = {PYUNWIND_STOPPED, 79, 3, 1, 101};
+  text = pyunwind_python_frames_by_native_frame_at(&unlisted_cb, &stop, &has_python);
+  pyunwind_free(text);
+  EXPECT_EQ(has_python, -1);
+  const Ran ran = RunCmd(&unlisted_cb, "py-bt", "--all");
+  EXPECT_EQ(ran.text.rfind("pyunwind: no Python runtime found", 0), 0u) << ran.text;
 }
 
 TEST(CApi, NoStackIsAnEmptyObjectForBt) {

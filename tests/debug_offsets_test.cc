@@ -76,7 +76,8 @@ TEST_P(RealBlockTest, ParsesWithKeyOffsets) {
 
   EXPECT_EQ(l.version.hexversion, real.hexversion);
   EXPECT_EQ(l.free_threaded, ft);
-  EXPECT_EQ(l.source, is314 ? "_Py_DebugOffsets 3.14" : "_Py_DebugOffsets 3.13");
+  EXPECT_EQ(l.source, LayoutSource::kDebugOffsets);
+  EXPECT_EQ(DescribeLayoutSource(l), is314 ? "_Py_DebugOffsets 3.14" : "_Py_DebugOffsets 3.13");
   EXPECT_TRUE(l.warning.empty()) << l.warning;
 
   // Values read from the debug info of the same builds (layouts/*.tsv).
@@ -299,7 +300,8 @@ TEST(DebugOffsets315, ParsesDefaultBuild) {
   ASSERT_TRUE(layout.ok()) << layout.error().message;
   const Layout& l = *layout;
   EXPECT_EQ(l.version.hexversion, 0x030f00f0u);
-  EXPECT_EQ(l.source, "_Py_DebugOffsets 3.15");
+  EXPECT_EQ(l.source, LayoutSource::kDebugOffsets);
+  EXPECT_EQ(DescribeLayoutSource(l), "_Py_DebugOffsets 3.15");
   EXPECT_TRUE(l.warning.empty());
   EXPECT_FALSE(l.free_threaded);
   EXPECT_EQ(l.runtime.interpreters_head, 808);
@@ -383,6 +385,7 @@ TEST(DebugOffsetsNewer, ShiftedBlockIsRefused) {
   }
   auto layout = Parse(block);
   ASSERT_FALSE(layout.ok()) << "read a shifted 3.16 block";
+  EXPECT_EQ(layout.error().kind, ErrorKind::kUnsupportedVersion);
   EXPECT_EQ(layout.error().message,
             "Python 3.16.0a2 is newer than 3.15, and its _Py_DebugOffsets block does not match "
             "the 3.15 layout (llist_node.next reads 67, not 0): pyunwind cannot read this version");
@@ -395,6 +398,7 @@ void ExpectRefused(const Result<Layout>& result, const std::string& mentions) {
   const std::string& message = result.error().message;
   EXPECT_NE(message.find(mentions), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  EXPECT_EQ(result.error().kind, ErrorKind::kRefusedLayout) << message;
 }
 
 TEST(DebugOffsetsRefusal, WrongCookie) {

@@ -267,6 +267,8 @@ TEST(WorkBudget, OneKindRunningOutStopsEveryKind) {
   EXPECT_TRUE(budget.Exhausted());
   EXPECT_EQ(budget.Reason(), "the work budget of one command ran out (more than 3 frames "
                              "visited): output is incomplete...truncated");
+  EXPECT_EQ(budget.StopError().kind, ErrorKind::kBudgetExhausted);
+  EXPECT_EQ(budget.StopError().message, budget.Reason());
   // An amount that would overflow the count is refused, not wrapped.
   WorkBudget fresh;
   EXPECT_FALSE(fresh.Spend(Work::kLineTableEntries, ~uint64_t{0}));
@@ -296,6 +298,8 @@ TEST(WorkBudget, AnInterruptStopsEveryKindUntilReset) {
   EXPECT_TRUE(budget.Exhausted());
   EXPECT_FALSE(budget.Spend(Work::kContainerEntries, 1));
   EXPECT_EQ(budget.Reason(), "interrupted: output is incomplete...truncated");
+  EXPECT_EQ(budget.StopError().kind, ErrorKind::kInterrupted);
+  EXPECT_EQ(budget.StopError().message, budget.Reason());
   stopped = false;
   budget.Reset();
   EXPECT_FALSE(budget.Interrupted());

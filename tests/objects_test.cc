@@ -133,6 +133,10 @@ TEST_F(ObjectsTest, RefusesBadPointersAndUnreadableMemory) {
   target_.PutU32(at_end + layout_.unicode.state, FakeObjects::StringState(1, true, true));
   auto read = Fresh().ReadString(at_end);
   EXPECT_FALSE(read.ok());
+  // A read the target refused says so in its kind; a bad pointer is not a failed read.
+  EXPECT_EQ(read.error().kind, ErrorKind::kUnreadableMemory) << read.error().message;
+  EXPECT_EQ(Fresh().ReadString(0x10000).error().kind, ErrorKind::kUnreadableMemory);
+  EXPECT_EQ(Fresh().ReadString(good + 1).error().kind, ErrorKind::kOther);
 }
 
 TEST_F(ObjectsTest, RefusesAbsurdLengths) {
@@ -316,11 +320,29 @@ TEST_F(ObjectsTest, SetItemsCutsOnlyWhenAskedAndCounts) {
   auto refused = c.SetItems(set, 4);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().message, fmt::format("the set at {:#x} has more than 4 members", set));
+  EXPECT_EQ(refused.error().kind, ErrorKind::kOther);
   size_t cut = 99;
   auto first = c.SetItems(set, 4, &cut);
   ASSERT_TRUE(first.ok()) << first.error().message;
   EXPECT_EQ(*first, (std::vector<uint64_t>{0x1000, 0x1030, 0x1060, 0x1090}));
   EXPECT_EQ(cut, 2u);
+}
+
+// A reader that runs out of the command's work budget fails with the budget's kind.
+TEST_F(ObjectsTest, ReadsPastTheWorkBudgetFailAsExhausted) {
+  const uint64_t set = heap_.Alloc(256);
+  const uint64_t table = heap_.Alloc(16 * 16);
+  target_.Put<int64_t>(set + layout_.set.mask, 15);
+  target_.PutU64(set + layout_.set.table, table);
+  WorkBudget::Amounts limits = WorkBudget::kDefaultLimits;
+  limits[static_cast<size_t>(Work::kContainerEntries)] = 8;  // the table has 16 slots
+  RemoteMemory memory(target_, kMaxBytesReadPerCommand, limits);
+  ObjectReader reader(memory, layout_);
+  RemoteCollections c(reader);
+  auto items = c.SetItems(set);
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.error().kind, ErrorKind::kBudgetExhausted) << items.error().message;
+  EXPECT_EQ(items.error().message, memory.budget().Reason());
 }
 
 TEST_F(ObjectsTest, ReadsTypeNames) {

@@ -20,6 +20,8 @@
 
 #include "core/commands/commands.h"
 #include "core/layout/layout.h"
+#include "core/runtime/runtime_locator.h"
+#include "core/target/memory.h"
 #include "core/walk/frames.h"
 #include "tests/amplification.h"
 #include "tests/fake_process311.h"
@@ -228,6 +230,28 @@ TEST_F(WalkTest, NoSymbolAndNoRegionsIsOneErrorLine) {
   const CommandOutput out = p.Run({"--all"});
   ExpectOneErrorLine(out);
   EXPECT_NE(out.text.find("no Python runtime found"), std::string::npos) << out.text;
+}
+
+// Without regions to search, whether there is a runtime is not known: the GDB frame filter
+// asks again rather than taking the process for one without Python.
+TEST_F(WalkTest, NoSymbolAndNoRegionsIsNotNoRuntime) {
+  p.target.list_regions = false;
+  RemoteMemory memory(p.target);
+  auto location = LocateRuntime(memory);
+  ASSERT_FALSE(location.ok());
+  EXPECT_EQ(location.error().kind, ErrorKind::kOther) << location.error().message;
+}
+
+// The layout a table gives, and the -v line that names it.
+TEST_F(WalkTest, TheTableIsTheLayoutSource) {
+  p.AddSymbols();
+  RemoteMemory memory(p.target);
+  auto location = LocateRuntime(memory);
+  ASSERT_TRUE(location.ok()) << location.error().message;
+  EXPECT_EQ(location->layout.source, LayoutSource::kTable);
+  EXPECT_EQ(DescribeLayoutSource(location->layout), "table 3.11");
+  const std::string line = DescribeLocation(*location);
+  EXPECT_EQ(line.substr(line.find(';')), "; layout from table 3.11") << line;
 }
 
 TEST_F(WalkTest, TextTraceback) {
@@ -650,6 +674,19 @@ TEST(NotPython, RandomMemoryIsOneErrorLine) {
   }
 }
 
+// What the GDB frame filter's has-Python answer rests on: the kind, not the words.
+TEST(NotPython, RandomMemoryIsNoRuntime) {
+  FakeTarget target;
+  target.Map(0x600000, 0x30000, true, true, "");
+  target.FillRandom(0x600000, 2);
+  RemoteMemory memory(target);
+  auto location = LocateRuntime(memory);
+  ASSERT_FALSE(location.ok());
+  EXPECT_EQ(location.error().kind, ErrorKind::kNoRuntime) << location.error().message;
+  EXPECT_EQ(location.error().message.rfind("not a Python process: ", 0), 0u)
+      << location.error().message;
+}
+
 // Writable memory with nothing in it, larger than the scan's bound: the scan reads
 // what docs/limits.md and its message say (2 GiB), not less (it once stopped at the
 // command's 512 MiB read budget while saying 2 GiB).
@@ -693,6 +730,15 @@ TEST(NotPython, TheScanStopsAtCtrlC) {
   EXPECT_LE(target.bytes_read, (64 << 20) + (1 << 20));
 }
 
+TEST(NotPython, CtrlCDuringTheScanIsInterrupted) {
+  EmptyMemoryTarget target;
+  target.interrupt_after_bytes = 1 << 20;
+  RemoteMemory memory(target);
+  auto location = LocateRuntime(memory);
+  ASSERT_FALSE(location.ok());
+  EXPECT_EQ(location.error().kind, ErrorKind::kInterrupted) << location.error().message;
+}
+
 TEST(NotPython, OldPythonNamedByItsModule) {
   FakeTarget target;
   target.Map(0x600000, 0x1000, true, true, "");
@@ -702,6 +748,16 @@ TEST(NotPython, OldPythonNamedByItsModule) {
   EXPECT_TRUE(out.failed);
   EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;
   EXPECT_NE(out.text.find("3.10"), std::string::npos) << out.text;
+}
+
+TEST(NotPython, OldPythonIsAnUnsupportedVersion) {
+  FakeTarget target;
+  target.Map(0x600000, 0x1000, true, true, "");
+  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 0});
+  RemoteMemory memory(target);
+  auto location = LocateRuntime(memory);
+  ASSERT_FALSE(location.ok());
+  EXPECT_EQ(location.error().kind, ErrorKind::kUnsupportedVersion) << location.error().message;
 }
 
 // ------------------------------------------------------------ work amplification

@@ -21,8 +21,8 @@ Result<AsyncioDebugOffsets> ReadAt(RemoteMemory& memory, const Layout& layout, u
                                    std::string found_by) {
   uint8_t block[kAsyncioDebugSize];
   if (!memory.Read(address, block, sizeof block)) {
-    return MakeError(fmt::format("cannot read the _asyncio debug offsets at {:#x} ({})", address,
-                                 found_by));
+    return UnreadableMemory(
+        fmt::format("cannot read the _asyncio debug offsets at {:#x} ({})", address, found_by));
   }
   PYU_ASSIGN_OR_RETURN(AsyncioDebugOffsets offsets, DecodeAsyncioDebug(block, layout));
   offsets.address = address;
@@ -45,13 +45,14 @@ Result<AsyncioDebugOffsets> DecodeAsyncioDebug(const uint8_t* block, const Layou
   for (size_t i = 0; i < kAsyncioDebugSize / 8; ++i) std::memcpy(&(o.*kFields[i]), block + 8 * i, 8);
 
   if (layout.interp.size <= 0 || o.interp_size != static_cast<uint64_t>(layout.interp.size)) {
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kRefusedLayout, fmt::format(
         "its interpreter state is {} bytes where _Py_DebugOffsets says {}", o.interp_size,
         layout.interp.size));
   }
   const uint64_t header = static_cast<uint64_t>(layout.object.ob_type) + 8;
   if (o.task_size <= header || o.task_size > kMaxTaskSize) {
-    return MakeError(fmt::format("a task of {} bytes is not plausible", o.task_size));
+    return MakeError(ErrorKind::kRefusedLayout,
+                     fmt::format("a task of {} bytes is not plausible", o.task_size));
   }
   struct Field {
     const char* name;
@@ -70,13 +71,15 @@ Result<AsyncioDebugOffsets> DecodeAsyncioDebug(const uint8_t* block, const Layou
       {"thread tasks_head", o.thread_tasks_head, 16, o.thread_size, 0},
   };
   if (o.thread_size < static_cast<uint64_t>(layout.tstate.size) || o.thread_size > kMaxThreadStateSize) {
-    return MakeError(fmt::format("its thread state of {} bytes is smaller than PyThreadState ({})",
+    return MakeError(ErrorKind::kRefusedLayout,
+                     fmt::format("its thread state of {} bytes is smaller than PyThreadState ({})",
                                  o.thread_size, layout.tstate.size));
   }
   for (const Field& f : fields) {
     if (f.offset < f.min || f.offset + f.width > f.limit) {
-      return MakeError(fmt::format("the {} at {} lies outside its {}-byte struct", f.name, f.offset,
-                                   f.limit));
+      return MakeError(ErrorKind::kRefusedLayout,
+                       fmt::format("the {} at {} lies outside its {}-byte struct", f.name,
+                                   f.offset, f.limit));
     }
   }
   return o;
@@ -116,7 +119,7 @@ Result<AsyncioDebugOffsets> FindAsyncioDebug(RemoteMemory& memory, const Layout&
                     });
   if (scanned) return *scanned;
   if (first_error) {
-    return MakeError("the _asyncio debug offsets are not valid: " + first_error->message);
+    return first_error->WithContext("the _asyncio debug offsets are not valid: ");
   }
   return MakeError(regions.empty()
                        ? "the _asyncio debug offsets were not found: no _AsyncioDebug symbol or "

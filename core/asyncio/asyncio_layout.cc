@@ -10,19 +10,21 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   const PythonVersion& v = layout.version;
   if (layout.task.loop == kAbsent || layout.gen.iframe == kAbsent ||
       layout.gen.frame_state == kAbsent) {
-    return MakeError(fmt::format("py-tasks does not support Python {}", v.MinorString()));
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("py-tasks does not support Python {}", v.MinorString()));
   }
   AsyncioLayout a;
   a.task = layout.task;
   a.tstate_running_loop = layout.running_loop.tstate_offset;
   if (a.task.name != kAbsent) {  // the version's file states it all
-    a.source = fmt::format("the Python {} layout ({})", v.MinorString(), layout.source);
+    a.source =
+        fmt::format("the Python {} layout ({})", v.MinorString(), DescribeLayoutSource(layout));
     return a;
   }
 
   if (layout.frame.stackpointer == kAbsent || a.task.state_after_awaited_by == kAbsent ||
       a.task.fut_waiter_before_coro == kAbsent) {
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kUnsupportedVersion, fmt::format(
         "py-tasks: the layout of Python {} gives no task, generator or frame stack offsets",
         v.MinorString()));
   }
@@ -31,7 +33,7 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   using Found = Result<AsyncioDebugOffsets>;
   const Found* remembered = memory.Recalled<Found>();
   const Found& debug = remembered ? *remembered : memory.Remember(FindAsyncioDebug(memory, layout));
-  if (!debug.ok()) return MakeError("py-tasks: " + debug.error().message);
+  if (!debug.ok()) return debug.error().WithContext("py-tasks: ");
   a.source = "_AsyncioDebug, found by " + debug->found_by;
   a.task.name = static_cast<int32_t>(debug->task_name);
   a.task_awaited_by = static_cast<int32_t>(debug->task_awaited_by);

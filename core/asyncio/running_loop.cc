@@ -38,11 +38,16 @@ Result<uint64_t> RunningLoopOf(TaskReader& reader, uint64_t tstate) {
   uint64_t loop = 0;
   if (field != kAbsent) {
     auto value = memory.ReadPointer(tstate + field);
-    if (!value) return MakeError(fmt::format("cannot read the running loop of thread state {:#x}", tstate));
+    if (!value) {
+      return UnreadableMemory(
+          fmt::format("cannot read the running loop of thread state {:#x}", tstate));
+    }
     loop = *value;
   } else if (l.running_loop.dict_key != nullptr && l.tstate.dict != kAbsent) {
     auto dict = memory.ReadPointer(tstate + l.tstate.dict);
-    if (!dict) return MakeError(fmt::format("cannot read the dict of thread state {:#x}", tstate));
+    if (!dict) {
+      return UnreadableMemory(fmt::format("cannot read the dict of thread state {:#x}", tstate));
+    }
     if (*dict == 0) return uint64_t{0};  // no thread dict: _asyncio never ran a loop here
     if (!Aligned(*dict)) return MakeError(fmt::format("thread state {:#x} has a bad dict pointer", tstate));
     PYU_ASSIGN_OR_RETURN(uint64_t value, reader.collections().DictGetString(*dict, l.running_loop.dict_key));
@@ -53,7 +58,10 @@ Result<uint64_t> RunningLoopOf(TaskReader& reader, uint64_t tstate) {
       // it, its instance size (the type object itself is in the data segment).
       PYU_RETURN_IF_ERROR(CheckHolderType(objects, loop));
       auto held = memory.ReadPointer(loop + l.running_loop.holder_loop);
-      if (!held) return MakeError(fmt::format("cannot read the {} at {:#x}", l.running_loop.holder_type, loop));
+      if (!held) {
+        return UnreadableMemory(
+            fmt::format("cannot read the {} at {:#x}", l.running_loop.holder_type, loop));
+      }
       loop = *held;
     }
   } else {

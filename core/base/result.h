@@ -1,15 +1,35 @@
 // Errors as values: every failure carries one sentence for the user, and
-// nothing throws through the debugger's C++ or Python.
+// nothing throws through the debugger's C++ or Python. What a caller decides
+// on is the error's kind, never its text: the text is the user's.
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
 namespace pyunwind {
 
+// What went wrong, for the code that acts on an error; set where the error is born.
+enum class ErrorKind {
+  kOther,               // none of the below: the message is all there is to know
+  kNoRuntime,           // the target has no Python runtime: not a Python process
+  kInterrupted,         // the user stopped the command (Ctrl-C, Target::Interrupted)
+  kBudgetExhausted,     // the command's work budget ran out (WorkBudget)
+  kUnreadableMemory,    // a read of the target's memory failed (also once interrupted)
+  kUnsupportedVersion,  // a CPython version pyunwind does not read
+  kRefusedLayout,       // a layout or debug-offsets block that does not hold together
+  kBadArgument,         // the command's arguments are wrong
+};
+
 struct Error {
+  ErrorKind kind = ErrorKind::kOther;
   std::string message;  // one clear sentence, no trailing newline
+
+  // The same error, its message led by `context` ("py-tasks: " + message).
+  Error WithContext(std::string_view context) const {
+    return Error{kind, std::string(context) + message};
+  }
 };
 
 template <typename T>
@@ -39,7 +59,18 @@ class [[nodiscard]] Result {
 struct Ok {};
 using Status = Result<Ok>;
 
-inline Error MakeError(std::string message) { return Error{std::move(message)}; }
+inline Error MakeError(std::string message) { return Error{ErrorKind::kOther, std::move(message)}; }
+inline Error MakeError(ErrorKind kind, std::string message) {
+  return Error{kind, std::move(message)};
+}
+
+// The kinds made most often, named as what they say.
+inline Error UnreadableMemory(std::string message) {
+  return MakeError(ErrorKind::kUnreadableMemory, std::move(message));
+}
+inline Error BadArgument(std::string message) {
+  return MakeError(ErrorKind::kBadArgument, std::move(message));
+}
 
 }  // namespace pyunwind
 

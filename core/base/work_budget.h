@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "core/base/limits.h"
+#include "core/base/result.h"
 
 namespace pyunwind {
 
@@ -103,6 +104,13 @@ class WorkBudget {
     return "the work budget of one command ran out (more than " +
            std::to_string(limits_[static_cast<size_t>(*exhausted_)]) + " " +
            WorkName(*exhausted_) + "): output is incomplete...truncated";
+  }
+
+  // The error of a reader that ran out: Reason(), kInterrupted or kBudgetExhausted. Only once
+  // Exhausted().
+  Error StopError() const {
+    return MakeError(interrupted_ ? ErrorKind::kInterrupted : ErrorKind::kBudgetExhausted,
+                     Reason().value_or(""));
   }
 
   uint64_t Spent(Work work) const { return spent_[static_cast<size_t>(work)]; }

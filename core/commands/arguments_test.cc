@@ -4,6 +4,7 @@
 
 #include "core/commands/commands.h"
 #include "core/commands/frame_selections.h"
+#include "core/commands/tasks_view.h"
 
 namespace pyunwind {
 namespace {
@@ -75,6 +76,17 @@ TEST(ErrorLine, NeverEmpty) {
   EXPECT_FALSE(ErrorLine("").empty());
   EXPECT_FALSE(ErrorLine("\n").empty());
   EXPECT_FALSE(ErrorLine("error: \n").empty());
+}
+
+// A command's wrong words fail as kBadArgument, whatever the message says.
+TEST(ParsePyTasks, WrongArgumentsAreBadArguments) {
+  for (const Words& args : {Words{"--bogus"}, Words{"--name"}, Words{"--state", "asleep"},
+                            Words{"--limit", "0"}}) {
+    auto parsed = ParsePyTasks(args);
+    ASSERT_FALSE(parsed.ok()) << args.front();
+    EXPECT_EQ(parsed.error().kind, ErrorKind::kBadArgument) << parsed.error().message;
+  }
+  EXPECT_TRUE(ParsePyTasks({"--state", "all", "--limit", "3"}).ok());
 }
 
 }  // namespace

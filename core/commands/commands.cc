@@ -85,19 +85,19 @@ Result<PyBtOptions> ParsePyBt(const std::vector<std::string>& args) {
       options.json_source = true;
     } else if (IsOptionWithValue(arg, "--source-dir")) {
       std::optional<std::string> directory = TakeOptionValue(args, i, "--source-dir");
-      if (!directory) return MakeError("py-bt: --source-dir needs a directory");
+      if (!directory) return BadArgument("py-bt: --source-dir needs a directory");
       options.sources.directories.push_back(*std::move(directory));
     } else if (IsOptionWithValue(arg, "--limit")) {
       std::optional<std::string> value = TakeOptionValue(args, i, "--limit");
-      if (!value) return MakeError("py-bt: --limit needs a number");
+      if (!value) return BadArgument("py-bt: --limit needs a number");
       const auto n = ParseUnsigned(*value, kMaxFramesPerThread);
       if (!n || *n == 0) {
-        return MakeError(fmt::format("py-bt: --limit wants a number from 1 to {}, not '{}'",
-                                     kMaxFramesPerThread, *value));
+        return BadArgument(fmt::format("py-bt: --limit wants a number from 1 to {}, not '{}'",
+                                       kMaxFramesPerThread, *value));
       }
       options.limit = *n;
     } else {
-      return MakeError(fmt::format("py-bt: unknown option '{}' (see 'help py-bt')", arg));
+      return BadArgument(fmt::format("py-bt: unknown option '{}' (see 'help py-bt')", arg));
     }
   }
   return options;
@@ -355,7 +355,7 @@ Result<std::string> TakeOutfile(std::string_view name, std::vector<std::string>&
     }
     std::optional<std::string> value = TakeOptionValue(args, i, kOption);
     if (!value || value->empty()) {
-      return MakeError(fmt::format("{}: --outfile needs a file name", name));
+      return BadArgument(fmt::format("{}: --outfile needs a file name", name));
     }
     path = *std::move(value);
   }

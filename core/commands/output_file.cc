@@ -10,7 +10,7 @@ namespace pyunwind {
 namespace {
 
 Error CannotWrite(const std::string& path, int error) {
-  return Error{fmt::format("cannot write {}: {}", path, std::strerror(error))};
+  return MakeError(fmt::format("cannot write {}: {}", path, std::strerror(error)));
 }
 
 }  // namespace

@@ -40,14 +40,14 @@ Result<PrintOptions> Parse(const std::vector<std::string>& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
     if (arg == "--depth" || arg == "--max-chars" || arg == "--frame") {
-      if (i + 1 >= args.size()) return MakeError(fmt::format("py-print: {} needs a number", arg));
+      if (i + 1 >= args.size()) return BadArgument(fmt::format("py-print: {} needs a number", arg));
       const uint64_t max = arg == "--depth"       ? kMaxPrintReprDepth
                            : arg == "--max-chars" ? kMaxPrintReprLength
                                                   : kMaxFramesPerThread;
       const auto n = ParseUnsigned(args[++i], max);
       if (!n || (*n == 0 && arg != "--frame")) {
-        return MakeError(fmt::format("py-print: {} wants a number from {} to {}, not '{}'", arg,
-                                     arg == "--frame" ? 0 : 1, max, args[i]));
+        return BadArgument(fmt::format("py-print: {} wants a number from {} to {}, not '{}'", arg,
+                                       arg == "--frame" ? 0 : 1, max, args[i]));
       }
       if (arg == "--depth") options.limits.max_depth = static_cast<int>(*n);
       if (arg == "--max-chars") options.limits.max_length = *n;
@@ -55,10 +55,10 @@ Result<PrintOptions> Parse(const std::vector<std::string>& args) {
     } else if (options.name.empty() && !arg.empty() && arg[0] != '-') {
       options.name = arg;
     } else {
-      return MakeError(fmt::format("py-print: unexpected argument '{}' (see 'help py-print')", arg));
+      return BadArgument(fmt::format("py-print: unexpected argument '{}' (see 'help py-print')", arg));
     }
   }
-  if (options.name.empty()) return MakeError("py-print: which name? (see 'help py-print')");
+  if (options.name.empty()) return BadArgument("py-print: which name? (see 'help py-print')");
   // Every item shows at least one character: more items than characters are never shown.
   options.limits.max_items = std::min(options.limits.max_length, kMaxContainerEntries);
   return options;

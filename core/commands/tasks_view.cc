@@ -14,7 +14,7 @@ namespace {
 Result<std::string> OptionValue(const std::vector<std::string>& args, size_t& i,
                                 std::string_view option) {
   std::optional<std::string> value = TakeOptionValue(args, i, option);
-  if (!value) return MakeError(fmt::format("py-tasks: {} needs a value", option));
+  if (!value) return BadArgument(fmt::format("py-tasks: {} needs a value", option));
   return *std::move(value);
 }
 
@@ -59,7 +59,7 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
           {"done", StateFilter::kDone}, {"all", StateFilter::kAll}};
       auto found = kStates.find(state);
       if (found == kStates.end()) {
-        return MakeError(fmt::format(
+        return BadArgument(fmt::format(
             "py-tasks: --state wants pending, running, done or all, not '{}'", state));
       }
       options.states = found->second;
@@ -67,12 +67,12 @@ Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
       PYU_ASSIGN_OR_RETURN(std::string value, OptionValue(args, i, "--limit"));
       const auto n = ParseUnsigned(value, kMaxWordNumber);
       if (!n || *n == 0) {
-        return MakeError(fmt::format("py-tasks: --limit wants a number from 1 to {}, not '{}'",
-                                     kMaxWordNumber, value));
+        return BadArgument(fmt::format("py-tasks: --limit wants a number from 1 to {}, not '{}'",
+                                       kMaxWordNumber, value));
       }
       options.limit = *n;
     } else {
-      return MakeError(fmt::format("py-tasks: unknown option '{}' (see 'help py-tasks')", arg));
+      return BadArgument(fmt::format("py-tasks: unknown option '{}' (see 'help py-tasks')", arg));
     }
   }
   return options;

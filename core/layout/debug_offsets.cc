@@ -115,6 +115,7 @@ class BlockReader {
   bool failed() const { return !error_.empty(); }
   Error error() const {
     return MakeError(
+        ErrorKind::kRefusedLayout,
         fmt::format("the _Py_DebugOffsets block of {} is not valid: {}", what_, error_));
   }
 
@@ -159,11 +160,14 @@ bool DebugOffsetsVersionIsNewerThanKnown(uint32_t hexversion) {
 
 Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   if (block == nullptr || size < kHeaderSize) {
-    return MakeError(fmt::format("the _Py_DebugOffsets block is truncated: {} bytes, the header alone needs {}",
+    return MakeError(ErrorKind::kRefusedLayout,
+                     fmt::format("the _Py_DebugOffsets block is truncated: {} bytes, the header "
+                                 "alone needs {}",
                                  block == nullptr ? 0 : size, kHeaderSize));
   }
   if (std::memcmp(block, kDebugOffsetsCookie, sizeof kDebugOffsetsCookie - 1) != 0) {
-    return MakeError("the memory does not start with the _Py_DebugOffsets cookie \"xdebugpy\"");
+    return MakeError(ErrorKind::kRefusedLayout,
+                     "the memory does not start with the _Py_DebugOffsets cookie \"xdebugpy\"");
   }
   const uint64_t raw_version = LoadU64(block + 8);
   const uint64_t free_threaded = LoadU64(block + 16);
@@ -171,7 +175,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const int level = version.release_level();
   if (raw_version >> 32 != 0 || version.major() != 3 ||
       (level != 0xA && level != 0xB && level != 0xC && level != 0xF)) {
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kRefusedLayout, fmt::format(
         "the _Py_DebugOffsets block holds version {:#x}, which is no CPython 3 release", raw_version));
   }
   const MinorVersion* known = BlockVersion(version.minor());
@@ -180,12 +184,12 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
     const auto first = std::find_if(versions.begin(), versions.end(), [](const MinorVersion* v) {
       return !v->debug_offsets_fields.empty();
     });
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kRefusedLayout, fmt::format(
         "the _Py_DebugOffsets block claims Python {}, but only 3.{} and newer have one: it is garbage",
         version.ToString(), (first != versions.end() ? *first : &NewestMinorVersion())->minor));
   }
   if (free_threaded > 1) {
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kRefusedLayout, fmt::format(
         "the _Py_DebugOffsets block of Python {} has free_threaded = {}, not 0 or 1",
         version.ToString(), free_threaded));
   }
@@ -193,7 +197,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   const size_t needed = kHeaderSize + 8 * names.size();
   const int table_minor = known->minor;
   if (size < needed) {
-    return MakeError(fmt::format(
+    return MakeError(ErrorKind::kRefusedLayout, fmt::format(
         "the _Py_DebugOffsets block of Python {} is truncated: {} bytes, the 3.{} layout needs {}",
         version.ToString(), size, table_minor, needed));
   }
@@ -201,7 +205,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   Layout l;
   l.version = version;
   l.free_threaded = free_threaded == 1;
-  l.source = fmt::format("_Py_DebugOffsets {}", version.MinorString());
+  l.source = LayoutSource::kDebugOffsets;
   if (DebugOffsetsVersionIsNewerThanKnown(version.hexversion)) {
     l.warning = fmt::format(
         "Python {} is newer than the newest _Py_DebugOffsets layout pyunwind knows (3.{}); "
@@ -225,7 +229,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
                                  Canary{"debugger_support.debugger_script_path_size", 512}}) {
       const auto value = r.Raw(canary.field);
       if (!value || *value != canary.value) {
-        return MakeError(fmt::format(
+        return MakeError(ErrorKind::kUnsupportedVersion, fmt::format(
             "Python {} is newer than 3.{}, and its _Py_DebugOffsets block does not match the 3.{} "
             "layout ({} reads {}, not {}): pyunwind cannot read this version",
             version.ToString(), known->minor, known->minor, canary.field,

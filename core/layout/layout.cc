@@ -19,11 +19,13 @@ bool FieldFits(int32_t offset, int32_t width, int32_t struct_size) {
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
   const PythonVersion version{hexversion};
   if (free_threaded) {
-    return MakeError(fmt::format("Python {} has no free-threaded build", version.ToString()));
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("Python {} has no free-threaded build", version.ToString()));
   }
   const MinorVersion* known = version.major() == 3 ? FindMinorVersion(version.minor()) : nullptr;
   if (known == nullptr || !known->debug_offsets_fields.empty()) {
-    return MakeError(fmt::format("no layout table for Python {}", version.ToString()));
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("no layout table for Python {}", version.ToString()));
   }
   Layout layout;
   layout.version = version;
@@ -31,10 +33,19 @@ Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
   return layout;
 }
 
+std::string DescribeLayoutSource(const Layout& l) {
+  switch (l.source) {
+    case LayoutSource::kTable: return "table " + l.version.MinorString();
+    case LayoutSource::kDebugOffsets: return "_Py_DebugOffsets " + l.version.MinorString();
+  }
+  return "?";
+}
+
 Status ValidateLayout(const Layout& l) {
   auto refuse = [&](std::string_view what) -> Status {
-    return MakeError(fmt::format("the layout of Python {} ({}) does not validate: {}",
-                                 l.version.ToString(), l.source, what));
+    return MakeError(ErrorKind::kRefusedLayout,
+                     fmt::format("the layout of Python {} ({}) does not validate: {}",
+                                 l.version.ToString(), DescribeLayoutSource(l), what));
   };
   if (!l.version.AtLeast(3, OldestMinorVersion().minor)) {
     return refuse("version older than 3." + std::to_string(OldestMinorVersion().minor));

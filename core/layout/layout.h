@@ -25,10 +25,16 @@ inline constexpr int32_t kAbsent = -1;  // the build has no such field
 // anchors calls, and hides the carets of `x = f(...)` and `return f(...)`.
 enum class TracebackCaretRules { kPython311, kPython312, kPython313 };
 
+// Where a layout's offsets come from.
+enum class LayoutSource {
+  kTable,         // the minor version's file (python311.cc, python312.cc): the build states none
+  kDebugOffsets,  // the target's own _Py_DebugOffsets block (3.13+)
+};
+
 struct Layout {
   PythonVersion version;
   bool free_threaded = false;
-  std::string source;  // "table 3.11", "_Py_DebugOffsets 3.14", ...
+  LayoutSource source = LayoutSource::kTable;
   std::string warning;  // e.g. a version newer than the newest known table
   TracebackCaretRules caret_rules = TracebackCaretRules::kPython312;
 
@@ -308,6 +314,10 @@ struct Layout {
 // The whole layout of a version without _Py_DebugOffsets (3.11, 3.12), from
 // its minor version's file.
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded = false);
+
+// Where the layout comes from, as --verbose and messages say it: "table 3.11",
+// "_Py_DebugOffsets 3.14".
+std::string DescribeLayoutSource(const Layout& layout);
 
 // Checks that offsets lie inside their structs and the sizes are sane, so a
 // garbage block is refused with one sentence instead of steering reads.

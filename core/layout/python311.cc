@@ -17,7 +17,7 @@ const OpcodeTable kOpcodes = {{
 
 void AddFacts(Layout& l) {
   AddFactsOf311And312(l);
-  l.source = "table 3.11";
+  l.source = LayoutSource::kTable;
   l.runtime.main_thread = 80;
   l.runtime.gil = 360;
   l.runtime.main_interpreter_embedded = 58936;

@@ -13,7 +13,7 @@ const OpcodeTable kOpcodes = {{
 
 void AddFacts(Layout& l) {
   AddFactsOf311And312(l);
-  l.source = "table 3.12";
+  l.source = LayoutSource::kTable;
   AddFrameNamespaceFactsOf312On(l);
   l.runtime.main_thread = 64;
   l.runtime.main_interpreter_embedded = 76440;

@@ -37,16 +37,16 @@ void AppendUtf8(std::string& out, uint32_t cp) {
 Result<uint64_t> ObjectReader::TypeOf(uint64_t object) {
   if (!Aligned(object)) return MakeError(fmt::format("bad object pointer {:#x}", object));
   auto type = memory_.ReadPointer(object + layout_.object.ob_type);
-  if (!type) return MakeError(fmt::format("cannot read the object at {:#x}", object));
+  if (!type) return UnreadableMemory(fmt::format("cannot read the object at {:#x}", object));
   if (!Aligned(*type)) return MakeError(fmt::format("the object at {:#x} has a bad type pointer", object));
   return *type;
 }
 
 Result<std::string> ObjectReader::TypeNameOfType(uint64_t type) {
   auto name = memory_.ReadPointer(type + layout_.type.tp_name);
-  if (!name || *name == 0) return MakeError("cannot read a type's name");
+  if (!name || *name == 0) return UnreadableMemory("cannot read a type's name");
   auto text = ReadCString(*name, kMaxTypeNameLength);
-  if (!text.ok()) return MakeError("cannot read a type's name");
+  if (!text.ok()) return UnreadableMemory("cannot read a type's name");
   return text;
 }
 
@@ -56,7 +56,7 @@ Result<std::string> ObjectReader::ReadCString(uint64_t address, size_t max_lengt
     // Byte by byte through the page cache: the name may end just before an
     // unmapped page, and a core often lacks the read-only data it lives in.
     auto c = memory_.ReadValue<char>(address + out.size());
-    if (!c) return MakeError(fmt::format("cannot read the C string at {:#x}", address));
+    if (!c) return UnreadableMemory(fmt::format("cannot read the C string at {:#x}", address));
     if (*c == '\0') return out;
     out += *c;
   }
@@ -73,7 +73,9 @@ Result<StrText> ObjectReader::ReadStrText(uint64_t address, size_t max_chars) {
   if (!Aligned(address)) return MakeError(fmt::format("bad string pointer {:#x}", address));
   auto length = memory_.ReadValue<int64_t>(address + u.length);
   auto state = memory_.ReadValue<uint32_t>(address + u.state);
-  if (!length || !state) return MakeError(fmt::format("cannot read the string at {:#x}", address));
+  if (!length || !state) {
+    return UnreadableMemory(fmt::format("cannot read the string at {:#x}", address));
+  }
   if (*length < 0 || *length > (int64_t{1} << 40)) {
     return MakeError(fmt::format("the string at {:#x} has an impossible length", address));
   }
@@ -86,7 +88,7 @@ Result<StrText> ObjectReader::ReadStrText(uint64_t address, size_t max_chars) {
   const size_t count = std::min<uint64_t>(*length, max_chars);
   std::vector<uint8_t> raw(count * kind);
   if (!memory_.Read(address + (ascii ? u.ascii_data : u.compact_data), raw.data(), raw.size())) {
-    return MakeError(fmt::format("cannot read the text of the string at {:#x}", address));
+    return UnreadableMemory(fmt::format("cannot read the text of the string at {:#x}", address));
   }
   StrText out;
   out.length = static_cast<uint64_t>(*length);
@@ -111,14 +113,15 @@ Result<std::string> ObjectReader::ReadString(uint64_t address, size_t max_chars)
 Result<std::string> ObjectReader::ReadBytes(uint64_t address, size_t max_size) {
   if (!Aligned(address)) return MakeError(fmt::format("bad bytes pointer {:#x}", address));
   auto size = memory_.ReadValue<int64_t>(address + layout_.bytes.ob_size);
-  if (!size) return MakeError(fmt::format("cannot read the bytes object at {:#x}", address));
+  if (!size) return UnreadableMemory(fmt::format("cannot read the bytes object at {:#x}", address));
   if (*size < 0 || static_cast<uint64_t>(*size) > max_size) {
     return MakeError(fmt::format("the bytes object at {:#x} has an implausible size {}", address,
                                  *size));
   }
   std::string data(*size, '\0');
   if (!memory_.Read(address + layout_.bytes.ob_sval, data.data(), data.size())) {
-    return MakeError(fmt::format("cannot read the contents of the bytes object at {:#x}", address));
+    return UnreadableMemory(
+        fmt::format("cannot read the contents of the bytes object at {:#x}", address));
   }
   return data;
 }
@@ -129,12 +132,12 @@ Result<IntDigits> ObjectReader::ReadIntDigits(uint64_t address, size_t max_digit
   IntDigits out;
   if (l.lv_tag != kAbsent) {  // 3.12+: digit count << 3 | sign (2: negative)
     auto tag = memory_.ReadValue<uint64_t>(address + l.lv_tag);
-    if (!tag) return MakeError(fmt::format("cannot read the int at {:#x}", address));
+    if (!tag) return UnreadableMemory(fmt::format("cannot read the int at {:#x}", address));
     out.count = *tag >> 3;
     out.negative = (*tag & 3) == 2;
   } else {  // 3.11: ob_size, negative for a negative int
     auto size = memory_.ReadValue<int64_t>(address + l.ob_size);
-    if (!size) return MakeError(fmt::format("cannot read the int at {:#x}", address));
+    if (!size) return UnreadableMemory(fmt::format("cannot read the int at {:#x}", address));
     if (*size == INT64_MIN) {
       return MakeError(fmt::format("the int at {:#x} has an impossible size", address));
     }
@@ -144,7 +147,7 @@ Result<IntDigits> ObjectReader::ReadIntDigits(uint64_t address, size_t max_digit
   if (out.count > max_digits) return out;
   out.digits.resize(out.count);
   if (out.count > 0 && !memory_.Read(address + l.ob_digit, out.digits.data(), out.count * 4)) {
-    return MakeError(fmt::format("cannot read the digits of the int at {:#x}", address));
+    return UnreadableMemory(fmt::format("cannot read the digits of the int at {:#x}", address));
   }
   for (uint32_t digit : out.digits) {
     if (digit >> 30) return MakeError(fmt::format("the int at {:#x} has a digit out of range", address));

@@ -32,7 +32,7 @@ Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_addres
   if (!Aligned(keys_address)) return MakeError(fmt::format("bad dict keys pointer {:#x}", keys_address));
   uint8_t header[32];
   if (!memory_.Read(keys_address, header, sizeof header)) {
-    return MakeError(fmt::format("cannot read the dict keys at {:#x}", keys_address));
+    return UnreadableMemory(fmt::format("cannot read the dict keys at {:#x}", keys_address));
   }
   Keys keys;
   keys.address = keys_address;
@@ -52,20 +52,22 @@ Result<RemoteCollections::DictTables> RemoteCollections::ReadDict(uint64_t dict)
   if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
   auto keys_address = memory_.ReadPointer(dict + layout_.dict.ma_keys);
   auto values = memory_.ReadPointer(dict + layout_.dict.ma_values);
-  if (!keys_address || !values) return MakeError(fmt::format("cannot read the dict at {:#x}", dict));
+  if (!keys_address || !values) {
+    return UnreadableMemory(fmt::format("cannot read the dict at {:#x}", dict));
+  }
   PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
   return DictTables{keys, *values};
 }
 
 Status RemoteCollections::SpendEntries(uint64_t entries) {
   if (memory_.budget().Spend(Work::kContainerEntries, entries)) return Ok{};
-  return MakeError(*memory_.budget().Reason());
+  return memory_.budget().StopError();
 }
 
 Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
   const uint64_t base = values + layout_.dict.values_header;
   auto value = memory_.ReadPointer(base + 8 * static_cast<uint64_t>(index));
-  if (!value) return MakeError("cannot read a split dict's value");
+  if (!value) return UnreadableMemory("cannot read a split dict's value");
   return *value;
 }
 
@@ -80,7 +82,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
   const uint64_t entry_size = keys.EntrySize();
   std::vector<uint8_t> table(keys.entries * entry_size);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
-    return MakeError(fmt::format("cannot read the entries of the dict at {:#x}", dict));
+    return UnreadableMemory(fmt::format("cannot read the entries of the dict at {:#x}", dict));
   }
   std::vector<std::pair<uint64_t, uint64_t>> items;
   for (int64_t i = 0; i < keys.entries; ++i) {
@@ -104,7 +106,7 @@ Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view k
   PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
   std::vector<uint8_t> table(keys.entries * 16);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
-    return MakeError("cannot read a dict's entries");
+    return UnreadableMemory("cannot read a dict's entries");
   }
   for (int64_t i = 0; i < keys.entries; ++i) {
     uint64_t entry_key;
@@ -202,7 +204,9 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
   if (!Aligned(set)) return MakeError(fmt::format("bad set pointer {:#x}", set));
   auto mask = memory_.ReadValue<int64_t>(set + layout_.set.mask);
   auto table = memory_.ReadPointer(set + layout_.set.table);
-  if (!mask || !table || !Aligned(*table)) return MakeError(fmt::format("cannot read the set at {:#x}", set));
+  if (!mask || !table || !Aligned(*table)) {
+    return UnreadableMemory(fmt::format("cannot read the set at {:#x}", set));
+  }
   if (*mask < 0 || static_cast<uint64_t>(*mask) + 1 > kMaxSetSlots) {
     return MakeError(fmt::format("the set at {:#x} has an implausible size", set));
   }
@@ -213,7 +217,7 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
   const bool large = raw.size() * 8 > (1u << 20);
   if (!(large ? memory_.ReadUncached(*table, raw.data(), raw.size() * 8)
               : memory_.Read(*table, raw.data(), raw.size() * 8))) {
-    return MakeError(fmt::format("cannot read the table of the set at {:#x}", set));
+    return UnreadableMemory(fmt::format("cannot read the table of the set at {:#x}", set));
   }
   std::vector<uint64_t> items;
   for (uint64_t i = 0; i < slots; ++i) {
@@ -237,14 +241,14 @@ Result<std::vector<uint64_t>> RemoteCollections::ListItems(uint64_t list, size_t
   const Layout::List& l = layout_.list;
   auto size = memory_.ReadValue<int64_t>(list + l.ob_size);
   auto items = memory_.ReadPointer(list + l.ob_item);
-  if (!size || !items) return MakeError(fmt::format("cannot read the list at {:#x}", list));
+  if (!size || !items) return UnreadableMemory(fmt::format("cannot read the list at {:#x}", list));
   if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
     return MakeError(fmt::format("the list at {:#x} has an implausible size {}", list, *size));
   }
   PYU_RETURN_IF_ERROR(SpendEntries(*size));
   std::vector<uint64_t> out(*size);
   if (*size > 0 && (!Aligned(*items) || !memory_.Read(*items, out.data(), out.size() * 8))) {
-    return MakeError(fmt::format("cannot read the items of the list at {:#x}", list));
+    return UnreadableMemory(fmt::format("cannot read the items of the list at {:#x}", list));
   }
   return out;
 }
@@ -260,7 +264,7 @@ Result<RemoteCollections::TupleHead> RemoteCollections::TupleFirstItems(uint64_t
   if (!Aligned(tuple)) return MakeError(fmt::format("bad tuple pointer {:#x}", tuple));
   const Layout::Tuple& t = layout_.tuple;
   auto size = memory_.ReadValue<int64_t>(tuple + t.ob_size);
-  if (!size) return MakeError(fmt::format("cannot read the tuple at {:#x}", tuple));
+  if (!size) return UnreadableMemory(fmt::format("cannot read the tuple at {:#x}", tuple));
   if (*size < 0 || static_cast<uint64_t>(*size) > max_size) {
     return MakeError(fmt::format("the tuple at {:#x} has an implausible size {}", tuple, *size));
   }
@@ -270,7 +274,7 @@ Result<RemoteCollections::TupleHead> RemoteCollections::TupleFirstItems(uint64_t
   PYU_RETURN_IF_ERROR(SpendEntries(read));
   head.items.resize(read);
   if (read > 0 && !memory_.Read(tuple + t.ob_item, head.items.data(), read * 8)) {
-    return MakeError(fmt::format("cannot read the items of the tuple at {:#x}", tuple));
+    return UnreadableMemory(fmt::format("cannot read the items of the tuple at {:#x}", tuple));
   }
   return head;
 }
@@ -278,7 +282,7 @@ Result<RemoteCollections::TupleHead> RemoteCollections::TupleFirstItems(uint64_t
 Result<uint64_t> RemoteCollections::WeakrefTarget(uint64_t weakref) {
   if (!Aligned(weakref)) return MakeError(fmt::format("bad weakref pointer {:#x}", weakref));
   auto target = memory_.ReadPointer(weakref + layout_.weakref.wr_object);
-  if (!target) return MakeError(fmt::format("cannot read the weakref at {:#x}", weakref));
+  if (!target) return UnreadableMemory(fmt::format("cannot read the weakref at {:#x}", weakref));
   return *target;
 }
 
@@ -286,14 +290,18 @@ Result<std::pair<uint64_t, uint64_t>> RemoteCollections::BoundMethod(uint64_t me
   if (!Aligned(method)) return MakeError(fmt::format("bad method pointer {:#x}", method));
   auto func = memory_.ReadPointer(method + layout_.method.im_func);
   auto self = memory_.ReadPointer(method + layout_.method.im_self);
-  if (!func || !self) return MakeError(fmt::format("cannot read the method at {:#x}", method));
+  if (!func || !self) {
+    return UnreadableMemory(fmt::format("cannot read the method at {:#x}", method));
+  }
   return std::make_pair(*func, *self);
 }
 
 Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
   if (!Aligned(function)) return MakeError(fmt::format("bad function pointer {:#x}", function));
   auto qualname = memory_.ReadPointer(function + layout_.function.func_qualname);
-  if (!qualname) return MakeError(fmt::format("cannot read the function at {:#x}", function));
+  if (!qualname) {
+    return UnreadableMemory(fmt::format("cannot read the function at {:#x}", function));
+  }
   return objects_.ReadString(*qualname);
 }
 
@@ -308,7 +316,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
   auto dictoffset = memory_.ReadValue<int64_t>(type + t.tp_dictoffset);
   auto basicsize = memory_.ReadValue<int64_t>(type + t.tp_basicsize);
   if (!flags || !dictoffset || !basicsize) {
-    return MakeError(fmt::format("cannot read the type of {:#x}", object));
+    return UnreadableMemory(fmt::format("cannot read the type of {:#x}", object));
   }
   auto lookup_dict = [&](uint64_t dict) -> Result<uint64_t> {
     if (dict == 0) return uint64_t{0};
@@ -316,7 +324,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
   };
   auto lookup_values = [&](uint64_t values) -> Result<uint64_t> {
     auto keys_address = memory_.ReadPointer(type + t.ht_cached_keys);
-    if (!keys_address) return MakeError("cannot read a class's shared keys");
+    if (!keys_address) return UnreadableMemory("cannot read a class's shared keys");
     PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
     PYU_ASSIGN_OR_RETURN(int64_t index, KeyIndex(keys, name));
     if (index < 0) return uint64_t{0};
@@ -324,14 +332,14 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
   };
   if (*dictoffset > 0 && *dictoffset < (1 << 20)) {
     auto dict = memory_.ReadPointer(object + *dictoffset);
-    if (!dict) return MakeError(fmt::format("cannot read the dict of {:#x}", object));
+    if (!dict) return UnreadableMemory(fmt::format("cannot read the dict of {:#x}", object));
     return lookup_dict(*dict);
   }
   if (!(*flags & kManagedDict)) return uint64_t{0};
   const Layout::ManagedDict& m = layout_.managed_dict;
   if (m.dict_before == kAbsent) return MakeError("the layout does not say where managed dicts are");
   auto dict = memory_.ReadPointer(object - m.dict_before);
-  if (!dict) return MakeError(fmt::format("cannot read the managed dict of {:#x}", object));
+  if (!dict) return UnreadableMemory(fmt::format("cannot read the managed dict of {:#x}", object));
   if (m.values_before != kAbsent && *dict == 0) {
     auto values = memory_.ReadPointer(object - m.values_before);
     if (!values || *values == 0) return uint64_t{0};

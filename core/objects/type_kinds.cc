@@ -114,7 +114,7 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::ReadTypeInfo(uint64_t type) {
   RemoteMemory& memory = objects_.memory();
   TypeInfo info;
   if (!memory.ReadPointer(type + l.type.tp_name)) {
-    return MakeError(fmt::format("cannot read the type object at {:#x}", type));
+    return UnreadableMemory(fmt::format("cannot read the type object at {:#x}", type));
   }
   auto type_name = objects_.TypeNameOfType(type);
   // Unreadable: a static type whose name lives in the executable's read-only
@@ -124,7 +124,9 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::ReadTypeInfo(uint64_t type) {
   info.name = readable ? std::move(*type_name) : fmt::format("type at {:#x}", type);
   if (l.type.tp_flags != kAbsent) {
     auto flags = memory.ReadValue<uint64_t>(type + l.type.tp_flags);
-    if (!flags) return MakeError(fmt::format("cannot read the flags of the type at {:#x}", type));
+    if (!flags) {
+      return UnreadableMemory(fmt::format("cannot read the flags of the type at {:#x}", type));
+    }
     info.flags = *flags;
   }
   // A name alone does not make a builtin: it must be a static type with the

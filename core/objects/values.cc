@@ -17,7 +17,7 @@ ValueFormatter::ValueFormatter(ObjectReader& objects, ReprLimits limits)
 
 Result<uint64_t> ValueFormatter::CellContents(uint64_t cell) {
   auto ref = objects_.memory().ReadPointer(cell + objects_.layout().cell.ob_ref);
-  if (!ref) return MakeError(fmt::format("cannot read the cell at {:#x}", cell));
+  if (!ref) return UnreadableMemory(fmt::format("cannot read the cell at {:#x}", cell));
   return *ref;
 }
 
@@ -63,7 +63,7 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
     case Kind::kFloat: {
       if (l.float_object.ob_fval == kAbsent) break;
       auto value = memory.ReadValue<double>(address + l.float_object.ob_fval);
-      if (!value) return MakeError(fmt::format("cannot read the float at {:#x}", address));
+      if (!value) return UnreadableMemory(fmt::format("cannot read the float at {:#x}", address));
       out += FloatRepr(*value);
       return Ok{};
     }
@@ -71,11 +71,14 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       return AppendStr(address, out);
     case Kind::kBytes: {
       auto size = memory.ReadValue<int64_t>(address + l.bytes.ob_size);
-      if (!size || *size < 0) return MakeError(fmt::format("cannot read the bytes at {:#x}", address));
+      if (!size || *size < 0) {
+        return UnreadableMemory(fmt::format("cannot read the bytes at {:#x}", address));
+      }
       const size_t count = std::min<uint64_t>(*size, limits_.max_length + 1);
       std::string data(count, '\0');
       if (!memory.Read(address + l.bytes.ob_sval, data.data(), count)) {
-        return MakeError(fmt::format("cannot read the contents of the bytes at {:#x}", address));
+        return UnreadableMemory(
+            fmt::format("cannot read the contents of the bytes at {:#x}", address));
       }
       out += BytesRepr(data, static_cast<uint64_t>(*size) > count);
       return Ok{};
@@ -88,7 +91,7 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       const int32_t size_offset = tuple ? l.tuple.ob_size : l.list.ob_size;
       auto size = memory.ReadValue<int64_t>(address + size_offset);
       if (!size || *size < 0 || *size > (int64_t{1} << 40)) {
-        return MakeError(fmt::format("cannot read the {} at {:#x}", type.name, address));
+        return UnreadableMemory(fmt::format("cannot read the {} at {:#x}", type.name, address));
       }
       if (depth >= limits_.max_depth || active_.count(address)) {
         out += fmt::format("{}...{}", open, close);
@@ -99,11 +102,14 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       uint64_t base = address + l.tuple.ob_item;
       if (!tuple) {
         auto pointer = memory.ReadPointer(address + l.list.ob_item);
-        if (!pointer) return MakeError(fmt::format("cannot read the list at {:#x}", address));
+        if (!pointer) {
+          return UnreadableMemory(fmt::format("cannot read the list at {:#x}", address));
+        }
         base = *pointer;
       }
       if (shown > 0 && (!Aligned(base) || !memory.Read(base, items.data(), shown * 8))) {
-        return MakeError(fmt::format("cannot read the items of the {} at {:#x}", type.name, address));
+        return UnreadableMemory(
+            fmt::format("cannot read the items of the {} at {:#x}", type.name, address));
       }
       active_.insert(address);
       out += open;

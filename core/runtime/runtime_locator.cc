@@ -83,12 +83,12 @@ std::optional<PythonVersion> VersionFromModuleNames(Target& target) {
 Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_t hexversion_hint) {
   char cookie[sizeof(kDebugOffsetsCookie) - 1];
   if (!memory.Read(address, cookie, sizeof cookie)) {
-    return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", address));
+    return UnreadableMemory(fmt::format("cannot read _PyRuntime at {:#x}", address));
   }
   if (std::memcmp(cookie, kDebugOffsetsCookie, sizeof cookie) == 0) {
     std::vector<uint8_t> block(kDebugOffsetsMaxSize);
     if (!memory.Read(address, block.data(), block.size())) {
-      return MakeError(fmt::format("cannot read the debug offsets at {:#x}", address));
+      return UnreadableMemory(fmt::format("cannot read the debug offsets at {:#x}", address));
     }
     return LayoutFromDebugOffsets(block.data(), block.size());
   }
@@ -101,7 +101,8 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
     if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
     return layout;
   }
-  return MakeError(fmt::format("the memory at {:#x} is not a CPython {} runtime", address,
+  return MakeError(ErrorKind::kRefusedLayout,
+                   fmt::format("the memory at {:#x} is not a CPython {} runtime", address,
                                KnownMinorRange("-")));
 }
 
@@ -125,8 +126,8 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
             return ScanStep::kStop;
           }
           if (!cookie_error) {
-            cookie_error = MakeError(fmt::format("the _Py_DebugOffsets block at {:#x} is refused: {}",
-                                                 here, layout.error().message));
+            cookie_error = layout.error().WithContext(
+                fmt::format("the _Py_DebugOffsets block at {:#x} is refused: ", here));
           }
           return ScanStep::kContinue;
         }
@@ -142,26 +143,20 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
         return ScanStep::kContinue;
       });
   if (found) return *found;
-  if (outcome.interrupted) return MakeError("interrupted");
+  if (outcome.interrupted) return MakeError(ErrorKind::kInterrupted, "interrupted");
   if (outcome.budget_reached) {
-    return MakeError(fmt::format("no Python runtime found in the first {} MiB of writable memory",
+    return MakeError(ErrorKind::kNoRuntime,
+                     fmt::format("no Python runtime found in the first {} MiB of writable memory",
                                  kMaxBytesScannedForRuntime >> 20));
   }
   if (cookie_error) return *cookie_error;
-  return MakeError("no Python runtime found in the target's writable memory");
+  return MakeError(ErrorKind::kNoRuntime,
+                   "no Python runtime found in the target's writable memory");
 }
-
-namespace {
-constexpr std::string_view kNotPython = "not a Python process: ";
-}  // namespace
 
 std::string DescribeLocation(const RuntimeLocation& location) {
   return fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}", location.address,
-                     location.found_by, location.layout.source);
-}
-
-bool IsNoRuntimeError(const Error& error) {
-  return std::string_view(error.message).substr(0, kNotPython.size()) == kNotPython;
+                     location.found_by, DescribeLayoutSource(location.layout));
 }
 
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
@@ -195,33 +190,36 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
       // The program is Python, but one we cannot read.
       PythonVersion found{symbol_version.value_or(0)};
       if (symbol_version && !found.AtLeast(3, OldestMinorVersion().minor)) {
-        return MakeError(fmt::format("Python {} is not supported: pyunwind reads {}",
+        return MakeError(ErrorKind::kUnsupportedVersion,
+                         fmt::format("Python {} is not supported: pyunwind reads {}",
                                      found.ToString(), KnownMinorRange()));
       }
       if (symbol_error) return *symbol_error;
     }
     if (auto named = VersionFromModuleNames(target);
         named && !named->AtLeast(3, OldestMinorVersion().minor)) {
-      return MakeError(fmt::format("Python {} is not supported: pyunwind reads {}",
+      return MakeError(ErrorKind::kUnsupportedVersion,
+                       fmt::format("Python {} is not supported: pyunwind reads {}",
                                    named->MinorString(), KnownMinorRange()));
     }
     std::vector<MemoryRegion> regions = target.MemoryRegions();
     if (regions.empty()) {
+      // Not kNoRuntime: whether there is one is not known.
       return MakeError(
           "no Python runtime found: no _PyRuntime symbol, and the debugger cannot list memory "
           "regions to search");
     }
     auto scanned = ScanForRuntime(memory, regions);
     if (!scanned.ok()) {
-      if (scanned.error().message.rfind("no Python runtime found", 0) != 0) return scanned.error();
-      return MakeError(std::string(kNotPython) + scanned.error().message +
-                       " and there is no _PyRuntime symbol");
+      if (scanned.error().kind != ErrorKind::kNoRuntime) return scanned.error();
+      return MakeError(ErrorKind::kNoRuntime, "not a Python process: " + scanned.error().message +
+                                                  " and there is no _PyRuntime symbol");
     }
     location = std::move(scanned).value();
   }
 
   // The tables know the minor version only; find the exact one.
-  if (location.layout.source.rfind("table", 0) == 0) {
+  if (location.layout.source == LayoutSource::kTable) {
     std::optional<uint32_t> exact = symbol_version;
     if (!exact) exact = HexversionFromSys(memory, location.layout, location.address);
     if (exact && (*exact >> 16) == (location.layout.version.hexversion >> 16)) {

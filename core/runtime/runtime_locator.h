@@ -22,20 +22,19 @@ struct RuntimeLocation {
   std::vector<std::string> warnings;
 };
 
+// Fails with kNoRuntime ("not a Python process: ...") when the target has no
+// runtime at all, as opposed to one it cannot read.
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory);
 
 // The -v line: "_PyRuntime at 0x..., found by ...; layout from ...".
 std::string DescribeLocation(const RuntimeLocation& location);
 
-// Whether LocateRuntime's error says the target has no Python runtime at all
-// ("not a Python process: ..."), as opposed to one it cannot read.
-bool IsNoRuntimeError(const Error& error);
-
 // Recognises a runtime at `address` (debug offsets or a version table) and
 // returns its layout. `hexversion_hint` (0 if unknown) orders the tables.
 Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_t hexversion_hint);
 
-// Scans `regions` for a runtime; returns its address and layout.
+// Scans `regions` for a runtime; returns its address and layout, or kNoRuntime
+// when there is none (kInterrupted when the user stopped the scan).
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions);
 

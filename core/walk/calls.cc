@@ -18,7 +18,7 @@ Result<std::string> DescriptorName(ObjectReader& objects, uint64_t descriptor) {
   const Layout::Descriptor& d = objects.layout().descriptor;
   auto type = objects.memory().ReadPointer(descriptor + d.d_type);
   auto name = objects.memory().ReadPointer(descriptor + d.d_name);
-  if (!type || !name) return MakeError("cannot read a descriptor");
+  if (!type || !name) return UnreadableMemory("cannot read a descriptor");
   PYU_ASSIGN_OR_RETURN(std::string type_name, objects.TypeNameOfType(*type));
   PYU_ASSIGN_OR_RETURN(std::string text, objects.ReadString(*name, kMaxNameLength));
   return fmt::format("'{}' of '{}' objects", text, type_name);
@@ -29,7 +29,7 @@ Result<uint64_t> StackSlot(ObjectReader& objects, uint64_t stack_base, int64_t d
   const int64_t index = depth - from_top;
   if (from_top < 1 || index < 0) return MakeError("the call's operands are not on the stack");
   auto value = objects.memory().ReadPointer(stack_base + 8 * static_cast<uint64_t>(index));
-  if (!value) return MakeError("cannot read the value stack");
+  if (!value) return UnreadableMemory("cannot read the value stack");
   return *value & ~objects.layout().frame.stackref_tag_mask;
 }
 
@@ -44,7 +44,7 @@ Result<int64_t> StoredDepth(ObjectReader& objects, const CodeInfo& code, uint64_
   const int32_t offset = objects.layout().frame.stackpointer;
   if (offset == kAbsent) return MakeError("the frame keeps no stack pointer");
   auto pointer = objects.memory().ReadPointer(frame_address + static_cast<uint64_t>(offset));
-  if (!pointer) return MakeError("cannot read the frame's stack pointer");
+  if (!pointer) return UnreadableMemory("cannot read the frame's stack pointer");
   if (*pointer == 0) return MakeError("the frame stored no stack pointer");
   const uint64_t base = StackBase(objects, code, frame_address);
   if (*pointer < base || (*pointer - base) % 8 != 0 ||
@@ -117,7 +117,7 @@ Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& c
   }
   std::string bytecode(static_cast<size_t>(code.code_units) * 2, '\0');
   if (!objects.memory().Read(code.bytecode_address, bytecode.data(), bytecode.size())) {
-    return MakeError("cannot read the bytecode");
+    return UnreadableMemory("cannot read the bytecode");
   }
   if ((*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])].call == CallKind::kNone) {
     return std::optional<std::string>();  // not at a call
@@ -139,9 +139,13 @@ Result<std::optional<std::string>> DescribeCallee(ObjectReader& objects, uint64_
     const Layout::CFunction& c = objects.layout().cfunction;
     auto method_def = objects.memory().ReadPointer(callee + c.m_ml);
     auto self = objects.memory().ReadPointer(callee + c.m_self);
-    if (!method_def || !self || *method_def == 0) return MakeError("cannot read a C function");
+    if (!method_def || !self || *method_def == 0) {
+      return UnreadableMemory("cannot read a C function");
+    }
     auto name_address = objects.memory().ReadPointer(*method_def);
-    if (!name_address || *name_address == 0) return MakeError("cannot read a C function's name");
+    if (!name_address || *name_address == 0) {
+      return UnreadableMemory("cannot read a C function's name");
+    }
     PYU_ASSIGN_OR_RETURN(std::string name, objects.ReadCString(*name_address, kMaxNameLength));
     if (*self == 0) return std::optional<std::string>(fmt::format("<built-in function {}>", name));
     PYU_ASSIGN_OR_RETURN(std::string self_type, objects.TypeName(*self));

@@ -36,13 +36,15 @@ Result<uint64_t> CodeCache::BytecodeFor(const CodeInfo& code, int32_t tlbc_index
     return MakeError(fmt::format("thread-local bytecode index {} is out of range", tlbc_index));
   }
   auto entry = memory.ReadPointer(code.tlbc_array + 8 + 8 * static_cast<uint64_t>(tlbc_index));
-  if (!entry || *entry == 0) return MakeError("cannot read a thread's copy of the bytecode");
+  if (!entry || *entry == 0) return UnreadableMemory("cannot read a thread's copy of the bytecode");
   return *entry;
 }
 
 Status CodeCache::CheckCodeType(uint64_t address) {
   auto type_of = objects_.TypeOf(address);
-  if (!type_of.ok()) return MakeError(fmt::format("cannot read the code object at {:#x}", address));
+  if (!type_of.ok()) {
+    return UnreadableMemory(fmt::format("cannot read the code object at {:#x}", address));
+  }
   const uint64_t type = *type_of;
   if (type == code_type_) return Ok{};
   // By name where the core holds it; else by PyCode_Type's tp_basicsize,
@@ -70,12 +72,12 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
     return MakeError(fmt::format("bad code object pointer {:#x}", address));
   }
   WorkBudget& budget = objects_.memory().budget();
-  if (!budget.Spend(Work::kCodeObjects, 1)) return MakeError(*budget.Reason());
+  if (!budget.Spend(Work::kCodeObjects, 1)) return budget.StopError();
   PYU_RETURN_IF_ERROR(CheckCodeType(address));
   // The whole fixed part in one read.
   std::vector<uint8_t> raw(c.code_adaptive);
   if (!objects_.memory().Read(address, raw.data(), raw.size())) {
-    return MakeError(fmt::format("cannot read the code object at {:#x}", address));
+    return UnreadableMemory(fmt::format("cannot read the code object at {:#x}", address));
   }
   CodeInfo info;
   CodeNames names;
@@ -100,10 +102,10 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   auto table_size = objects_.memory().ReadValue<int64_t>(table_address + objects_.layout().bytes.ob_size);
   if (table_size && *table_size > static_cast<int64_t>(kMaxLocationTableBytes)) return info;
   PYU_ASSIGN_OR_RETURN(std::string table, objects_.ReadBytes(table_address, kMaxLocationTableBytes));
-  if (budget.Exhausted()) return MakeError(*budget.Reason());
+  if (budget.Exhausted()) return budget.StopError();
   info.lines = DecodeLocationTable(table, info.first_line);
   // Counted after the fact: one decode is bounded by the table's size (1 MiB).
-  if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return MakeError(*budget.Reason());
+  if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return budget.StopError();
   return info;
 }
 

@@ -62,7 +62,7 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
                                  kFrameHeadBytes));
   }
   if (frame_address % 8 != 0 || !objects.memory().Read(frame_address, raw, frame_size)) {
-    return MakeError(fmt::format("cannot read the frame at {:#x}", frame_address));
+    return UnreadableMemory(fmt::format("cannot read the frame at {:#x}", frame_address));
   }
   const uint64_t code_address = FieldAt<uint64_t>(raw, frame_size, f.executable) & ~f.stackref_tag_mask;
   const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);

@@ -23,35 +23,39 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   if (l.code.localsplusnames == kAbsent || l.code.localspluskinds == kAbsent ||
       l.frame.localsplus == kAbsent) {
     return MakeError(fmt::format("Python {} ({}) does not tell where a frame's locals are",
-                                 l.version.ToString(), l.source));
+                                 l.version.ToString(), DescribeLayoutSource(l)));
   }
   auto names_address = memory.ReadPointer(code_address + l.code.localsplusnames);
   auto kinds_address = memory.ReadPointer(code_address + l.code.localspluskinds);
   if (!names_address || !kinds_address) {
-    return MakeError(fmt::format("cannot read the local names of the code object at {:#x}", code_address));
+    return UnreadableMemory(
+        fmt::format("cannot read the local names of the code object at {:#x}", code_address));
   }
   // co_nlocalsplus is a C int: any size up to INT_MAX is a real frame; the
   // first kMaxLocalsPerFrame names are read and the rest counted.
   RemoteCollections collections(objects);
   auto names = collections.TupleFirstItems(*names_address, kMaxLocalsPerFrame, INT32_MAX);
-  if (!names.ok()) return MakeError("cannot read co_localsplusnames: " + names.error().message);
+  if (!names.ok()) return names.error().WithContext("cannot read co_localsplusnames: ");
   const size_t count = names->items.size();
   auto kinds_size = memory.ReadValue<int64_t>(*kinds_address + l.bytes.ob_size);
-  if (!kinds_size) return MakeError(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+  if (!kinds_size) {
+    return UnreadableMemory(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+  }
   if (static_cast<uint64_t>(*kinds_size) != names->size) {
     return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", *kinds_size,
                                  names->size));
   }
   std::string kinds(count, '\0');
   if (count > 0 && !memory.Read(*kinds_address + l.bytes.ob_sval, kinds.data(), count)) {
-    return MakeError(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+    return UnreadableMemory(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
   }
   LocalSlots out;
   out.not_shown = names->size - count;
   std::vector<uint64_t> raw(count);
   if (!raw.empty() &&
       !memory.Read(frame_address + l.frame.localsplus, raw.data(), raw.size() * 8)) {
-    return MakeError(fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
+    return UnreadableMemory(
+        fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
   }
   // 3.14+ keeps _PyStackRef: the low bits are tags, and both low bits set
   // mark an int stored in the reference itself (value << 2 | 0b11).

@@ -153,7 +153,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
   snapshot.python.caret_rules = l.caret_rules;
 
   auto head = memory.ReadPointer(runtime + l.runtime.interpreters_head);
-  if (!head) return MakeError(fmt::format("cannot read _PyRuntime at {:#x}", runtime));
+  if (!head) return UnreadableMemory(fmt::format("cannot read _PyRuntime at {:#x}", runtime));
   if (*head == 0) return MakeError("the Python runtime has no interpreter (not started, or finalized)");
   std::optional<uint64_t> main_interp;
   if (l.runtime.interpreters_main != kAbsent) {
