@@ -7,6 +7,7 @@
 #include "core/asyncio/asyncio.h"
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
+#include "core/commands/command_session.h"
 #include "core/commands/format.h"
 #include "core/commands/native.h"
 #include "core/commands/output_file.h"

@@ -4,9 +4,9 @@
 
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
+#include "core/commands/command_session.h"
 #include "core/commands/format.h"
 #include "core/commands/selected_thread.h"
-#include "core/commands/stop_cache.h"
 #include "core/commands/source_file.h"
 
 namespace pyunwind {

@@ -7,7 +7,6 @@
 #include "core/commands/format.h"
 #include "core/commands/selected_frame.h"
 #include "core/commands/selected_thread.h"
-#include "core/commands/stop_cache.h"
 #include "core/commands/source_file.h"
 #include "core/objects/values.h"
 #include "core/walk/locals.h"

@@ -10,7 +10,7 @@
 
 #include "core/base/prefault.h"
 #include "core/commands/json_string.h"
-#include "core/commands/py_tasks.h"
+#include "core/commands/tasks_format.h"
 
 namespace pyunwind {
 namespace {
