@@ -11,9 +11,9 @@
 
 #include "core/commands/arguments.h"
 #include "core/commands/commands.h"
-#include "core/commands/kept_state.h"
 #include "core/commands/native.h"
 #include "core/runtime/runtime_locator.h"
+#include "core/session/kept_state.h"
 #include "core/target/page_arena.h"
 #include "core/target/python_files.h"
 #include "gdb_bridge/callback_target.h"

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/commands/commands.h"
-#include "core/commands/frame_selections.h"
+#include "core/session/frame_selections.h"
 
 namespace pyunwind {
 namespace {

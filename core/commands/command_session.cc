@@ -1,6 +1,6 @@
 #include "core/commands/command_session.h"
 
-#include "core/commands/stop_cache.h"
+#include "core/session/stop_cache.h"
 
 namespace pyunwind {
 

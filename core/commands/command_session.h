@@ -1,12 +1,12 @@
-// The session a command reads the target with (session.h): the one the front-end's stop
-// cache keeps for this stop (stop_cache.h), or one of its own.
+// The session a command reads the target with (core/session/session.h): the one the
+// front-end's stop cache keeps for this stop (core/session/stop_cache.h), or one of its own.
 #pragma once
 
 #include <memory>
 
 #include "core/base/result.h"
 #include "core/commands/commands.h"
-#include "core/commands/session.h"
+#include "core/session/session.h"
 
 namespace pyunwind {
 

@@ -7,8 +7,8 @@
 
 #include "core/commands/arguments.h"
 #include "core/commands/command_session.h"
-#include "core/commands/tasks_format.h"
-#include "core/commands/work_stats.h"
+#include "core/render/tasks_format.h"
+#include "core/render/work_stats.h"
 #include "core/walk/threads.h"
 
 namespace pyunwind {

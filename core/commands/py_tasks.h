@@ -1,7 +1,7 @@
 // py-tasks: the asyncio tasks CollectAsyncTasks reads, shown as a table, as the
 // await tree, as each running task's async call chain, as groups (--summary)
-// or as JSON (tasks_format.h); every view shows the tasks SelectTasks keeps
-// (tasks_view.h).
+// or as JSON (core/render/tasks_format.h); every view shows the tasks SelectTasks
+// keeps (core/render/tasks_view.h).
 #pragma once
 
 #include <string>
@@ -9,7 +9,7 @@
 
 #include "core/base/result.h"
 #include "core/commands/commands.h"
-#include "core/commands/tasks_view.h"
+#include "core/render/tasks_view.h"
 
 namespace pyunwind {
 

@@ -11,7 +11,7 @@
 
 #include "core/commands/command_session.h"
 #include "core/commands/commands.h"
-#include "core/commands/selected_thread.h"
+#include "core/session/selected_thread.h"
 
 namespace pyunwind {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/asyncio/asyncio.h"
-#include "core/commands/output_writer.h"
-#include "core/commands/tasks_view.h"
+#include "core/render/output_writer.h"
+#include "core/render/tasks_view.h"
 
 namespace pyunwind {
 

@@ -1,4 +1,4 @@
-#include "core/commands/python_tokens.h"
+#include "core/pysource/python_tokens.h"
 
 #include "core/base/utf8.h"
 

@@ -11,8 +11,8 @@
 #include <optional>
 
 #include "core/base/result.h"
-#include "core/commands/frame_selections.h"
-#include "core/commands/session.h"
+#include "core/session/frame_selections.h"
+#include "core/session/session.h"
 #include "core/target/target.h"
 
 namespace pyunwind {

@@ -1,4 +1,4 @@
-#include "core/commands/tasks_view.h"
+#include "core/render/tasks_view.h"
 
 #include <fnmatch.h>
 

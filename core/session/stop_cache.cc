@@ -1,4 +1,4 @@
-#include "core/commands/stop_cache.h"
+#include "core/session/stop_cache.h"
 
 #include "core/base/limits.h"
 
