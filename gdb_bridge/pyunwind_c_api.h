@@ -157,7 +157,7 @@ struct pyunwind_stop {
  * have changed, and `instance` for another target. `native_frame`
  * (may be NULL) is out: the debugger's frame number of the eval-loop frame
  * running the newly selected Python frame, for the front-end to select; -1:
- * none. What is kept is the process's (core/commands/kept_state.h): calls
+ * none. What is kept is the process's (core/session/kept_state.h): calls
  * from several threads run one at a time; a call from a callback of a call
  * still running fails with one line. */
 PYUNWIND_API char* pyunwind_run_command_at(const struct pyunwind_callbacks* callbacks,

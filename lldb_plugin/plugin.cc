@@ -21,7 +21,7 @@
 #include <lldb/API/SBThread.h>
 
 #include "core/commands/commands.h"
-#include "core/commands/kept_state.h"
+#include "core/session/kept_state.h"
 #include "core/target/page_arena.h"
 #include "lldb_plugin/args.h"
 #include "lldb_plugin/command_line_output.h"

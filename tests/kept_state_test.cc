@@ -1,7 +1,7 @@
 // What the commands keep between them is held by one command at a time
-// (core/commands/kept_state.h): another thread waits for it, and a command started inside
+// (core/session/kept_state.h): another thread waits for it, and a command started inside
 // another on the same thread is refused.
-#include "core/commands/kept_state.h"
+#include "core/session/kept_state.h"
 
 #include <gtest/gtest.h>
 

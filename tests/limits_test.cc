@@ -17,8 +17,8 @@
 #include "core/asyncio/task_reader.h"
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
-#include "core/commands/source_file.h"
 #include "core/objects/remote_collections.h"
+#include "core/pysource/source_file.h"
 #include "tests/fake_process311.h"
 #include "tests/temp_dir.h"
 

@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "core/base/utf8.h"
 #include "core/objects/remote_collections.h"
 #include "tests/fake_python.h"
 #include "tests/fake_target.h"

@@ -1,4 +1,4 @@
-// The source line and caret line under a frame (core/commands/source_carets.h)
+// The source line and caret line under a frame (core/pysource/source_carets.h)
 // against what each interpreter's own traceback module prints for the same
 // position: tests/data/location_tables_3XX.json ("carets", written by
 // tests/data/make_location_tables.py under 3.11, 3.12, 3.13.0, and by hand
@@ -17,11 +17,11 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/limits.h"
-#include "core/commands/format.h"
-#include "core/commands/source_carets.h"
-#include "core/commands/source_lines.h"
 #include "core/layout/layout.h"
 #include "core/layout/minor_versions.h"
+#include "core/pysource/source_carets.h"
+#include "core/pysource/source_lines.h"
+#include "core/render/format.h"
 
 namespace pyunwind {
 namespace {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/base/limits.h"
-#include "core/commands/source_file.h"
+#include "core/pysource/source_file.h"
 #include "tests/special_files.h"
 
 namespace pyunwind {

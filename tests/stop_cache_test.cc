@@ -1,4 +1,4 @@
-// One read per stop (core/commands/stop_cache.h), over fixture cores read
+// One read per stop (core/session/stop_cache.h), over fixture cores read
 // without a debugger: the second command at the same stop reads nothing from
 // the target but one word (that the runtime is still there: a process killed
 // under the debugger keeps its stop id) and prints the same; a new stop id (the process ran) or another
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/commands/commands.h"
-#include "core/commands/stop_cache.h"
+#include "core/session/stop_cache.h"
 #include "core/target/forwarding_target.h"
 #include "tests/fixture_cores.h"
 #include "tests/opened_core.h"

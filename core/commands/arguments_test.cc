@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "core/commands/commands.h"
-#include "core/commands/frame_selections.h"
-#include "core/commands/tasks_view.h"
+#include "core/commands/py_tasks.h"
+#include "core/session/frame_selections.h"
 
 namespace pyunwind {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "core/commands/frame_selections.h"
-#include "core/commands/output_writer.h"
+#include "core/render/output_writer.h"
+#include "core/session/frame_selections.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -35,7 +35,7 @@ struct CommandContext {
   // whose eval loop runs the Python frame just selected; the front-end selects
   // it so that `frame variable` / `info frame` mean the same frame.
   std::optional<size_t> select_native_frame = std::nullopt;
-  // Where what was read at this stop is kept between commands (stop_cache.h),
+  // Where what was read at this stop is kept between commands (core/session/stop_cache.h),
   // set by the front-ends' RunCommand; null: the command reads for itself.
   StopCache* stop_cache = nullptr;
   ProcessStop stop = {};

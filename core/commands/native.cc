@@ -4,10 +4,10 @@
 
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
-#include "core/commands/format.h"
-#include "core/commands/selected_thread.h"
-#include "core/commands/stop_cache.h"
-#include "core/commands/source_file.h"
+#include "core/commands/command_session.h"
+#include "core/pysource/source_file.h"
+#include "core/render/format.h"
+#include "core/session/selected_thread.h"
 
 namespace pyunwind {
 

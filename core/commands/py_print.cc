@@ -8,9 +8,9 @@
 #include "core/base/limits.h"
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
-#include "core/commands/format.h"
 #include "core/commands/selected_frame.h"
 #include "core/objects/values.h"
+#include "core/render/format.h"
 #include "core/walk/locals.h"
 
 namespace pyunwind {

@@ -3,9 +3,12 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 
-#include "core/commands/stop_cache.h"
-#include "core/commands/work_stats.h"
+#include "core/commands/arguments.h"
+#include "core/commands/command_session.h"
+#include "core/render/tasks_format.h"
+#include "core/render/work_stats.h"
 #include "core/walk/threads.h"
 
 namespace pyunwind {
@@ -33,6 +36,13 @@ const char kPyTasksHelp[] =
 
 namespace {
 
+Result<std::string> OptionValue(const std::vector<std::string>& args, size_t& i,
+                                std::string_view option) {
+  std::optional<std::string> value = TakeOptionValue(args, i, option);
+  if (!value) return BadArgument(fmt::format("py-tasks: {} needs a value", option));
+  return *std::move(value);
+}
+
 std::string StatsText(const MemoryStats& m, const WorkBudget& work, size_t tasks, size_t codes,
                       double ms) {
   return fmt::format("stats: {} target reads ({} bytes, {} failed), {} cache hits, {} misses, "
@@ -51,6 +61,53 @@ std::string StatsJson(const MemoryStats& m, const WorkBudget& work, size_t tasks
 }
 
 }  // namespace
+
+Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args) {
+  PyTasksOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--json") {
+      options.json = true;
+    } else if (arg == "--tree") {
+      options.tree = true;
+    } else if (arg == "--running") {
+      options.running = true;
+    } else if (arg == "--summary") {
+      options.summary = true;
+    } else if (arg == "--stats") {
+      options.stats = true;
+    } else if (arg == "--verbose" || arg == "-v") {
+      options.verbose = true;
+    } else if (arg == "--all") {
+      options.states = StateFilter::kAll;
+    } else if (IsOptionWithValue(arg, "--name")) {
+      PYU_ASSIGN_OR_RETURN(std::string glob, OptionValue(args, i, "--name"));
+      options.name_glob = glob;
+    } else if (IsOptionWithValue(arg, "--state")) {
+      PYU_ASSIGN_OR_RETURN(std::string state, OptionValue(args, i, "--state"));
+      static const std::map<std::string, StateFilter, std::less<>> kStates = {
+          {"pending", StateFilter::kPending}, {"running", StateFilter::kRunning},
+          {"done", StateFilter::kDone}, {"all", StateFilter::kAll}};
+      auto found = kStates.find(state);
+      if (found == kStates.end()) {
+        return BadArgument(fmt::format(
+            "py-tasks: --state wants pending, running, done or all, not '{}'", state));
+      }
+      options.states = found->second;
+    } else if (IsOptionWithValue(arg, "--limit")) {
+      PYU_ASSIGN_OR_RETURN(std::string value, OptionValue(args, i, "--limit"));
+      const auto n = ParseUnsigned(value, kMaxWordNumber);
+      if (!n || *n == 0) {
+        return BadArgument(fmt::format("py-tasks: --limit wants a number from 1 to {}, not '{}'",
+                                       kMaxWordNumber, value));
+      }
+      options.limit = *n;
+    } else {
+      return BadArgument(fmt::format("py-tasks: unknown option '{}' (see 'help py-tasks')", arg));
+    }
+  }
+  return options;
+}
 
 CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& context) {
   const auto started = std::chrono::steady_clock::now();

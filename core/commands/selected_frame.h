@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/commands/command_session.h"
 #include "core/commands/commands.h"
-#include "core/commands/selected_thread.h"
-#include "core/commands/stop_cache.h"
+#include "core/session/selected_thread.h"
 
 namespace pyunwind {
 

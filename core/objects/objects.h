@@ -78,7 +78,4 @@ class ObjectReader {
   std::optional<StrHasher> str_hasher_;
 };
 
-// Appends the UTF-8 encoding of `code_point` (replacement character for invalid ones).
-void AppendUtf8(std::string& out, uint32_t code_point);
-
 }  // namespace pyunwind

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "core/base/utf8.h"
 #include "core/objects/objects.h"
 #include "core/objects/values.h"
 

@@ -44,7 +44,7 @@ struct SourceText {
   std::vector<std::string> span_lines;
 };
 
-// What a Frame is; its JSON name is FrameKindName (core/commands/format.h).
+// What a Frame is; its JSON name is FrameKindName (core/render/format.h).
 enum class FrameKind : uint8_t {
   kPython,
   kNative,  // py-bt --native: the debugger's own frames

@@ -317,7 +317,7 @@ TEST_P(LldbInPython, PluginLoadThroughHandleCommand) {
 
 // Two SBDebuggers in one process (lldb-dap serving two sessions, an IDE's LLDB), each with its
 // own core, running py-bt --all at the same time from two threads: the plugin's commands keep
-// one state per process (core/commands/kept_state.h), which two commands at once freed under
+// one state per process (core/session/kept_state.h), which two commands at once freed under
 // each other (the process died of SIGSEGV in every run before). Each debugger's runs print what
 // its lone run printed, and that is the truth of its core.
 constexpr const char* kTwoDebuggersDriver = R"(

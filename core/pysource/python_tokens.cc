@@ -1,6 +1,6 @@
-#include "core/commands/python_tokens.h"
+#include "core/pysource/python_tokens.h"
 
-#include "core/objects/objects.h"
+#include "core/base/utf8.h"
 
 namespace pyunwind::pysrc {
 namespace {

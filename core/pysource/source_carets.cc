@@ -1,9 +1,9 @@
-#include "core/commands/source_carets.h"
+#include "core/pysource/source_carets.h"
 
 #include <algorithm>
 #include <optional>
 
-#include "core/commands/python_tokens.h"
+#include "core/pysource/python_tokens.h"
 
 namespace pyunwind {
 namespace {

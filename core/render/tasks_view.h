@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "core/asyncio/asyncio.h"
-#include "core/base/result.h"
 
 namespace pyunwind {
 
@@ -30,8 +29,6 @@ struct PyTasksOptions {
   StateFilter states = StateFilter::kLive;
   size_t limit = 0;  // tasks shown at most (--summary: groups); 0 = no limit
 };
-
-Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args);
 
 // "running" for a running task, else its state: "pending", "finished"...
 std::string_view StateWord(const AsyncTask& task);

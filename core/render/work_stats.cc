@@ -1,4 +1,4 @@
-#include "core/commands/work_stats.h"
+#include "core/render/work_stats.h"
 
 #include <fmt/format.h>
 

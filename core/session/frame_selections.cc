@@ -1,4 +1,4 @@
-#include "core/commands/frame_selections.h"
+#include "core/session/frame_selections.h"
 
 namespace pyunwind {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/base/printable.h"
-#include "core/commands/py_tasks.h"
+#include "core/render/tasks_format.h"
 
 namespace pyunwind {
 namespace {

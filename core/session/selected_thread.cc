@@ -1,4 +1,4 @@
-#include "core/commands/selected_thread.h"
+#include "core/session/selected_thread.h"
 
 #include <fmt/format.h>
 

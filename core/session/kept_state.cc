@@ -1,4 +1,4 @@
-#include "core/commands/kept_state.h"
+#include "core/session/kept_state.h"
 
 namespace pyunwind {
 namespace {

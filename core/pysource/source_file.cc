@@ -1,4 +1,4 @@
-#include "core/commands/source_file.h"
+#include "core/pysource/source_file.h"
 
 #include <unistd.h>
 

@@ -8,8 +8,8 @@
 #include <optional>
 
 #include "core/base/limits.h"
-#include "core/commands/python_tokens.h"
-#include "core/commands/source_carets.h"
+#include "core/pysource/python_tokens.h"
+#include "core/pysource/source_carets.h"
 
 namespace pyunwind {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/commands/session.h"
+#include "core/session/session.h"
 
 #include "core/walk/threads.h"
 

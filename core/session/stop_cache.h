@@ -11,9 +11,8 @@
 #include <optional>
 
 #include "core/base/result.h"
-#include "core/commands/commands.h"
-#include "core/commands/frame_selections.h"
-#include "core/commands/session.h"
+#include "core/session/frame_selections.h"
+#include "core/session/session.h"
 #include "core/target/target.h"
 
 namespace pyunwind {
@@ -40,19 +39,6 @@ class StopCache {
   std::optional<ProcessStop> stop_;
   std::unique_ptr<TargetSession> session_;
   std::optional<Error> failure_;  // LocateRuntime's, for stop_
-};
-
-// A command's session: the context's stop cache's when it has one (the
-// front-ends'), else a new session for this command alone.
-class CommandSession {
- public:
-  static Result<CommandSession> Open(CommandContext& context);
-  TargetSession& operator*() const { return *session_; }
-  TargetSession* operator->() const { return session_; }
-
- private:
-  std::unique_ptr<TargetSession> owned_;
-  TargetSession* session_ = nullptr;
 };
 
 }  // namespace pyunwind

@@ -1,4 +1,4 @@
-#include "core/commands/json_string.h"
+#include "core/render/json_string.h"
 
 #include <algorithm>
 

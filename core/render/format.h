@@ -7,7 +7,7 @@
 #include <string_view>
 
 #include "core/base/work_budget.h"
-#include "core/commands/output_writer.h"
+#include "core/render/output_writer.h"
 #include "core/target/memory.h"
 #include "core/walk/model.h"
 

@@ -1,4 +1,4 @@
-#include "core/commands/source_lines.h"
+#include "core/pysource/source_lines.h"
 
 #include <sys/stat.h>
 
@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "core/base/limits.h"
-#include "core/commands/source_file.h"
+#include "core/pysource/source_file.h"
 
 namespace pyunwind {
 

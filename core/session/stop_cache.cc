@@ -1,4 +1,4 @@
-#include "core/commands/stop_cache.h"
+#include "core/session/stop_cache.h"
 
 #include "core/base/limits.h"
 
@@ -43,17 +43,6 @@ void StopCache::EndCommand(Target& target) {
 
 bool StopCache::Holds(const ProcessStop& stop) const {
   return stop_ && Same(*stop_, stop) && (session_ || failure_);
-}
-
-Result<CommandSession> CommandSession::Open(CommandContext& context) {
-  CommandSession session;
-  if (context.stop_cache != nullptr) {
-    PYU_ASSIGN_OR_RETURN(session.session_, context.stop_cache->SessionAt(context.target, context.stop));
-    return session;
-  }
-  PYU_ASSIGN_OR_RETURN(session.owned_, TargetSession::Open(context.target));
-  session.session_ = session.owned_.get();
-  return session;
 }
 
 }  // namespace pyunwind

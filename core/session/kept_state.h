@@ -10,8 +10,8 @@
 #include <mutex>
 
 #include "core/base/result.h"
-#include "core/commands/frame_selections.h"
-#include "core/commands/stop_cache.h"
+#include "core/session/frame_selections.h"
+#include "core/session/stop_cache.h"
 
 namespace pyunwind {
 

@@ -1,4 +1,4 @@
-#include "core/commands/format.h"
+#include "core/render/format.h"
 
 #include <fmt/compile.h>
 #include <fmt/format.h>
@@ -16,9 +16,9 @@
 #include "core/base/limits.h"
 #include "core/base/prefault.h"
 #include "core/base/printable.h"
-#include "core/commands/json_string.h"
-#include "core/commands/source_carets.h"
-#include "core/commands/work_stats.h"
+#include "core/pysource/source_carets.h"
+#include "core/render/json_string.h"
+#include "core/render/work_stats.h"
 
 namespace pyunwind {
 namespace {

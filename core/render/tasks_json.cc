@@ -9,8 +9,8 @@
 #include <unordered_map>
 
 #include "core/base/prefault.h"
-#include "core/commands/json_string.h"
-#include "core/commands/py_tasks.h"
+#include "core/render/json_string.h"
+#include "core/render/tasks_format.h"
 
 namespace pyunwind {
 namespace {
