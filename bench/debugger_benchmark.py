@@ -485,7 +485,7 @@ def main():
     print_table(results)
     checks = check_targets(results)
     if checks:
-        print("\nTargets (issue 7, live scale 1500):")
+        print("\nTargets (live scale 1500):")
         for what, ok, value in checks:
             print("  %-4s %-60s %s" % ({True: "PASS", False: "MISS", None: "?"}[ok], what, value))
     mismatched = [(r["target"], v, n) for r in results for v, n in r["frames_printed"].items()

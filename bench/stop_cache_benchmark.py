@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""What one read per stop saves, and what pyunwind costs where there is no Python (issue 17).
+"""What one read per stop saves, and what pyunwind costs where there is no Python.
 
     python3 bench/stop_cache_benchmark.py [--repeat 5] [--heap-mib 2048] [--before DIR]
                                           [--json-out FILE]   (after bazel build //:files)

@@ -1,4 +1,4 @@
-"""py-tasks --json at scale (issue 17): 10k, 100k, 1M asyncio tasks, live and from a core.
+"""py-tasks --json at scale: 10k, 100k, 1M asyncio tasks, live and from a core.
 
 usage: /usr/bin/python3 bench/tasks_benchmark.py [--counts 10000,100000,1000000]
            [--repeat 3] [--json-out FILE] [--lldb-plugin SO] [--gdb-script PY]

@@ -124,7 +124,7 @@ TEST_P(AsyncioCore, PyTasksMatchesTruth) {
     ASSERT_FALSE(task.at("thread_native_id").is_null());
     EXPECT_EQ(loop_threads.count(task.at("thread_native_id").get<uint64_t>()), 1u);
   }
-  // Issue 12: the loop thread is the one whose thread state records the tasks' loop as
+  // The loop thread is the one whose thread state records the tasks' loop as
   // running (tstate->dict on 3.11/3.12, _PyThreadStateImpl.asyncio_running_loop on 3.13+),
   // and no other thread records one.
   ASSERT_EQ(loop_threads.size(), 1u);
@@ -308,7 +308,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
                            return name;
                          });
 
-// The views of issue 17 on every asyncio_tree core, against the truth:
+// py-tasks --summary, --name, --state and --limit on every asyncio_tree core, against the truth:
 // --summary groups every task by coroutine stack (qualnames, outermost first)
 // and state with exact counts, largest first; --name, --state and --limit
 // keep the same tasks in the JSON, the table and the tree; finished tasks

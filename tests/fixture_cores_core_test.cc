@@ -3,7 +3,7 @@
 // scenario's truth.json (what the process itself recorded before it dumped):
 //   * every truth thread, by native_id, has exactly the truth's frames
 //     (filename, line, name, qualname), innermost first;
-//   * every truth thread's threading `name` is the truth's (issue 13);
+//   * every truth thread's threading `name` is the truth's;
 //   * python.version and free_threaded are the truth's;
 //   * holds_gil is true exactly for the thread whose role is the truth's
 //     gil_holder_role (where the truth names one, on a GIL build), and null
@@ -185,7 +185,7 @@ TEST_P(FixtureCore, PyBtMatchesTruth) {
       EXPECT_EQ(thread.at("holds_gil"), holder) << "thread " << native_id << " (" << role << ")";
     }
   }
-  // Issue 12: -v says where the main thread was read from, per version.
+  // -v says where the main thread was read from, per version.
   const std::string version = truth.at("python").at("version");
   const std::string source = version.rfind("3.11.", 0) == 0 || version.rfind("3.12.", 0) == 0
       ? "_PyRuntime.main_thread (table)"

@@ -651,8 +651,8 @@ TEST(NotPython, RandomMemoryIsOneErrorLine) {
 }
 
 // Writable memory with nothing in it, larger than the scan's bound: the scan reads
-// what the README and its message say (2 GiB), not less (issue 15: it once stopped at
-// the command's 512 MiB read budget while saying 2 GiB).
+// what docs/limits.md and its message say (2 GiB), not less (it once stopped at the
+// command's 512 MiB read budget while saying 2 GiB).
 class EmptyMemoryTarget : public Target {
  public:
   static constexpr uint64_t kStart = 0x7f0000000000;
@@ -705,7 +705,7 @@ TEST(NotPython, OldPythonNamedByItsModule) {
 }
 
 // ------------------------------------------------------------ work amplification
-// Small targets built to make cheap steps repeat (issue 15): each finishes within
+// Small targets built to make cheap steps repeat: each finishes within
 // 10 s and 200 MB, shows what it read, and says the work budget ran out.
 
 // Peak and current resident memory of this process, in MB.

@@ -1,4 +1,4 @@
-"""asyncio edge cases for py-tasks (issues 4 and 17), run by tests/e2e/asyncio_edges_test.cc.
+"""asyncio edge cases for py-tasks, run by tests/e2e/asyncio_edges_test.cc.
 
 usage: python asyncio_edges.py TRUTH_JSON
 
@@ -6,7 +6,7 @@ Two threads, each running its own event loop:
   loop-a  tasks a-sleeper (in asyncio.sleep), a-waiter (in Event.wait), a-done (finished,
           kept referenced in DONE so it stays in the task registry's weak set), and its
           main task a-main, which blocks the loop synchronously (the running task).
-          Issue 17: a-outer awaits gather(gather(a-g1, a-g2), gather(a-g3, a-g4)) (nested
+          a-outer awaits gather(gather(a-g1, a-g2), gather(a-g3, a-g4)) (nested
           gathers: a-g1..a-g4 are awaited by a-outer), and a-deep is parked at the bottom
           of a chain of 1,501 `down` coroutines (deeper than py-tasks keeps: both ends
           kept, the gap marked); a-chain-0 awaits a-chain-1 ... awaits a-chain-39 (40
@@ -15,7 +15,7 @@ Two threads, each running its own event loop:
           task factory is asyncio.eager_task_factory: b-eager starts eagerly, then
           suspends in Event.wait after its eager start (a pending eager task). b-main
           blocks its loop inside c2 -> c3 -> c4 -> c5 -> a synchronous wait: the running
-          task has entered coroutines that await nothing yet (issue 17).
+          task has entered coroutines that await nothing yet.
 A third thread, not-a-loop, calls a plain function named run_forever, which calls one
 named _run_once, each with loop-a's loop as its first argument, and parks there: a
 reader that took loops from frames by those names would put loop-a's tasks on it.

@@ -1,4 +1,4 @@
-"""Many asyncio tasks, for py-tasks at production scale (issue 17).
+"""Many asyncio tasks, for py-tasks at production scale.
 
 usage: python asyncio_many.py N TRUTH_JSON
 

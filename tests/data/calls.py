@@ -1,4 +1,4 @@
-"""Threads parked inside calls into C, for `calling` (issue 13): what each Python frame's
+"""Threads parked inside calls into C, for `calling`: what each Python frame's
 current call instruction calls where that is not Python code, named as GDB's libpython
 py-bt names it.
 

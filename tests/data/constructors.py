@@ -1,4 +1,4 @@
-"""Threads parked inside Python class constructors called from Python (issue 12).
+"""Threads parked inside Python class constructors called from Python.
 
 usage: python constructors.py TRUTH_JSON
 

@@ -1,4 +1,4 @@
-"""A program that names things to attack the terminal of whoever inspects it (issue 15).
+"""A program that names things to attack the terminal of whoever inspects it.
 
 usage: python injection.py TRUTH_JSON
 

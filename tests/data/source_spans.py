@@ -1,4 +1,4 @@
-"""Threads parked inside expressions whose spans Python's tracebacks underline (issue 13).
+"""Threads parked inside expressions whose spans Python's tracebacks underline.
 
 usage: python source_spans.py TRUTH_JSON
 

@@ -1,4 +1,4 @@
-"""Threads parked in the states py-bt's thread header describes (issue 13): names, idle or
+"""Threads parked in the states py-bt's thread header describes: names, idle or
 running, the exception being handled, and the one thread inside a garbage collection.
 
 usage: python thread_states.py TRUTH_JSON

@@ -1,6 +1,6 @@
-// Issue 4 (asyncio), end to end in LLDB and GDB: the asyncio_tree scenario live on Debian's
+// asyncio, end to end in LLDB and GDB: the asyncio_tree scenario live on Debian's
 // /usr/bin/python3.11 and pyenv's 3.11.7, and every asyncio_tree fixture core
-// (<shared>/fixtures/cores/VERSION/asyncio_tree, read without an executable); and (issue 12)
+// (<shared>/fixtures/cores/VERSION/asyncio_tree, read without an executable); and
 // Debian's debug build /usr/bin/python3.11d, live and from a gcore core of it.
 //
 // For each case, in each debugger:
@@ -217,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::ValuesIn(SourceCases("asyncio_tree", {"debian_3_11", "pyenv_3_11_7"})),
     SourceCaseName);
 
-// Issue 12: Debian's debug build (python3.11-dbg: Py_DEBUG, no Py_TRACE_REFS), live and from a
+// Debian's debug build (python3.11-dbg: Py_DEBUG, no Py_TRACE_REFS), live and from a
 // gcore core of it (no executable).
 INSTANTIATE_TEST_SUITE_P(AsyncioTreeDebugBuild, AsyncioE2e,
                          ::testing::ValuesIn(LiveAndGcoreCases("asyncio_tree", {"debian_3_11d"})),

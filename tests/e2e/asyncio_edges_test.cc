@@ -1,4 +1,4 @@
-// Issue 4 (asyncio), the edge cases, end to end in LLDB and GDB, live on Debian's
+// asyncio, the edge cases, end to end in LLDB and GDB, live on Debian's
 // /usr/bin/python3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 (skipped when not installed):
 //   * tests/data/asyncio_edges.py: two threads, each running its own event loop with its own
 //     tasks (so tasks whose loop belongs to a thread other than the main one, and two loops),
@@ -8,7 +8,7 @@
 //     (thread_native_id), its state ("pending"/"finished") and its innermost coroutine (the
 //     first frame of coroutine_stack; a finished task has none), and `running` on the task
 //     that blocks each loop; no task that the truth does not have.
-//   * Issue 17 (same scenario): py-tasks --json --all also gives each task its whole
+//   * The same scenario: py-tasks --json --all also gives each task its whole
 //     coroutine chain (qualnames innermost first, as the process reports from inside):
 //     b-main, running inside c2 -> c3 -> c4 -> c5, shows all five down to c5; a-deep, parked
 //     under 1,501 `down` coroutines, keeps the innermost and outermost 512 and marks the gap
@@ -19,7 +19,7 @@
 //     in one line, and listed by --state done, marked finished (3.14+ unlinks a finished
 //     task from every list: none is found or counted); --running prints b-main's
 //     chain from c5.
-//   * Issue 12 (same scenario, plus a thread not-a-loop parked in functions named run_forever
+//   * The same scenario, plus a thread not-a-loop parked in functions named run_forever
 //     and _run_once holding loop-a's loop): live and from a gcore core, every task's "loop"
 //     and thread are those the process recorded (asyncio._get_running_loop() per thread).
 //   * A Python process that never imported asyncio: `py-tasks` prints "no asyncio tasks" and
@@ -316,7 +316,7 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
       << d.Describe();
 }
 
-// Issue 12: `py-tasks -v` says where the task offsets came from: the version's layout up to
+// `py-tasks -v` says where the task offsets came from: the version's layout up to
 // 3.13; on 3.14+ the _asyncio module's own _AsyncioDebug block, here found through the
 // .AsyncioDebug section of the file on disk that holds it (Debian unstable's 3.14 has _asyncio
 // as a shared module, its 3.15 built into the interpreter; neither exports an _AsyncioDebug
@@ -359,7 +359,7 @@ TEST_P(AsyncioEdges, VerboseSaysWhereTheTaskOffsetsCameFrom) {
   EXPECT_EQ(offsets, 1u) << warnings.dump();
 }
 
-// Issue 12: a task's thread is the one whose thread state records the task's loop as its
+// A task's thread is the one whose thread state records the task's loop as its
 // running loop (what asyncio.get_running_loop() there returns), never a thread guessed from
 // frame names: not-a-loop parks in functions named run_forever and _run_once holding
 // loop-a's loop. Live and from a gcore core (no executable), each task's `loop` and
@@ -430,7 +430,7 @@ INSTANTIATE_TEST_SUITE_P(Edges, AsyncioEdges, ::testing::ValuesIn(AllCases()),
                                                DebuggerName(info.param.debugger));
                          });
 
-// Issue 17: 100,000 tasks (tests/data/asyncio_many.py on Debian 3.11, live), each parked in
+// 100,000 tasks (tests/data/asyncio_many.py on Debian 3.11, live), each parked in
 // mid -> leaf -> Event.wait, and the running main task. `py-tasks --json --summary` lists every
 // task once (count and names against asyncio.all_tasks()) and groups them exactly as
 // the chains the process reads from inside (cr_await); `--tree` draws the 100,000 identical tasks as one line

@@ -1,4 +1,4 @@
-// Issue 13, calls into C: tests/data/calls.py parks threads inside C calls (time.sleep, a
+// Calls into C: tests/data/calls.py parks threads inside C calls (time.sleep, a
 // lock's acquire as a method descriptor and as a bound C method, sorted calling back into a
 // Python key function that sleeps, select.select, time.sleep(*args), a C method with keyword
 // arguments, time.sleep deep inside a loop, a with and a try block and nested displays,

@@ -1,4 +1,4 @@
-// Issue 12, part 1: frames no traceback shows never appear. tests/data/constructors.py parks
+// Frames no traceback shows never appear. tests/data/constructors.py parks
 // threads inside Python class constructors called from Python (a plain class, a constructor
 // inside a constructor, super().__init__, socketserver's finish_request -> RequestHandlerClass
 // chain). From 3.13 on each such call pushes CPython's init-cleanup shim frame (_Py_InitCleanup:

@@ -1,4 +1,4 @@
-// Issue 16: LLDB 22's frame providers put each Python frame into LLDB's own `bt`
+// LLDB 22's frame providers put each Python frame into LLDB's own `bt`
 // (lldb_plugin/pyunwind_lldb_frames.py, which `plugin load` alone imports): on a live Debian python3.11
 // `threads` scenario every truth thread's Python frames appear in one thread's `bt all`, in
 // order, each run of them right after an eval-loop frame (_PyEval_EvalFrameDefault), and

@@ -1,4 +1,4 @@
-// Issue 15: no target-chosen byte reaches the terminal raw. tests/data/injection.py names
+// No target-chosen byte reaches the terminal raw. tests/data/injection.py names
 // a code object's file "\x1b]0;PWNED-TITLE\x07\x1b[2J/evil.py" (sets the terminal's title,
 // clears the screen), its qualified name "q\r\nForged: line", another file with a
 // right-to-left override and a C1 CSI, and an asyncio task

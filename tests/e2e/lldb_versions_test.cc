@@ -1,4 +1,4 @@
-// Issue 16: the one plugin binary of `//:install` in every LLDB 14..22 (Debian's LLDB 14 and
+// The one plugin binary of `//:install` in every LLDB 14..22 (Debian's LLDB 14 and
 // the LLDB 15, 16, 19, 22 that .ci/fetch-lldbs unpacks), against the truth:
 //   * `py-bt --all --json` on a live Debian /usr/bin/python3.11 threads scenario,
 //   * `py-bt --all --json` on the 3.12.6 and 3.15.2 threads fixture cores (no executable),

@@ -1,4 +1,4 @@
-// Issue 5 (a debugging session's Python view), end to end in LLDB and GDB, batch mode:
+// A debugging session's Python view (locals and frame selection), end to end in LLDB and GDB, batch mode:
 //
 //   * Locals. `py-bt --all --locals --json` against the `locals` truth, live on Debian's
 //     /usr/bin/python3.11 and pyenv's 3.11.7 running tests/data/locals.py, and from every `locals`

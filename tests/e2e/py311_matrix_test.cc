@@ -1,6 +1,6 @@
-// Issue "3.11": `py-bt --all --json` on threads.py must show exactly what the scenario's
-// truth says, in {LLDB, GDB} x {Debian 3.11, Debian's debug build 3.11d (python3.11-dbg;
-// issue 12), pyenv 3.11.7} x {live, core with executable, core without executable}. Each cell is its own test case. One scenario process per
+// The 3.11 matrix: `py-bt --all --json` on threads.py must show exactly what the scenario's
+// truth says, in {LLDB, GDB} x {Debian 3.11, Debian's debug build 3.11d (python3.11-dbg),
+// pyenv 3.11.7} x {live, core with executable, core without executable}. Each cell is its own test case. One scenario process per
 // interpreter serves all its cells (and its core is made once, with gcore).
 #include <gtest/gtest.h>
 

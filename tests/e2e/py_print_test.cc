@@ -1,4 +1,4 @@
-// Issue 13: py-print NAME. The main thread of tests/data/source_spans.py parks in
+// py-print NAME. The main thread of tests/data/source_spans.py parks in
 // main_park() (called by main_outer(outer_arg)) with locals longer and deeper than
 // py-locals shows (a 503-character str, a list nested 6 deep), a cell variable, and the
 // module's GLOBAL_TABLE (about 1,400 characters of repr); it records repr() of each from

@@ -65,7 +65,7 @@ TEST_P(PyenvVersions, PyBtAllJsonMatchesTruth) {
   const std::string mismatch = PyBtAllMismatch(cell.debugger, *install, target, scenario.truth());
   EXPECT_TRUE(mismatch.empty()) << *python << ", pid " << scenario.pid() << ": " << mismatch;
 
-  // Issue 12: the main thread is the one the truth names, read from what the runtime records
+  // The main thread is the one the truth names, read from what the runtime records
   // (3.13: interp->threads.main checked against _PyRuntime.main_thread), and -v says so.
   RunResult r = RunDebugger(cell.debugger, *install, target, {"py-bt --all --json -v"});
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();

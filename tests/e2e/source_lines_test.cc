@@ -1,4 +1,4 @@
-// Issue 13: py-bt's source lines and carets. tests/data/source_spans.py parks threads in a
+// py-bt's source lines and carets. tests/data/source_spans.py parks threads in a
 // call in the middle of a line, a call over four lines, a subscript and a binary operation
 // whose dunder methods park, a line of a real file holding terminal escapes, and
 // time.sleep; it records, from inside the process, what its own traceback module prints

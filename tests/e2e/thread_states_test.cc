@@ -1,4 +1,4 @@
-// Issue 13, the thread header: tests/data/thread_states.py parks named threads (non-ASCII and
+// The thread header: tests/data/thread_states.py parks named threads (non-ASCII and
 // control characters among the names; one renames its OS thread), threads in known waits
 // (Lock.acquire, time.sleep, select, socket.recv, Event.wait) and one busy loop, threads
 // inside `except` blocks with distinct exception types and messages, a _DummyThread, a thread
