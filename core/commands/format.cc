@@ -428,7 +428,7 @@ namespace {
 
 // One Python frame's JSON object, written as text: py-bt --all --json writes thousands of
 // them, and building each as a JSON value first cost three times the text output. The keys
-// and their order are those of notes/json-output.md.
+// and their order are those of docs/json-output.md.
 void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_source) {
   auto number = [&out](const std::optional<int>& value) {
     if (value) {

@@ -1,5 +1,5 @@
 // Turning a Snapshot into what the user reads: a traceback per thread, or
-// the JSON document of ../shared/notes/json-output.md.
+// the JSON document of docs/json-output.md.
 #pragma once
 
 #include <memory>
