@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The plugin binary serves every LLDB 14..22 (README.md): it must not depend on any liblldb
+# The plugin binary serves every LLDB 14..22 (docs/support.md): it must not depend on any liblldb
 # soname, and its lldb::SB* calls must be undefined, unversioned symbols (bound to whichever
 # liblldb the loading LLDB has), bound lazily (no BIND_NOW: sb_api.cc checks them first).
 set -uo pipefail

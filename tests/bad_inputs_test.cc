@@ -174,7 +174,7 @@ Outcome RunOn(const Core& core, std::vector<std::string> command) {
   return RunOn(core.data, core.size, std::move(command));
 }
 
-// What the README table shows: the test log holds each row's output.
+// What the bad-input table of docs/limits.md shows: the test log holds each row's output.
 void Show(const std::string& row, const Outcome& o) {
   std::cout << "=== " << row << " (" << o.seconds << " s)\n"
             << (o.opened ? o.out.text.substr(0, 1500) : "open: " + o.open_error + "\n");

@@ -1,6 +1,6 @@
 // The bounds of core/base/limits.h at and just over each cap, over a CPython
-// 3.11 process built in memory (tests/fake_process311.h): what README.md's
-// "Limits" table says each cut prints. The big caps count visits, so one
+// 3.11 process built in memory (tests/fake_process311.h): what the "Limits"
+// table of docs/limits.md says each cut prints. The big caps count visits, so one
 // code object (or one name, one value) is shared by every frame (local).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -373,7 +373,7 @@ TEST(Limits, WarningsOfOnePyTasks) {
 
 // ------------------------------------------------------------ a cyclic coroutine chain
 
-// README "Bad input": a task whose coroutine awaits a coroutine that awaits
+// docs/limits.md, "Bad input": a task whose coroutine awaits a coroutine that awaits
 // the first shows both coroutines, then `task T: the coroutine chain loops`.
 TEST(Limits, CyclicCoroutineChainIsCut) {
   Limits p;

@@ -1,6 +1,6 @@
 // LocateRuntime's second way, for a binary whose symbols are stripped: CPython
 // 3.12+ links _PyRuntime into its own ".PyRuntime" section, which a module's
-// ELF file on disk names (README: "-v says where _PyRuntime was found"). Over
+// ELF file on disk names (docs/commands.md: "-v says where _PyRuntime was found"). Over
 // the threads core of every fixture version, read with no symbols: a module
 // file made by the test, holding only that section at the address the memory
 // scan finds, is used with its load bias; one whose section points elsewhere

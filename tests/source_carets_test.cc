@@ -43,7 +43,7 @@ std::vector<std::string> SplitLines(const std::string& text) {
 struct Version {
   std::string file;
   TracebackCaretRules rules;
-  size_t positions;  // of the data (the README says how many)
+  size_t positions;  // of the data (docs/commands.md says how many)
 };
 
 class PythonCarets : public ::testing::TestWithParam<Version> {};
@@ -122,7 +122,7 @@ TEST(SourceCarets, EachMinorDrawsItsOwnTracebackRules) {
   ASSERT_TRUE(v311.ok() && v312.ok());
   EXPECT_EQ(v311->caret_rules, TracebackCaretRules::kPython311);
   EXPECT_EQ(v312->caret_rules, TracebackCaretRules::kPython312);
-  for (int minor : {13, 14, 15}) {  // 3.14 and 3.15: 3.13's (README, Source lines)
+  for (int minor : {13, 14, 15}) {  // 3.14 and 3.15: 3.13's (docs/commands.md, Source lines)
     Layout layout;
     const MinorVersion* known = FindMinorVersion(minor);
     ASSERT_NE(known, nullptr) << minor;

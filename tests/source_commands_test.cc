@@ -1,7 +1,7 @@
 // Commands over a one-frame 3.11 process image. py-list and py-frame: the source file is the
 // one the code object names, which the target chose. A name that would drive a terminal is
 // shown escaped; a FIFO is not read (it would block) and says why; a regular file is listed.
-// And the short options the README documents.
+// And the short options docs/commands.md documents.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -135,7 +135,7 @@ TEST(SourceCommands, SourceDirsInOrderThenTheOwnPath) {
   EXPECT_EQ(line({second, first}), "where = 'second dir'");
 }
 
-// py-print's bounds, as its help and the README give them.
+// py-print's bounds, as its help and docs/limits.md give them.
 TEST(Commands, PyPrintBounds) {
   OneFrame p("/app/print.py", "f");
   EXPECT_EQ(p.Run("py-print", {"x", "--max-chars", "1048577"}).text,

@@ -119,7 +119,7 @@ TEST(StopCache, SecondCommandAtAStopReadsNothingAndANewStopReadsAgain) {
   debugger.Run(process, first, "py-list", {});
   debugger.Run(process, first, "py-locals", {});
   EXPECT_EQ(process.reads, reads_before + 1);
-  // The text --stats says so (the README's words).
+  // The text --stats says so (the words of docs/commands.md).
   const std::string text = debugger.Run(process, first, "py-bt", {"--all", "--stats"}).text;
   EXPECT_NE(text.find(" ms, reusing what an earlier command read at this stop\n"), std::string::npos)
       << text.substr(text.size() - std::min<size_t>(text.size(), 400));

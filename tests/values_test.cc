@@ -190,7 +190,7 @@ TEST_F(ValuesTest, BigIntFromDigits) {
   EXPECT_NE(Repr(object).find("ERROR"), std::string::npos);
 }
 
-// README "Limits": ints of up to kMaxReprIntDigits 30-bit digits (about 9,000
+// docs/limits.md, "Reprs": ints of up to kMaxReprIntDigits 30-bit digits (about 9,000
 // decimal digits) are shown in full, longer ones by size only.
 TEST_F(ValuesTest, IntsOverTheDigitCapShowTheirSize) {
   auto int_of = [&](size_t digits) {

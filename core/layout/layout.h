@@ -3,7 +3,7 @@
 // here, as data, chosen once per target: from the target's own
 // _Py_DebugOffsets (3.13+) and the one file per minor version
 // (python311.cc ... python315.cc) for what the target does not state.
-// README.md says how to add a version.
+// core/layout/README.md says how to add a version.
 #pragma once
 
 #include <cstdint>

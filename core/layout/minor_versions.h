@@ -1,6 +1,6 @@
 // What pyunwind knows of each CPython minor version: one file each
 // (python311.cc ... python315.cc), listed in minor_versions.cc. They are the
-// only places that know a version's numbers; README.md says how to add one.
+// only places that know a version's numbers; core/layout/README.md says how to add one.
 #pragma once
 
 #include <cstdint>

@@ -13,7 +13,7 @@ const OpcodeTable kOpcodes = {{
 }};
 
 void AddFacts(Layout& l) {
-  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
+  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (docs/commands.md)
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
   AddThreadStateExceptionFacts313(l);

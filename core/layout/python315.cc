@@ -13,7 +13,7 @@ const OpcodeTable kOpcodes = {{
 }};
 
 void AddFacts(Layout& l) {
-  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (README, Source lines)
+  l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (docs/commands.md)
   // enum _framestate, renumbered: CREATED 0, SUSPENDED 1,
   // SUSPENDED_YIELD_FROM 2, SUSPENDED_YIELD_FROM_LOCKED 3 (free-threaded),
   // EXECUTING 4, CLEARED 5.

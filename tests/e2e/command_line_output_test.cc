@@ -46,7 +46,7 @@ TEST_P(CommandLineOutput, ScriptedHandleCommandPrintsNothingTypedPrintsOnce) {
   // Whole lines: LLDB's echo of the `script` command holds the words too.
   const size_t typed = Occurrences(r.out, "\n" + std::string(kTraceback) + "\n");
   ASSERT_GT(typed, 0u) << "the typed py-bt --all printed no traceback\n" << r.Describe();
-  // What the README says of `session save`: LLDB 14-18 keep every command in the transcript,
+  // What docs/commands.md says of `session save`: LLDB 14-18 keep every command in the transcript,
   // the text of a typed pyunwind command not (19 and later keep none unless asked).
   const std::string saved = ReadFile(session);
   if (saved.find("py-bt --all") != std::string::npos) {

@@ -1,7 +1,7 @@
 // CPython's own GDB script (python3.11-gdb.py, package python3.11-dbg), auto-loaded for
 // /usr/bin/python3.11, against pyunwind loaded from an init file: `gdb -p PID` runs that
 // script after every init file, and the plain names (py-bt, ...) must stay pyunwind's
-// (README, "Loading pyunwind"); with PYUNWIND_GDB_PREFIX_ONLY=1 they are CPython's, and
+// (docs/commands.md, "Loading"); with PYUNWIND_GDB_PREFIX_ONLY=1 they are CPython's, and
 // CPython's pretty-printers are there either way. Live tests/data/locals.py, GDB only.
 #include <gtest/gtest.h>
 

@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "tests/e2e/harness.h"
 
@@ -19,7 +20,7 @@ struct ErrorCase {
   Situation situation;
 };
 
-// The README's bad-input table, word for word.
+// The bad-input table of docs/limits.md, word for word (BadInputTableSaysTheseWords).
 const char* ExpectedMessage(Situation s) {
   switch (s) {
     case Situation::kNothingLoaded:
@@ -103,7 +104,7 @@ TEST_P(ErrorPaths, PyBtSaysWhyInOneLine) {
   auto lines = LinesContaining(all, "pyunwind:");
   ASSERT_EQ(lines.size(), 1u) << "expected exactly one line with \"pyunwind:\"\n" << context;
   EXPECT_NE(lines[0].find(ExpectedMessage(c.situation)), std::string::npos)
-      << "expected the README's message: " << ExpectedMessage(c.situation) << "\n"
+      << "expected the message of docs/limits.md: " << ExpectedMessage(c.situation) << "\n"
       << context;
   EXPECT_TRUE(r.exit_code != 0 || lines[0].find("error") != std::string::npos)
       << "the failure is not marked (exit 0 and no \"error\" in the line)\n"
@@ -122,6 +123,25 @@ std::vector<ErrorCase> AllCases() {
        {Situation::kNothingLoaded, Situation::kLiveNotPython, Situation::kCoreNotPython})
     for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cases.push_back({d, s});
   return cases;
+}
+
+// What the debuggers print above is what the user's page says: each message stands in
+// docs/limits.md's bad-input table, in backquotes, on the row of its situation.
+TEST(ErrorPathsDoc, BadInputTableSaysTheseWords) {
+  const std::string page = ReadFile(ProjectFile("docs/limits.md"));
+  ASSERT_NE(page.find("## Bad input"), std::string::npos) << "docs/limits.md: no bad-input table";
+  const std::pair<Situation, std::string> rows[] = {
+      {Situation::kNothingLoaded, "| no target (debugger with nothing loaded) | `"},
+      {Situation::kLiveNotPython, "| a non-Python process (`sleep`) | `"},
+  };
+  for (const auto& [situation, row] : rows) {
+    const std::string line = row + ExpectedMessage(situation) + "` |";
+    EXPECT_NE(page.find(line), std::string::npos) << "docs/limits.md lacks the row\n" << line;
+  }
+  // A core of a non-Python program: "the same line" as the live process.
+  EXPECT_EQ(std::string(ExpectedMessage(Situation::kCoreNotPython)),
+            std::string(ExpectedMessage(Situation::kLiveNotPython)));
+  EXPECT_NE(page.find("| a core of a non-Python program | the same line |"), std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(NoPython, ErrorPaths, ::testing::ValuesIn(AllCases()),

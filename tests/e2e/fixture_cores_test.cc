@@ -53,16 +53,16 @@ INSTANTIATE_TEST_SUITE_P(Threads, LldbCoreFile, ::testing::ValuesIn(InLldb(Sourc
                          SourceCaseName);
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LldbCoreFile);
 
-// The CPython builds whose "core" cells the README's CI support matrix marks ✔ (its first
-// table): {version as the fixture directories name it, a default build (not free-threaded,
-// not shared)}.
-std::vector<std::pair<std::string, bool>> ReadmeCoreBuilds() {
+// The CPython builds whose "core" cells the CI support matrix of docs/support.md marks ✔ (its
+// first table): {version as the fixture directories name it, a default build (not
+// free-threaded, not shared)}.
+std::vector<std::pair<std::string, bool>> MatrixCoreBuilds() {
   std::vector<std::pair<std::string, bool>> builds;
-  std::istringstream readme(ReadFile(ProjectFile("README.md")));
+  std::istringstream support(ReadFile(ProjectFile("docs/support.md")));
   std::string line;
   bool in_matrix = false;
-  while (std::getline(readme, line)) {
-    if (line == "## Support matrix") in_matrix = true;
+  while (std::getline(support, line)) {
+    if (line == "## The matrix") in_matrix = true;
     if (in_matrix && line.rfind("**What a machine with pyenv", 0) == 0) break;
     if (!in_matrix || line.rfind("| 3.", 0) != 0) continue;
     std::vector<std::string> cells;
@@ -81,12 +81,12 @@ std::vector<std::pair<std::string, bool>> ReadmeCoreBuilds() {
 }
 
 // The suites above test the cores they find: a build whose cores went missing would lose its
-// ✔ silently. Every build the README's matrix claims must have its cores: `threads` for every
-// build, `scale` for the default ones (as the README says).
-TEST(FixtureCoresPresent, EveryBuildTheReadmeClaims) {
+// ✔ silently. Every build the matrix claims must have its cores: `threads` for every build,
+// `scale` for the default ones (as docs/support.md says).
+TEST(FixtureCoresPresent, EveryBuildTheMatrixClaims) {
   if (!SharedPresent()) GTEST_SKIP() << SharedMissing();
-  const auto builds = ReadmeCoreBuilds();
-  ASSERT_GE(builds.size(), 9u) << "the README's support matrix was not parsed";
+  const auto builds = MatrixCoreBuilds();
+  ASSERT_GE(builds.size(), 9u) << "the support matrix of docs/support.md was not parsed";
   const std::vector<std::string> threads = FixtureVersions("threads");
   const std::vector<std::string> scale = FixtureVersions("scale");
   auto has = [](const std::vector<std::string>& list, const std::string& v) {
@@ -94,7 +94,7 @@ TEST(FixtureCoresPresent, EveryBuildTheReadmeClaims) {
   };
   for (const auto& [version, default_build] : builds) {
     EXPECT_TRUE(has(threads, version))
-        << "the README claims " << version << " cores, but there is no " << SharedDir()
+        << "docs/support.md claims " << version << " cores, but there is no " << SharedDir()
         << "/fixtures/cores/" << version << "/threads";
     if (default_build) {
       EXPECT_TRUE(has(scale, version))

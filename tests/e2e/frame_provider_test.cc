@@ -293,8 +293,8 @@ TEST_F(Lldb22, BtShowsPythonFramesOfLiveProcess) {
                                           {"frame select " + std::to_string(n), "frame variable"}));
   ASSERT_TRUE(s.exited && s.exit_code == 0) << s.Describe();
   // LLDB 22.1 does not ask a provider's frames for their variables (ScriptedFrame's
-  // get_variables is never called): `frame variable` there prints nothing (README). When an
-  // LLDB starts asking, this fails and the provider should answer.
+  // get_variables is never called): `frame variable` there prints nothing (docs/support.md).
+  // When an LLDB starts asking, this fails and the provider should answer.
   const size_t variables = s.out.find("(lldb) frame variable\n");
   ASSERT_NE(variables, std::string::npos) << s.out;
   // No "(TYPE) NAME = VALUE" line follows (LLDB may still be printing the attach's stop).

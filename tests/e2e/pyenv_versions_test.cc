@@ -1,5 +1,5 @@
-// Other CPython versions these machines happen to have, as extra evidence for the README's
-// support matrix: pyenv's 3.12.1 and 3.13.0 (shared libpython, PIE) running threads.py.
+// Other CPython versions these machines happen to have, as extra evidence for the
+// support matrix of docs/support.md: pyenv's 3.12.1 and 3.13.0 (shared libpython, PIE) running threads.py.
 // `py-bt --all --json` must match the scenario's truth in {LLDB, GDB} x {live, gcore core
 // without the executable}. A version that is not installed is skipped, with the reason.
 // One scenario process (and one core) per version serves all its cells.

@@ -1,4 +1,4 @@
-// 3.14 and 3.15 for the README's support matrix: Debian unstable's interpreters as
+// 3.14 and 3.15 for the support matrix of docs/support.md: Debian unstable's interpreters as
 // .ci/fetch-pythons unpacks them by hand (static, non-PIE, stripped) running threads.py;
 // `py-bt --all --json` must match the scenario's truth in {LLDB, GDB} x {live, gcore core
 // without the executable}. A version that is not unpacked is skipped, with the reason. (The
