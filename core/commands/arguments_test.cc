@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "core/commands/commands.h"
-#include "core/commands/py_tasks.h"
 #include "core/session/frame_selections.h"
 
 namespace pyunwind {
@@ -76,17 +75,6 @@ TEST(ErrorLine, NeverEmpty) {
   EXPECT_FALSE(ErrorLine("").empty());
   EXPECT_FALSE(ErrorLine("\n").empty());
   EXPECT_FALSE(ErrorLine("error: \n").empty());
-}
-
-// A command's wrong words fail as kBadArgument, whatever the message says.
-TEST(ParsePyTasks, WrongArgumentsAreBadArguments) {
-  for (const Words& args : {Words{"--bogus"}, Words{"--name"}, Words{"--state", "asleep"},
-                            Words{"--limit", "0"}}) {
-    auto parsed = ParsePyTasks(args);
-    ASSERT_FALSE(parsed.ok()) << args.front();
-    EXPECT_EQ(parsed.error().kind, ErrorKind::kBadArgument) << parsed.error().message;
-  }
-  EXPECT_TRUE(ParsePyTasks({"--state", "all", "--limit", "3"}).ok());
 }
 
 }  // namespace

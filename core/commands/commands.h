@@ -83,7 +83,8 @@ struct CommandInfo {
   bool reads_target = true;
 };
 
-// Every command the front-ends register, with its help text.
+// Every command the front-ends register, with its help text: the command table's
+// (command_table.h).
 const std::vector<CommandInfo>& AllCommands();
 
 // Whether command `name` reads the target (false: it runs with no process).

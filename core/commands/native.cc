@@ -66,22 +66,6 @@ std::optional<std::string> SourceLine(const std::string& path, int line) {
   return source->lines.front();
 }
 
-const char kPyUpHelp[] =
-    "Usage: py-up [N]\n"
-    "Select the Python frame N (default 1) levels older than the selected one in the\n"
-    "selected thread, and the native eval-loop frame that runs it. py-list and py-locals\n"
-    "then show that frame. The selection is forgotten when the process resumes.\n";
-const char kPyDownHelp[] =
-    "Usage: py-down [N]\n"
-    "Select the Python frame N (default 1) levels newer than the selected one in the\n"
-    "selected thread, and the native eval-loop frame that runs it.\n";
-const char kPyFrameHelp[] =
-    "Usage: py-frame [N]\n"
-    "Without N: print the selected Python frame (frame 0, the innermost, until py-up,\n"
-    "py-down or py-frame N selects another). With N: select Python frame N of the\n"
-    "selected thread (0 = innermost, as py-bt numbers them) and the native eval-loop\n"
-    "frame that runs it.\n";
-
 namespace {
 
 struct SelectedStack {
@@ -113,16 +97,15 @@ std::string DescribeFrame(const Frame& frame, size_t index) {
   return out;
 }
 
-}  // namespace
-
-CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::string>& args,
+// py-up, py-down or py-frame (`name`) with its one operand, N.
+CommandOutput RunPyFrameSelection(std::string_view name, const ParsedArgs& args,
                                   CommandContext& context) {
-  if (args.size() > 1) return Failure(fmt::format("{}: too many arguments (see 'help {}')", name, name));
   std::optional<size_t> count;
-  if (!args.empty()) {
-    count = ParseUnsigned(args[0], kMaxWordNumber);
+  if (!args.operands().empty()) {
+    const std::string& word = args.operands().front();
+    count = ParseUnsigned(word, kMaxWordNumber);
     if (!count) {
-      return Failure(fmt::format("{}: '{}' is not a frame {}", name, args[0],
+      return Failure(fmt::format("{}: '{}' is not a frame {}", name, word,
                                  name == "py-frame" ? "number" : "count"));
     }
   }
@@ -161,6 +144,20 @@ CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::
   context.selected_python_frame = target;
   context.select_native_frame = stack->merged.native_of_python[target];
   return {note + DescribeFrame(frames[target], target), false};
+}
+
+}  // namespace
+
+CommandOutput RunPyUp(const ParsedArgs& args, CommandContext& context) {
+  return RunPyFrameSelection("py-up", args, context);
+}
+
+CommandOutput RunPyDown(const ParsedArgs& args, CommandContext& context) {
+  return RunPyFrameSelection("py-down", args, context);
+}
+
+CommandOutput RunPyFrame(const ParsedArgs& args, CommandContext& context) {
+  return RunPyFrameSelection("py-frame", args, context);
 }
 
 std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/commands/commands.h"
+#include "core/commands/options.h"
 #include "core/walk/model.h"
 #include "core/target/target.h"
 
@@ -38,12 +39,10 @@ struct MergedStack {
 MergedStack MergeNativeFrames(const std::vector<Frame>& python,
                               const std::vector<NativeFrame>& native);
 
-// py-up, py-down, py-frame: see AllCommands().
-extern const char kPyUpHelp[];
-extern const char kPyDownHelp[];
-extern const char kPyFrameHelp[];
-CommandOutput RunPyFrameSelection(std::string_view name, const std::vector<std::string>& args,
-                                  CommandContext& context);
+// py-up, py-down, py-frame (command_table.cc).
+CommandOutput RunPyUp(const ParsedArgs& args, CommandContext& context);
+CommandOutput RunPyDown(const ParsedArgs& args, CommandContext& context);
+CommandOutput RunPyFrame(const ParsedArgs& args, CommandContext& context);
 
 // For GDB's `bt`: each eval-loop frame of the selected thread (by the
 // debugger's frame number) with the Python frames it runs, as "qualname at

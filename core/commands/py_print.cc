@@ -7,23 +7,12 @@
 
 #include "core/base/limits.h"
 #include "core/base/printable.h"
-#include "core/commands/arguments.h"
 #include "core/commands/selected_frame.h"
 #include "core/objects/values.h"
 #include "core/render/format.h"
 #include "core/walk/locals.h"
 
 namespace pyunwind {
-
-const char kPyPrintHelp[] =
-    "Usage: py-print NAME [--depth N] [--max-chars N] [--frame N]\n"
-    "Print the repr of NAME as the selected Python frame sees it (frame 0 of the selected\n"
-    "thread unless py-up / py-down / py-frame selected another): a local, argument, cell or\n"
-    "free variable, else a global, else a builtin, as Python looks names up. Nothing runs in\n"
-    "the target; reprs are rebuilt from memory as py-locals does, with wider limits.\n"
-    "  --depth N      nesting shown (default 10, at most 64)\n"
-    "  --max-chars N  characters shown (default 10000, at most 1048576)\n"
-    "  --frame N      Python frame N of the selected thread (0 = innermost, as py-bt)\n";
 
 namespace {
 
@@ -33,31 +22,12 @@ struct PrintOptions {
   std::optional<size_t> frame;
 };
 
-Result<PrintOptions> Parse(const std::vector<std::string>& args) {
+Result<PrintOptions> OptionsOf(const ParsedArgs& args) {
   PrintOptions options;
-  options.limits.max_length = kDefaultPrintReprLength;
-  options.limits.max_depth = kDefaultPrintReprDepth;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--depth" || arg == "--max-chars" || arg == "--frame") {
-      if (i + 1 >= args.size()) return BadArgument(fmt::format("py-print: {} needs a number", arg));
-      const uint64_t max = arg == "--depth"       ? kMaxPrintReprDepth
-                           : arg == "--max-chars" ? kMaxPrintReprLength
-                                                  : kMaxFramesPerThread;
-      const auto n = ParseUnsigned(args[++i], max);
-      if (!n || (*n == 0 && arg != "--frame")) {
-        return BadArgument(fmt::format("py-print: {} wants a number from {} to {}, not '{}'", arg,
-                                       arg == "--frame" ? 0 : 1, max, args[i]));
-      }
-      if (arg == "--depth") options.limits.max_depth = static_cast<int>(*n);
-      if (arg == "--max-chars") options.limits.max_length = *n;
-      if (arg == "--frame") options.frame = *n;
-    } else if (options.name.empty() && !arg.empty() && arg[0] != '-') {
-      options.name = arg;
-    } else {
-      return BadArgument(fmt::format("py-print: unexpected argument '{}' (see 'help py-print')", arg));
-    }
-  }
+  options.limits.max_length = args.Number("--max-chars").value_or(kDefaultPrintReprLength);
+  options.limits.max_depth = static_cast<int>(args.Number("--depth").value_or(kDefaultPrintReprDepth));
+  options.frame = args.Number("--frame");
+  if (!args.operands().empty()) options.name = args.operands().front();
   if (options.name.empty()) return BadArgument("py-print: which name? (see 'help py-print')");
   // Every item shows at least one character: more items than characters are never shown.
   options.limits.max_items = std::min(options.limits.max_length, kMaxContainerEntries);
@@ -72,8 +42,8 @@ struct Found {
 
 }  // namespace
 
-CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& context) {
-  auto parsed = Parse(args);
+CommandOutput RunPyPrint(const ParsedArgs& args, CommandContext& context) {
+  auto parsed = OptionsOf(args);
   if (!parsed.ok()) return Failure(parsed.error().message);
   const PrintOptions& options = *parsed;
   return WithSelectedFrame("py-print", context, options.frame, [&](Selection selected) {

@@ -4,14 +4,11 @@
 // then its globals, then its builtins.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "core/commands/commands.h"
+#include "core/commands/options.h"
 
 namespace pyunwind {
 
-extern const char kPyPrintHelp[];
-CommandOutput RunPyPrint(const std::vector<std::string>& args, CommandContext& context);
+CommandOutput RunPyPrint(const ParsedArgs& args, CommandContext& context);
 
 }  // namespace pyunwind

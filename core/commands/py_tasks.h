@@ -4,19 +4,12 @@
 // keeps (core/render/tasks_view.h).
 #pragma once
 
-#include <string>
-#include <vector>
-
-#include "core/base/result.h"
 #include "core/commands/commands.h"
-#include "core/render/tasks_view.h"
+#include "core/commands/options.h"
 
 namespace pyunwind {
 
-Result<PyTasksOptions> ParsePyTasks(const std::vector<std::string>& args);
-
-// The py-tasks command (see AllCommands()).
-extern const char kPyTasksHelp[];
-CommandOutput RunPyTasks(const std::vector<std::string>& args, CommandContext& context);
+// The py-tasks command (command_table.cc).
+CommandOutput RunPyTasks(const ParsedArgs& args, CommandContext& context);
 
 }  // namespace pyunwind

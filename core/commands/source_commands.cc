@@ -13,23 +13,6 @@
 
 namespace pyunwind {
 
-const char kPyLocalsHelp[] =
-    "Usage: py-locals [--frame N] [--json]\n"
-    "Print the arguments and locals of the selected Python frame (frame 0 of the selected\n"
-    "thread unless py-up / py-down / py-frame selected another), with short reprs of\n"
-    "None, bool, int, float, str, bytes, tuple, list, dict, set and frozenset, and\n"
-    "<TypeName object at 0x...> for other objects. Nothing runs in the target. Reprs are\n"
-    "cut at 200 characters, 50 items and a nesting depth of 3.\n"
-    "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n"
-    "  --json     one JSON document: the frame and its locals\n";
-
-const char kPyListHelp[] =
-    "Usage: py-list [--frame N] [START | START,END]\n"
-    "List the source around the current line of the selected Python frame (5 lines\n"
-    "before and after, the current line marked with '>'), read from the file on this\n"
-    "machine; START lists START to START+10 (as CPython's py-list), START,END that range.\n"
-    "  --frame N  Python frame N of the selected thread (0 = innermost, as py-bt)\n";
-
 Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
   PYU_ASSIGN_OR_RETURN(SourceLines source, ReadSourceLines(path, start, end));
   std::string out;
@@ -42,21 +25,9 @@ Result<std::string> ListSource(const std::string& path, int start, int end, int 
   return out;
 }
 
-CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& context) {
-  std::optional<size_t> frame_option;
-  bool json = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--json") {
-      json = true;
-    } else if (args[i] == "--frame" && i + 1 < args.size()) {
-      auto n = ParseUnsigned(args[++i], kMaxFramesPerThread);
-      if (!n) return Failure(fmt::format("py-locals: '{}' is not a frame number", args[i]));
-      frame_option = *n;
-    } else {
-      return Failure(fmt::format("py-locals: unknown argument '{}' (see 'help py-locals')", args[i]));
-    }
-  }
-  return WithSelectedFrame("py-locals", context, frame_option, [&](Selection selected) {
+CommandOutput RunPyLocals(const ParsedArgs& args, CommandContext& context) {
+  const bool json = args.Has("--json");
+  return WithSelectedFrame("py-locals", context, args.Number("--frame"), [&](Selection selected) {
     Frame frame = *selected.frame;
     ValueFormatter values(*selected.objects);
     values.UseBuiltinsOf(selected.interp);
@@ -70,31 +41,22 @@ CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& 
   });
 }
 
-CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& context) {
-  std::optional<size_t> frame_option;
+CommandOutput RunPyList(const ParsedArgs& args, CommandContext& context) {
   std::optional<uint64_t> start, end;
-  for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--frame" && i + 1 < args.size()) {
-      auto n = ParseUnsigned(args[++i], kMaxFramesPerThread);
-      if (!n) return Failure(fmt::format("py-list: '{}' is not a frame number", args[i]));
-      frame_option = *n;
-    } else if (!start) {
-      const std::string& range = args[i];
-      const size_t comma = range.find(',');
-      start = ParseUnsigned(range.substr(0, comma), kMaxWordNumber);
-      if (comma != std::string::npos) {
-        end = ParseUnsigned(range.substr(comma + 1), kMaxWordNumber);
-      } else if (start) {
-        end = *start + 10;
-      }
-      if (!start || !end) {
-        return Failure(fmt::format("py-list: '{}' is not START or START,END (see 'help py-list')", range));
-      }
-    } else {
-      return Failure(fmt::format("py-list: unexpected argument '{}' (see 'help py-list')", args[i]));
+  if (!args.operands().empty()) {
+    const std::string& range = args.operands().front();
+    const size_t comma = range.find(',');
+    start = ParseUnsigned(range.substr(0, comma), kMaxWordNumber);
+    if (comma != std::string::npos) {
+      end = ParseUnsigned(range.substr(comma + 1), kMaxWordNumber);
+    } else if (start) {
+      end = *start + 10;
+    }
+    if (!start || !end) {
+      return Failure(fmt::format("py-list: '{}' is not START or START,END (see 'help py-list')", range));
     }
   }
-  return WithSelectedFrame("py-list", context, frame_option, [&](Selection selected) {
+  return WithSelectedFrame("py-list", context, args.Number("--frame"), [&](Selection selected) {
     const Frame& frame = *selected.frame;
     const int current = frame.line.value_or(0);
     if (!start && !frame.line) {

@@ -8,14 +8,13 @@
 #include <vector>
 
 #include "core/commands/commands.h"
+#include "core/commands/options.h"
 #include "core/base/result.h"
 
 namespace pyunwind {
 
-extern const char kPyLocalsHelp[];
-extern const char kPyListHelp[];
-CommandOutput RunPyLocals(const std::vector<std::string>& args, CommandContext& context);
-CommandOutput RunPyList(const std::vector<std::string>& args, CommandContext& context);
+CommandOutput RunPyLocals(const ParsedArgs& args, CommandContext& context);
+CommandOutput RunPyList(const ParsedArgs& args, CommandContext& context);
 
 // GDB's py-list output for lines [start, end] (1-based, closed; start below 1
 // counts as 1) of the file at `path`, `current` marked with '>': each line as

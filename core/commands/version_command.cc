@@ -10,13 +10,6 @@
 
 namespace pyunwind {
 
-const char kVersionHelp[] =
-    "Usage: pyunwind version [--json]\n"
-    "Print pyunwind's version and the git revision it was built from (\"unknown\" when the\n"
-    "build was not made from a git checkout), the debugger it runs in, and the CPython\n"
-    "versions and builds it reads.\n"
-    "  --json  one JSON document\n";
-
 namespace {
 
 struct KnownBuilds {
@@ -36,14 +29,8 @@ std::vector<KnownBuilds> KnownCPythons() {
 
 }  // namespace
 
-CommandOutput RunVersion(const std::vector<std::string>& args, const CommandContext& context) {
-  bool json = false;
-  for (const std::string& arg : args) {
-    if (arg != "--json") {
-      return Failure(fmt::format("version: unknown option '{}' (see 'help pyunwind version')", arg));
-    }
-    json = true;
-  }
+CommandOutput RunVersion(const ParsedArgs& args, const CommandContext& context) {
+  const bool json = args.Has("--json");
   const std::string debugger = context.debugger.empty() ? "unknown" : context.debugger;
   const std::vector<KnownBuilds> cpythons = KnownCPythons();
   if (json) {

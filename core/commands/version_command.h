@@ -2,14 +2,11 @@
 // debugger, and which CPython versions and builds it reads.
 #pragma once
 
-#include <string>
-#include <vector>
-
 #include "core/commands/commands.h"
+#include "core/commands/options.h"
 
 namespace pyunwind {
 
-extern const char kVersionHelp[];
-CommandOutput RunVersion(const std::vector<std::string>& args, const CommandContext& context);
+CommandOutput RunVersion(const ParsedArgs& args, const CommandContext& context);
 
 }  // namespace pyunwind
