@@ -15,6 +15,15 @@ import unittest
 
 sys.dont_write_bytecode = True  # nothing written into the runfiles
 
+# Under --config=asan the library is instrumented and python3 is not: ASan's runtime must be
+# loaded first (.bazelrc names it), as the end-to-end harness does for LLDB and GDB. Python's
+# own allocations at exit are not the library's leaks.
+ASAN_RUNTIME = os.environ.get("PYUNWIND_ASAN_PRELOAD", "")
+if ASAN_RUNTIME and ASAN_RUNTIME not in os.environ.get("LD_PRELOAD", "").split():
+    os.environ["LD_PRELOAD"] = ASAN_RUNTIME
+    os.environ["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
 SCRIPT = os.path.abspath("gdb_bridge/pyunwind-gdb.py")
 LIBRARY = os.path.abspath("gdb_bridge/libpyunwind_gdb.so")
 
