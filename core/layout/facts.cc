@@ -106,6 +106,90 @@ void AddFactsOf311And312(Layout& l) {
   l.managed_dict.dict_before = 24;
 }
 
+void AddFactsOf37To310(Layout& l) {
+  l.source = LayoutSource::kTable;
+  l.frame_model = FrameModel::kFrameObjects;
+  l.caret_rules = TracebackCaretRules::kPython311;  // unused: no columns before 3.11
+
+  l.interp.next = 0;
+  l.interp.threads_head = 8;
+
+  l.tstate.size = 264;
+  l.tstate.prev = 0;
+  l.tstate.next = 8;
+  l.tstate.interp = 16;
+  l.tstate.current_frame = 24;  // tstate->frame
+  l.tstate.current_exception = 88;  // curexc_type
+  l.tstate.current_exception_is_type = true;
+  l.tstate.exc_state = 112;
+  l.tstate.exc_info = 144;
+  l.tstate.dict = 152;
+  l.tstate.thread_id = 176;
+  l.err_stackitem.exc_value = 8;
+  l.err_stackitem.previous_item = 24;
+  l.running_loop.dict_key = "__asyncio_running_event_loop__";
+
+  // PyFrameObject { PyObject_VAR_HEAD; f_back; f_code; f_builtins; f_globals; f_locals; ... }.
+  l.frame.previous = 24;
+  l.frame.executable = 32;
+  l.frame.builtins = 40;
+  l.frame.globals = 48;
+  l.frame.locals_dict = 56;
+
+  l.object.ob_type = 8;
+  l.object.ob_size = 16;
+  l.type.tp_name = 24;
+  l.type.tp_flags = 168;
+  // PyASCIIObject { PyObject_HEAD; length; hash; state; wstr; }.
+  l.unicode.length = 16;
+  l.unicode.state = 32;
+  l.unicode.ascii_data = 48;
+  l.unicode.compact_data = 72;
+  l.bytes.ob_size = 16;
+  l.bytes.ob_sval = 32;
+  l.tuple.ob_size = 16;
+  l.tuple.ob_item = 24;
+  l.list.ob_size = 16;
+  l.list.ob_item = 24;
+  l.long_object.ob_size = 16;
+  l.long_object.ob_digit = 24;
+  l.float_object.ob_fval = 16;
+  // PyDictObject { PyObject_HEAD; ma_used; ma_version_tag; ma_keys; ma_values; };
+  // PyDictKeysObject { dk_refcnt; dk_size; dk_lookup; dk_usable; dk_nentries; dk_indices; }.
+  l.dict.ma_used = 16;
+  l.dict.ma_keys = 32;
+  l.dict.ma_values = 40;
+  l.dict.keys_size = 8;
+  l.dict.keys_nentries = 32;
+  l.dict.keys_indices = 40;
+  // struct _gil_runtime_state { interval; last_holder; locked; ... }.
+  l.gil.last_holder = 8;
+  l.gil.locked = 16;
+}
+
+void AddFrameFactsOf37To39(Layout& l) {
+  // ... f_valuestack; f_stacktop; f_trace; f_trace_lines; f_trace_opcodes; f_gen; f_lasti; ...
+  l.frame.size = 368;
+  l.frame.lasti = 104;
+  l.frame.localsplus = 360;
+  l.function.func_qualname = 104;
+}
+
+void AddCodeFactsOf38And39(Layout& l) {
+  l.code.size = 176;
+  l.code.argcount = 16;
+  l.code.nlocals = 28;
+  l.code.stacksize = 32;
+  l.code.firstlineno = 40;
+  l.code.code = 48;
+  l.code.varnames = 72;
+  l.code.freevars = 80;
+  l.code.cellvars = 88;
+  l.code.filename = 104;
+  l.code.name = 112;
+  l.code.linetable = 120;  // co_lnotab
+}
+
 void AddFrameNamespaceFactsOf312On(Layout& l) {
   l.frame.globals = 24;
   l.frame.builtins = 32;

@@ -22,6 +22,22 @@ void AddObjectFacts(Layout& l);
 // (their files add the rest).
 void AddFactsOf311And312(Layout& l);
 
+// 3.7 through 3.10, which keep PyFrameObjects: what they declare alike.
+// PyThreadState { prev; next; interp; frame; ...; curexc_type at 88;
+// exc_state at 112; exc_info; dict; ...; thread_id at 176 }, _PyErr_StackItem
+// { exc_type; exc_value; exc_traceback; previous_item; }, PyFrameObject's
+// f_back, f_code, f_builtins, f_globals and f_locals, the compact dict
+// (PyDictKeysObject with dk_size), and the objects 3.11 kept unchanged
+// (its file then adds AddObjectFacts).
+void AddFactsOf37To310(Layout& l);
+
+// 3.7 through 3.9: PyFrameObject's f_lasti (bytes) and f_localsplus, and
+// PyFunctionObject's func_qualname after eleven other fields.
+void AddFrameFactsOf37To39(Layout& l);
+
+// 3.8 and 3.9: PyCodeObject with co_posonlyargcount and co_lnotab.
+void AddCodeFactsOf38And39(Layout& l);
+
 // 3.13 through 3.15: what completes a _Py_DebugOffsets block. The struct
 // around interpreters.head, PyDictObject before ma_keys, _co_firsttraceable
 // before co_extra, enum _frameowner, PyCompactUnicodeObject, managed dicts

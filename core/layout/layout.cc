@@ -63,10 +63,12 @@ Status ValidateLayout(const Layout& l) {
        {l.tstate.prev, l.tstate.next, l.tstate.interp, l.tstate.thread_id,
         l.tstate.native_thread_id, l.tstate.current_frame, l.tstate.cframe, l.tstate.dict}},
       {"interpreter frame", l.frame.size,
-       {l.frame.previous, l.frame.executable, l.frame.instr_ptr, l.frame.tlbc_index}},
+       {l.frame.previous, l.frame.executable, l.frame.instr_ptr, l.frame.tlbc_index,
+        l.frame.lasti}},
       {"code object", l.code.size,
        {l.code.filename, l.code.name, l.code.qualname, l.code.linetable, l.code.localsplusnames,
-        l.code.localspluskinds, l.code.tlbc}},
+        l.code.localspluskinds, l.code.tlbc, l.code.code, l.code.varnames, l.code.cellvars,
+        l.code.freevars}},
   };
   for (const Check& check : checks) {
     if (check.size <= 0 || check.size > kMaxStructSize) {
@@ -83,7 +85,9 @@ Status ValidateLayout(const Layout& l) {
   if (l.runtime.interpreters_head == kAbsent || l.interp.threads_head == kAbsent ||
       l.tstate.next == kAbsent || l.frame.previous == kAbsent ||
       l.frame.executable == kAbsent || l.code.filename == kAbsent ||
-      l.code.linetable == kAbsent || l.code.code_adaptive == kAbsent ||
+      l.code.linetable == kAbsent ||
+      (UsesFrameObjects(l) ? l.code.code == kAbsent || l.frame.lasti == kAbsent
+                           : l.code.code_adaptive == kAbsent) ||
       (l.tstate.current_frame == kAbsent && l.tstate.cframe == kAbsent)) {
     return refuse("a field the unwinder needs is missing");
   }

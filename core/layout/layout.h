@@ -31,8 +31,23 @@ enum class LayoutSource {
   kDebugOffsets,  // the target's own _Py_DebugOffsets block (3.13+)
 };
 
+// How a version keeps a thread's Python frames.
+enum class FrameModel {
+  kInterpreterFrames,  // 3.11+: _PyInterpreterFrame records, linked through `previous`
+  kFrameObjects,       // 3.10 and older: PyFrameObjects, linked through f_back
+};
+
+// How a code object maps its bytecode to source lines.
+enum class LineTableFormat {
+  kLocations,  // 3.11+: co_linetable, the location table of PEP 657
+  kLineTable,  // 3.10: co_linetable, (bytes, line delta) pairs of PEP 626
+  kLnotab,     // 3.6-3.9: co_lnotab, (bytes, signed line delta) pairs
+};
+
 struct Layout {
   PythonVersion version;
+  FrameModel frame_model = FrameModel::kInterpreterFrames;
+  LineTableFormat line_format = LineTableFormat::kLocations;
   bool free_threaded = false;
   LayoutSource source = LayoutSource::kTable;
   std::string warning;  // e.g. a version newer than the newest known table
@@ -47,6 +62,7 @@ struct Layout {
     // Offset of the embedded main interpreter in the release the table was
     // read from; patch releases move it a little (3.12.1: 76392, 3.12.6: 76440).
     int32_t main_interpreter_embedded = kAbsent;
+    int32_t gc_collecting = kAbsent;  // 3.7, 3.8: the collector's state is the runtime's
   } runtime;
 
   struct Interpreter {
@@ -80,7 +96,8 @@ struct Layout {
     int32_t thread_id = kAbsent;
     int32_t native_thread_id = kAbsent;
     // 3.13+: the innermost frame is a field of the thread state. 3.11 and 3.12
-    // reach it through tstate->cframe->current_frame.
+    // reach it through tstate->cframe->current_frame. 3.10 and older: the
+    // innermost PyFrameObject (tstate->frame).
     int32_t current_frame = kAbsent;
     int32_t cframe = kAbsent;
     int32_t cframe_current_frame = kAbsent;
@@ -112,6 +129,8 @@ struct Layout {
     int32_t previous_item = kAbsent;  // 3.11-3.14 facts; absent where not exported
   } err_stackitem;
 
+  // A _PyInterpreterFrame (3.11+) or a PyFrameObject (3.10 and older:
+  // previous is f_back, executable f_code, localsplus f_localsplus).
   struct Frame {
     int32_t size = 0;
     int32_t previous = kAbsent;
@@ -127,6 +146,10 @@ struct Layout {
     int32_t stackpointer = kAbsent;  // 3.14+: pointer past the top of the value stack
     int32_t tlbc_index = kAbsent;  // free-threaded 3.14+
     int32_t is_entry = kAbsent;    // 3.11: bool, set on the frame an eval-loop call started with
+    // 3.10 and older: f_lasti, the offset of the instruction running (-1
+    // before the first), in bytes, or in code units (3.10: lasti_in_code_units).
+    int32_t lasti = kAbsent;
+    bool lasti_in_code_units = false;
     // Frames whose owner is at least this are the interpreter's own
     // bookkeeping (C-stack entry shims), not Python code.
     int32_t owner_first_internal = 256;
@@ -174,6 +197,14 @@ struct Layout {
     int32_t nlocalsplus = kAbsent;
     int32_t stacksize = kAbsent;
     int32_t exceptiontable = kAbsent;
+    // 3.10 and older: the bytecode is a bytes object (co_code), and a frame's
+    // f_localsplus holds co_nlocals locals, then the cells of co_cellvars,
+    // then the free variables of co_freevars.
+    int32_t code = kAbsent;
+    int32_t nlocals = kAbsent;
+    int32_t varnames = kAbsent;
+    int32_t cellvars = kAbsent;
+    int32_t freevars = kAbsent;
   } code;
 
   // How the eval loop lays out a call on the value stack, and the opcodes
@@ -229,6 +260,12 @@ struct Layout {
     // 3.13+: capacity, size, embedded and valid bytes before the values of
     // a split table (PyDictValues).
     int32_t values_header = 0;
+    // PyDictKeysObject before 3.11: dk_size (a Py_ssize_t power of two; the
+    // index width follows from it), dk_nentries and where dk_indices start.
+    // Absent: the 3.11+ keys (log2 sizes and kind in bytes 8-10).
+    int32_t keys_size = kAbsent;
+    int32_t keys_nentries = kAbsent;
+    int32_t keys_indices = kAbsent;
   } dict;
 
   // Where an instance of a class with Py_TPFLAGS_MANAGED_DICT keeps its
@@ -311,7 +348,9 @@ struct Layout {
   } float_object;
 };
 
-// The whole layout of a version without _Py_DebugOffsets (3.11, 3.12), from
+inline bool UsesFrameObjects(const Layout& l) { return l.frame_model == FrameModel::kFrameObjects; }
+
+// The whole layout of a version without _Py_DebugOffsets (3.6-3.12), from
 // its minor version's file.
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded = false);
 

@@ -24,6 +24,10 @@ struct MinorVersion {
   void (*add_facts)(Layout&) = nullptr;
 };
 
+extern const MinorVersion kCPython37;
+extern const MinorVersion kCPython38;
+extern const MinorVersion kCPython39;
+extern const MinorVersion kCPython310;
 extern const MinorVersion kCPython311;
 extern const MinorVersion kCPython312;
 extern const MinorVersion kCPython313;

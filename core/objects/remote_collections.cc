@@ -30,21 +30,38 @@ RemoteCollections::RemoteCollections(ObjectReader& objects)
 
 Result<RemoteCollections::Keys> RemoteCollections::ReadKeys(uint64_t keys_address) {
   if (!Aligned(keys_address)) return MakeError(fmt::format("bad dict keys pointer {:#x}", keys_address));
-  uint8_t header[32];
-  if (!memory_.Read(keys_address, header, sizeof header)) {
+  const Layout::Dict& d = layout_.dict;
+  const bool sized = d.keys_size != kAbsent;  // 3.6-3.10
+  uint8_t header[48];
+  const size_t header_size = sized ? static_cast<size_t>(d.keys_indices) : 32;
+  if (header_size > sizeof header || !memory_.Read(keys_address, header, header_size)) {
     return UnreadableMemory(fmt::format("cannot read the dict keys at {:#x}", keys_address));
   }
   Keys keys;
   keys.address = keys_address;
-  keys.log2_size = header[8];
-  keys.log2_index_bytes = header[9];
-  keys.unicode = header[10] != 0;
-  std::memcpy(&keys.entries, header + 24, 8);
+  keys.indices = keys_address + header_size;
+  if (sized) {
+    // dk_size is a power of two; the index entries are as wide as it needs (DK_IXSIZE).
+    int64_t size = 0;
+    std::memcpy(&size, header + d.keys_size, 8);
+    std::memcpy(&keys.entries, header + d.keys_nentries, 8);
+    if (size <= 0 || (size & (size - 1)) != 0 || size > (int64_t{1} << 30)) {
+      return MakeError(fmt::format("the dict keys at {:#x} are not plausible", keys_address));
+    }
+    keys.log2_size = static_cast<uint8_t>(__builtin_ctzll(static_cast<uint64_t>(size)));
+    const int width_log2 = size <= 0xff ? 0 : size <= 0xffff ? 1 : 2;
+    keys.log2_index_bytes = static_cast<uint8_t>(keys.log2_size + width_log2);
+  } else {
+    keys.log2_size = header[8];
+    keys.log2_index_bytes = header[9];
+    keys.unicode = header[10] != 0;
+    std::memcpy(&keys.entries, header + 24, 8);
+  }
   if (keys.log2_index_bytes > 30 || keys.entries < 0 ||
       static_cast<uint64_t>(keys.entries) > kMaxContainerEntries) {
     return MakeError(fmt::format("the dict keys at {:#x} are not plausible", keys_address));
   }
-  keys.first_entry = keys_address + 32 + (uint64_t{1} << keys.log2_index_bytes);
+  keys.first_entry = keys.indices + (uint64_t{1} << keys.log2_index_bytes);
   return keys;
 }
 
@@ -101,16 +118,18 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
 }
 
 Result<int64_t> RemoteCollections::KeyIndex(const Keys& keys, std::string_view key) {
-  if (!keys.unicode) return int64_t{-1};
+  // Shared keys hold str keys only: 3.11+ marks them so; before, every entry keeps its hash.
+  if (!keys.unicode && layout_.dict.keys_size == kAbsent) return int64_t{-1};
   if (auto index = IndexByHash(keys, key)) return *index;
   PYU_RETURN_IF_ERROR(SpendEntries(keys.entries));
-  std::vector<uint8_t> table(keys.entries * 16);
+  const uint64_t entry_size = keys.EntrySize();
+  std::vector<uint8_t> table(keys.entries * entry_size);
   if (!memory_.Read(keys.first_entry, table.data(), table.size())) {
     return UnreadableMemory("cannot read a dict's entries");
   }
   for (int64_t i = 0; i < keys.entries; ++i) {
     uint64_t entry_key;
-    std::memcpy(&entry_key, table.data() + i * 16, 8);
+    std::memcpy(&entry_key, table.data() + i * entry_size + keys.KeyOffset(), 8);
     if (entry_key == 0) continue;
     auto text = objects_.ReadString(entry_key, key.size() + 1);
     if (text.ok() && *text == key) return i;
@@ -158,7 +177,7 @@ std::optional<int64_t> RemoteCollections::IndexByHash(const Keys& keys, std::str
   for (uint64_t probe = 0; probe < max_probes; ++probe) {
     if (!SpendEntries(1).ok()) return std::nullopt;
     uint64_t raw = 0;
-    if (!memory_.Read(keys.address + 32 + slot * width, &raw, width)) return std::nullopt;
+    if (!memory_.Read(keys.indices + slot * width, &raw, width)) return std::nullopt;
     // Sign-extended: -1 empty, -2 a deleted entry.
     const int64_t index = static_cast<int64_t>(raw << (64 - 8 * width)) >> (64 - 8 * width);
     if (index == -1) return int64_t{-1};  // absent

@@ -64,6 +64,7 @@ class RemoteCollections {
   // {hash, key, value}.
   struct Keys {
     uint64_t address = 0;
+    uint64_t indices = 0;  // dk_indices
     bool unicode = false;
     uint8_t log2_size = 0;
     uint8_t log2_index_bytes = 0;

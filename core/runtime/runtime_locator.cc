@@ -8,6 +8,7 @@
 #include <optional>
 #include <regex>
 
+#include "core/base/address.h"
 #include "core/layout/debug_offsets.h"
 #include "core/layout/minor_versions.h"
 #include "core/target/elf_sections.h"
@@ -34,13 +35,6 @@ bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t mai
          offset <= expected + kEmbeddedInterpreterSlack;
 }
 
-bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
-  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
-  if (!main || !PointsToEmbeddedInterpreter(l, runtime, *main)) return false;
-  auto back = memory.ReadPointer(*main + l.interp.runtime);
-  return back && *back == runtime;
-}
-
 // sys.hexversion, read through the main interpreter's sys dict.
 std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
                                           uint64_t runtime) {
@@ -54,6 +48,35 @@ std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& la
   auto number = objects.ReadInt(*value);
   if (!number.ok() || *number <= 0 || *number > 0xffffffff) return std::nullopt;
   return static_cast<uint32_t>(*number);
+}
+
+// 3.7-3.10 allocate the main interpreter on the heap. Their runtimes lay out
+// alike, so a match is the interpreter's first thread state pointing back at
+// it (and the interpreter at the runtime, where it can), then its own
+// sys.hexversion naming the table's minor version.
+bool HeapInterpreterMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
+  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  if (!main || !Aligned(*main) || *main == 0) return false;
+  if (l.interp.runtime != kAbsent) {
+    auto back = memory.ReadPointer(*main + l.interp.runtime);
+    if (!back || *back != runtime) return false;
+  }
+  auto tstate = memory.ReadPointer(*main + l.interp.threads_head);
+  if (!tstate || !Aligned(*tstate) || *tstate == 0) return false;
+  auto back = memory.ReadPointer(*tstate + l.tstate.interp);
+  if (!back || *back != *main) return false;
+  auto hexversion = HexversionFromSys(memory, l, runtime);
+  return hexversion && (*hexversion >> 16) == (l.version.hexversion >> 16);
+}
+
+bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
+  if (l.runtime.main_interpreter_embedded == kAbsent) {
+    return HeapInterpreterMatches(memory, l, runtime);
+  }
+  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  if (!main || !PointsToEmbeddedInterpreter(l, runtime, *main)) return false;
+  auto back = memory.ReadPointer(*main + l.interp.runtime);
+  return back && *back == runtime;
 }
 
 std::optional<uint32_t> HexversionFromSymbol(Target& target, RemoteMemory& memory) {
@@ -114,6 +137,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
   std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
 
   std::optional<RuntimeLocation> found;
+  uint64_t previous_word = 0;
   // Why the first debug-offsets cookie found was refused (a version pyunwind does
   // not read, a damaged block): said if nothing else is found.
   std::optional<Error> cookie_error;
@@ -131,10 +155,17 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
           }
           return ScanStep::kContinue;
         }
+        // 3.7-3.10: interpreters.head and .main side by side point at one interpreter on
+        // the heap (a process without subinterpreters).
+        const bool head_is_main = value != 0 && Aligned(value) && value == previous_word;
+        previous_word = value;
         for (const Layout& table : tables) {
-          // `here` would be runtime.interpreters.main, pointing into the runtime itself.
+          // `here` would be runtime.interpreters.main.
           const uint64_t runtime = here - table.runtime.interpreters_main;
-          if (!PointsToEmbeddedInterpreter(table, runtime, value)) continue;
+          const bool candidate = table.runtime.main_interpreter_embedded == kAbsent
+                                     ? head_is_main
+                                     : PointsToEmbeddedInterpreter(table, runtime, value);
+          if (!candidate) continue;
           if (TableMatches(memory, table, runtime)) {
             found = RuntimeLocation{runtime, table, "a scan for the runtime's main interpreter", {}};
             return ScanStep::kStop;
@@ -161,11 +192,14 @@ std::string DescribeLocation(const RuntimeLocation& location) {
 
 Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
   Target& target = memory.target();
-  const std::optional<uint32_t> symbol_version = HexversionFromSymbol(target, memory);
+  const std::optional<PythonVersion> named = VersionFromModuleNames(target);
+  // Py_Version (3.11+), else the minor version a module's name gives as a hint.
+  std::optional<uint32_t> symbol_version = HexversionFromSymbol(target, memory);
+  const uint32_t hint = symbol_version.value_or(named ? named->hexversion : 0);
   RuntimeLocation location;
   std::optional<Error> symbol_error;
   if (auto address = target.FindSymbol("_PyRuntime")) {
-    auto layout = IdentifyRuntimeAt(memory, *address, symbol_version.value_or(0));
+    auto layout = IdentifyRuntimeAt(memory, *address, hint);
     if (layout.ok()) {
       location = {*address, *layout, "the _PyRuntime symbol", {}};
     } else {
@@ -178,7 +212,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
       auto section = FindElfSection(module.path, ".PyRuntime");
       if (!section) continue;
       const uint64_t address = *section + module.load_bias;
-      auto layout = IdentifyRuntimeAt(memory, address, symbol_version.value_or(0));
+      auto layout = IdentifyRuntimeAt(memory, address, hint);
       if (layout.ok()) {
         location = {address, *layout, "the .PyRuntime section of " + module.path, {}};
         break;
@@ -186,21 +220,21 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     }
   }
   if (location.address == 0) {
-    if (symbol_error || symbol_version) {
-      // The program is Python, but one we cannot read.
-      PythonVersion found{symbol_version.value_or(0)};
-      if (symbol_version && !found.AtLeast(3, OldestMinorVersion().minor)) {
-        return MakeError(ErrorKind::kUnsupportedVersion,
-                         fmt::format("Python {} is not supported: pyunwind reads {}",
-                                     found.ToString(), KnownMinorRange()));
-      }
-      if (symbol_error) return *symbol_error;
+    // The program is Python, but one we cannot read: say which.
+    if (symbol_version && !PythonVersion{*symbol_version}.AtLeast(3, OldestMinorVersion().minor)) {
+      return MakeError(ErrorKind::kUnsupportedVersion,
+                       fmt::format("Python {} is not supported: pyunwind reads {}",
+                                   PythonVersion{*symbol_version}.ToString(), KnownMinorRange()));
     }
-    if (auto named = VersionFromModuleNames(target);
-        named && !named->AtLeast(3, OldestMinorVersion().minor)) {
+    if (named && (named->major() != 3 || FindMinorVersion(named->minor()) == nullptr)) {
       return MakeError(ErrorKind::kUnsupportedVersion,
                        fmt::format("Python {} is not supported: pyunwind reads {}",
                                    named->MinorString(), KnownMinorRange()));
+    }
+    if (symbol_error) {
+      if (!named) return *symbol_error;
+      return symbol_error->WithContext(fmt::format("Python {} (from its file name): ",
+                                                   named->MinorString()));
     }
     std::vector<MemoryRegion> regions = target.MemoryRegions();
     if (regions.empty()) {

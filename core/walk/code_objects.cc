@@ -5,6 +5,9 @@
 #include <cstring>
 #include <vector>
 
+#include "core/base/address.h"
+#include "core/walk/legacy_line_tables.h"
+
 namespace pyunwind {
 namespace {
 
@@ -57,7 +60,8 @@ Status CodeCache::CheckCodeType(uint64_t address) {
     is_code = *name == "code";
   } else if (l.type.tp_basicsize != kAbsent) {
     auto basicsize = objects_.memory().ReadValue<int64_t>(type + l.type.tp_basicsize);
-    is_code = basicsize && *basicsize == l.code.code_adaptive;
+    const int32_t fixed_part = UsesFrameObjects(l) ? l.code.size : l.code.code_adaptive;
+    is_code = basicsize && *basicsize == fixed_part;
   }
   if (!is_code) {
     return MakeError(fmt::format("the object at {:#x} is not a code object", address));
@@ -75,7 +79,8 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   if (!budget.Spend(Work::kCodeObjects, 1)) return budget.StopError();
   PYU_RETURN_IF_ERROR(CheckCodeType(address));
   // The whole fixed part in one read.
-  std::vector<uint8_t> raw(c.code_adaptive);
+  const bool frame_objects = UsesFrameObjects(objects_.layout());
+  std::vector<uint8_t> raw(frame_objects ? c.size : c.code_adaptive);
   if (!objects_.memory().Read(address, raw.data(), raw.size())) {
     return UnreadableMemory(fmt::format("cannot read the code object at {:#x}", address));
   }
@@ -91,9 +96,20 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   info.names = std::make_shared<const CodeNames>(std::move(names));
   info.first_line = FieldAt<int32_t>(raw, c.firstlineno);
   info.first_traceable = c.firsttraceable == kAbsent ? 0 : FieldAt<int32_t>(raw, c.firsttraceable);
-  info.bytecode_address = address + c.code_adaptive;
+  if (frame_objects) {
+    // co_code, a bytes object; frames count their instruction from its start (f_lasti).
+    const uint64_t bytecode = FieldAt<uint64_t>(raw, c.code);
+    auto size = objects_.memory().ReadValue<int64_t>(bytecode + objects_.layout().bytes.ob_size);
+    if (!Aligned(bytecode) || !size || *size < 0) {
+      return UnreadableMemory(fmt::format("cannot read the bytecode of the code object at {:#x}", address));
+    }
+    info.bytecode_address = bytecode + objects_.layout().bytes.ob_sval;
+    info.code_units = *size / 2;
+  } else {
+    info.bytecode_address = address + c.code_adaptive;
+    info.code_units = FieldAt<int64_t>(raw, objects_.layout().object.ob_size);
+  }
   if (c.tlbc != kAbsent) info.tlbc_array = FieldAt<uint64_t>(raw, c.tlbc);
-  info.code_units = FieldAt<int64_t>(raw, objects_.layout().object.ob_size);
   if (c.nlocalsplus != kAbsent) info.nlocalsplus = FieldAt<int32_t>(raw, c.nlocalsplus);
   if (c.stacksize != kAbsent) info.stack_size = FieldAt<int32_t>(raw, c.stacksize);
   if (c.exceptiontable != kAbsent) info.exception_table = FieldAt<uint64_t>(raw, c.exceptiontable);
@@ -103,7 +119,11 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   if (table_size && *table_size > static_cast<int64_t>(kMaxLocationTableBytes)) return info;
   PYU_ASSIGN_OR_RETURN(std::string table, objects_.ReadBytes(table_address, kMaxLocationTableBytes));
   if (budget.Exhausted()) return budget.StopError();
-  info.lines = DecodeLocationTable(table, info.first_line);
+  switch (objects_.layout().line_format) {
+    case LineTableFormat::kLocations: info.lines = DecodeLocationTable(table, info.first_line); break;
+    case LineTableFormat::kLineTable: info.lines = DecodeLineTable310(table, info.first_line); break;
+    case LineTableFormat::kLnotab: info.lines = DecodeLnotab(table, info.first_line); break;
+  }
   // Counted after the fact: one decode is bounded by the table's size (1 MiB).
   if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return budget.StopError();
   return info;

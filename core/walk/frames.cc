@@ -29,7 +29,7 @@ bool FieldsInHead(const Layout::Frame& f) {
     return offset == kAbsent || (offset >= 0 && offset + width <= int32_t{kFrameHeadBytes});
   };
   return fits(f.previous, 8) && fits(f.executable, 8) && fits(f.instr_ptr, 8) &&
-         fits(f.owner, 1) && fits(f.tlbc_index, 4) && fits(f.is_entry, 1);
+         fits(f.owner, 1) && fits(f.tlbc_index, 4) && fits(f.is_entry, 1) && fits(f.lasti, 4);
 }
 
 void StopWalk(Thread& thread, std::string reason) {
@@ -43,9 +43,21 @@ struct CodePoint {
   const CodeInfo* code = nullptr;  // owned by the CodeCache
   int64_t instruction_index = 0;
 };
-Result<CodePoint> CodePointOf(CodeCache& codes, uint64_t code_address, uint64_t instruction,
-                              int32_t tlbc_index) {
+// Where the frame whose head is `raw` runs: a _PyInterpreterFrame's instruction
+// pointer, or a PyFrameObject's f_lasti (in bytes before 3.10; -1 before the first).
+Result<CodePoint> CodePointOf(CodeCache& codes, const Layout& l, const uint8_t* raw,
+                              size_t raw_size) {
+  const Layout::Frame& f = l.frame;
+  const uint64_t code_address = FieldAt<uint64_t>(raw, raw_size, f.executable) & ~f.stackref_tag_mask;
   PYU_ASSIGN_OR_RETURN(const CodeInfo* code, codes.Get(code_address));
+  if (UsesFrameObjects(l)) {
+    const int32_t lasti = FieldAt<int32_t>(raw, raw_size, f.lasti);
+    const int64_t index = lasti < 0 ? -1 : f.lasti_in_code_units ? lasti : lasti / 2;
+    return CodePoint{code, index};
+  }
+  const uint64_t instruction = FieldAt<uint64_t>(raw, raw_size, f.instr_ptr);
+  const int32_t tlbc_index =
+      f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, raw_size, f.tlbc_index);
   PYU_ASSIGN_OR_RETURN(uint64_t bytecode, codes.BytecodeFor(*code, tlbc_index));
   return CodePoint{code, (static_cast<int64_t>(instruction) - static_cast<int64_t>(bytecode)) / 2};
 }
@@ -65,10 +77,7 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
     return UnreadableMemory(fmt::format("cannot read the frame at {:#x}", frame_address));
   }
   const uint64_t code_address = FieldAt<uint64_t>(raw, frame_size, f.executable) & ~f.stackref_tag_mask;
-  const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);
-  const int32_t tlbc_index =
-      f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, frame_size, f.tlbc_index);
-  PYU_ASSIGN_OR_RETURN(CodePoint point, CodePointOf(codes, code_address, instruction, tlbc_index));
+  PYU_ASSIGN_OR_RETURN(CodePoint point, CodePointOf(codes, objects.layout(), raw, frame_size));
   FramePosition out;
   out.code_address = code_address;
   out.code = point.code;
@@ -177,7 +186,6 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     }
     const uint64_t code_address =
         FieldAt<uint64_t>(raw, frame_size, f.executable) & ~f.stackref_tag_mask;
-    const uint64_t instruction = FieldAt<uint64_t>(raw, frame_size, f.instr_ptr);
     const int owner = f.owner == kAbsent ? 0 : FieldAt<uint8_t>(raw, frame_size, f.owner);
     if (owner >= f.owner_first_internal) {  // an entry shim the C stack owns
       // 3.12+: one shim per eval-loop call, just outside the frames that call runs.
@@ -185,9 +193,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       frame_address = *previous;
       continue;
     }
-    const int32_t tlbc_index =
-        f.tlbc_index == kAbsent ? 0 : FieldAt<int32_t>(raw, frame_size, f.tlbc_index);
-    auto point = CodePointOf(codes, code_address, instruction, tlbc_index);
+    auto point = CodePointOf(codes, objects.layout(), raw, frame_size);
     if (!point.ok()) {
       StopWalk(thread, fmt::format("frame {:#x}: {}", frame_address, point.error().message));
       return;
@@ -199,8 +205,11 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
     // pushed by CALL_ALLOC_AND_ENTER_INIT between a class call and __init__:
     // a thread-owned frame that waits at instruction 0, below its
     // _co_firsttraceable of 4 (tests/e2e/constructors_test.cc).
-    const bool incomplete =
-        owner != f.owner_generator && point->instruction_index < point->code->first_traceable;
+    // A PyFrameObject (3.10 and older) is whole from its creation, and each runs in an
+    // eval-loop call of its own.
+    const bool frame_object = UsesFrameObjects(objects.layout());
+    const bool incomplete = !frame_object && owner != f.owner_generator &&
+                            point->instruction_index < point->code->first_traceable;
     if (!incomplete) {
       const CodeInfo& info = *point->code;
       Frame& out = thread.frames.emplace_back();
@@ -216,7 +225,8 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       out.end_column = source.end_column;
       out.frame_address = frame_address;
       out.code_address = code_address;
-      out.is_entry = f.is_entry != kAbsent && FieldAt<uint8_t>(raw, frame_size, f.is_entry) != 0;
+      out.is_entry = frame_object ||
+                     (f.is_entry != kAbsent && FieldAt<uint8_t>(raw, frame_size, f.is_entry) != 0);
     }
     frame_address = *previous;
   }

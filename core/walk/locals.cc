@@ -14,17 +14,18 @@ constexpr uint8_t kFastHidden = 0x10;  // 3.12+: inlined comprehension variables
 constexpr uint8_t kFastCell = 0x40;
 constexpr uint8_t kFastFree = 0x80;
 
-}  // namespace
+// A frame's slot names (the first kMaxLocalsPerFrame) and kinds (one
+// co_localspluskinds byte each), and how many slots there are in all.
+struct SlotNames {
+  std::vector<uint64_t> names;
+  std::string kinds;
+  uint64_t size = 0;
+};
 
-Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
-                                              uint64_t frame_address, uint64_t code_address) {
+// 3.11+: co_localsplusnames and co_localspluskinds.
+Result<SlotNames> LocalsPlusNames(ObjectReader& objects, uint64_t code_address) {
   const Layout& l = objects.layout();
   RemoteMemory& memory = objects.memory();
-  if (l.code.localsplusnames == kAbsent || l.code.localspluskinds == kAbsent ||
-      l.frame.localsplus == kAbsent) {
-    return MakeError(fmt::format("Python {} ({}) does not tell where a frame's locals are",
-                                 l.version.ToString(), DescribeLayoutSource(l)));
-  }
   auto names_address = memory.ReadPointer(code_address + l.code.localsplusnames);
   auto kinds_address = memory.ReadPointer(code_address + l.code.localspluskinds);
   if (!names_address || !kinds_address) {
@@ -45,12 +46,58 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
     return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", *kinds_size,
                                  names->size));
   }
-  std::string kinds(count, '\0');
-  if (count > 0 && !memory.Read(*kinds_address + l.bytes.ob_sval, kinds.data(), count)) {
+  SlotNames out{std::move(names->items), std::string(count, '\0'), names->size};
+  if (count > 0 && !memory.Read(*kinds_address + l.bytes.ob_sval, out.kinds.data(), count)) {
     return UnreadableMemory(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
   }
+  return out;
+}
+
+// 3.10 and older: f_localsplus holds co_varnames' locals, then a cell for each
+// of co_cellvars, then one for each of co_freevars.
+Result<SlotNames> VarnamesCellsAndFrees(ObjectReader& objects, uint64_t code_address) {
+  const Layout& l = objects.layout();
+  RemoteCollections collections(objects);
+  SlotNames out;
+  const std::pair<int32_t, uint8_t> parts[] = {
+      {l.code.varnames, 0}, {l.code.cellvars, kFastCell}, {l.code.freevars, kFastFree}};
+  for (const auto& [field, kind] : parts) {
+    auto tuple = objects.memory().ReadPointer(code_address + field);
+    if (!tuple) {
+      return UnreadableMemory(
+          fmt::format("cannot read the local names of the code object at {:#x}", code_address));
+    }
+    const size_t room = kMaxLocalsPerFrame - out.names.size();
+    auto names = collections.TupleFirstItems(*tuple, room, INT32_MAX);
+    if (!names.ok()) return names.error().WithContext("cannot read the code object's local names: ");
+    out.names.insert(out.names.end(), names->items.begin(), names->items.end());
+    out.kinds.append(names->items.size(), static_cast<char>(kind));
+    out.size += names->size;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
+                                              uint64_t frame_address, uint64_t code_address) {
+  const Layout& l = objects.layout();
+  RemoteMemory& memory = objects.memory();
+  const bool frame_objects = UsesFrameObjects(l);
+  if (l.frame.localsplus == kAbsent ||
+      (frame_objects ? l.code.varnames == kAbsent || l.code.cellvars == kAbsent ||
+                           l.code.freevars == kAbsent
+                     : l.code.localsplusnames == kAbsent || l.code.localspluskinds == kAbsent)) {
+    return MakeError(fmt::format("Python {} ({}) does not tell where a frame's locals are",
+                                 l.version.ToString(), DescribeLayoutSource(l)));
+  }
+  PYU_ASSIGN_OR_RETURN(SlotNames slot_names, frame_objects
+                                                 ? VarnamesCellsAndFrees(objects, code_address)
+                                                 : LocalsPlusNames(objects, code_address));
+  const size_t count = slot_names.names.size();
+  const std::string& kinds = slot_names.kinds;
   LocalSlots out;
-  out.not_shown = names->size - count;
+  out.not_shown = slot_names.size - count;
   std::vector<uint64_t> raw(count);
   if (!raw.empty() &&
       !memory.Read(frame_address + l.frame.localsplus, raw.data(), raw.size() * 8)) {
@@ -64,7 +111,7 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   for (size_t i = 0; i < raw.size(); ++i) {
     const auto kind = static_cast<uint8_t>(kinds[i]);
     LocalSlot& slot = out.slots[i];
-    auto name = objects.ReadString(names->items[i]);
+    auto name = objects.ReadString(slot_names.names[i]);
     slot.name = name.ok() ? *name : fmt::format("<local {}>", i);
     slot.cell_or_free = (kind & (kFastCell | kFastFree)) != 0;
     uint64_t value = raw[i];

@@ -8,6 +8,7 @@
 #include "core/walk/calls.h"
 #include "core/walk/frames.h"
 #include "core/walk/main_thread.h"
+#include "core/walk/native_thread_ids.h"
 #include "core/walk/thread_names.h"
 #include "core/walk/thread_state.h"
 
@@ -47,8 +48,10 @@ GilState ReadGil(RemoteMemory& memory, const Layout& l, uint64_t runtime, uint64
 Thread ReadThreadIds(RemoteMemory& memory, const Layout::ThreadState& t, uint64_t tstate) {
   Thread thread;
   thread.tstate_address = tstate;
-  if (auto id = memory.ReadValue<uint64_t>(tstate + t.native_thread_id); id && *id != 0) {
-    thread.native_id = *id;
+  if (t.native_thread_id != kAbsent) {
+    if (auto id = memory.ReadValue<uint64_t>(tstate + t.native_thread_id); id && *id != 0) {
+      thread.native_id = *id;
+    }
   }
   if (auto id = memory.ReadValue<uint64_t>(tstate + t.thread_id); id && *id != 0) {
     thread.python_id = *id;
@@ -175,8 +178,13 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     interpreter.main_thread_source = std::move(main.source);
     const GilState gil = ReadGil(memory, l, runtime, interp);
     bool collecting = false;
-    if (l.interp.gc_collecting != kAbsent) {
-      auto value = memory.ReadValue<int32_t>(interp + l.interp.gc_collecting);
+    // 3.7 and 3.8 keep one collector state in the runtime, for every interpreter.
+    const uint64_t gc_collecting = l.interp.gc_collecting != kAbsent ? interp + l.interp.gc_collecting
+                                   : l.runtime.gc_collecting != kAbsent
+                                       ? runtime + l.runtime.gc_collecting
+                                       : 0;
+    if (gc_collecting != 0) {
+      auto value = memory.ReadValue<int32_t>(gc_collecting);
       collecting = value && *value != 0;
     }
 
@@ -195,6 +203,11 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
         }
       }
       interpreter.threads.push_back(std::move(thread));
+    }
+    if (l.tstate.native_thread_id == kAbsent) {
+      std::vector<Thread*> threads;
+      for (Thread& thread : interpreter.threads) threads.push_back(&thread);
+      AssignNativeIdsFromPthreads(memory, threads, snapshot.warnings);
     }
     if (gil.known && gil.locked) interpreter.gil_holder = gil.holder;
     interpreter.gc_collecting = collecting;

@@ -1,0 +1,48 @@
+// CPython 3.7: no _Py_DebugOffsets, and frames are PyFrameObjects. Every
+// offset is typed here, checked against the debug info of pyenv's 3.7.16
+// (tests/data/layouts/3.7.16.tsv, tests/layout_tables_test.cc).
+#include "core/layout/facts.h"
+#include "core/layout/minor_versions.h"
+
+namespace pyunwind {
+namespace {
+
+void AddFacts(Layout& l) {
+  AddFactsOf37To310(l);
+  l.line_format = LineTableFormat::kLnotab;
+  l.tstate.size = 280;
+  l.runtime.interpreters_head = 24;
+  l.runtime.interpreters_main = 32;
+  l.runtime.gc_collecting = 632;  // gc.collecting
+  l.runtime.main_thread = 720;    // ceval.pending.main_thread
+  l.runtime.gil = 1264;           // ceval.gil
+
+  l.interp.size = 2568;
+  l.interp.id = 16;
+  l.interp.modules = 40;
+  l.interp.sysdict = 56;
+  l.interp.builtins = 64;
+
+  AddFrameFactsOf37To39(l);
+  // PyCodeObject before 3.8 has no co_posonlyargcount.
+  l.code.size = 144;
+  l.code.argcount = 16;
+  l.code.nlocals = 24;
+  l.code.stacksize = 28;
+  l.code.firstlineno = 36;
+  l.code.code = 40;
+  l.code.varnames = 64;
+  l.code.freevars = 72;
+  l.code.cellvars = 80;
+  l.code.filename = 96;
+  l.code.name = 104;
+  l.code.linetable = 112;  // co_lnotab
+  l.type.ht_cached_keys = 856;
+  AddObjectFacts(l);
+}
+
+}  // namespace
+
+const MinorVersion kCPython37 = {7, {}, AddFacts};
+
+}  // namespace pyunwind

@@ -1,0 +1,35 @@
+// CPython 3.8: no _Py_DebugOffsets, and frames are PyFrameObjects. Every
+// offset is typed here, checked against the debug info of pyenv's 3.8.18
+// (tests/data/layouts/3.8.18.tsv, tests/layout_tables_test.cc).
+#include "core/layout/facts.h"
+#include "core/layout/minor_versions.h"
+
+namespace pyunwind {
+namespace {
+
+void AddFacts(Layout& l) {
+  AddFactsOf37To310(l);
+  l.line_format = LineTableFormat::kLnotab;
+  l.runtime.interpreters_head = 32;
+  l.runtime.interpreters_main = 40;
+  l.runtime.main_thread = 72;
+  l.runtime.gc_collecting = 544;  // gc.collecting
+  l.runtime.gil = 1152;           // ceval.gil
+
+  l.interp.size = 2720;
+  l.interp.id = 16;
+  l.interp.modules = 56;
+  l.interp.sysdict = 72;
+  l.interp.builtins = 80;
+
+  AddFrameFactsOf37To39(l);
+  AddCodeFactsOf38And39(l);
+  l.type.ht_cached_keys = 872;
+  AddObjectFacts(l);
+}
+
+}  // namespace
+
+const MinorVersion kCPython38 = {8, {}, AddFacts};
+
+}  // namespace pyunwind
