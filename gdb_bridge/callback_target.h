@@ -46,6 +46,11 @@ class CallbackTarget : public Target {
   // whose answer is then dropped: a Python callback stopped by Ctrl-C at its first
   // instruction returns whatever ctypes left in the return slot (seen: 1, a stack address).
   bool Interrupted() override;
+  // The host's live_pid (a process on this host, GDB's native target), else none.
+  std::optional<uint64_t> LocalProcessId() override {
+    if (callbacks_.live_pid == 0) return std::nullopt;
+    return callbacks_.live_pid;
+  }
   // "GDB 13.1", as the front-end names its debugger; "" when it does not.
   std::string DebuggerVersion();
 

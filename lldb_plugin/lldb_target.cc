@@ -64,6 +64,16 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process,
   }
 }
 
+std::optional<uint64_t> LldbTarget::LocalProcessId() {
+  if (!proc_mem_) return std::nullopt;
+  return process_.GetProcessID();
+}
+
+std::optional<pyunwind::ProcessUser> LldbTarget::CoreUser() {
+  if (!core_file_) return std::nullopt;
+  return core_file_->reader->CoreUser();
+}
+
 std::string LldbTarget::MemorySourceNote() {
   if (proc_mem_) return "memory: /proc/" + std::to_string(process_.GetProcessID()) + "/mem";
   if (core_file_) return "memory: the core file " + core_file_->path + ", read directly";

@@ -38,6 +38,9 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
   // LLDB's Ctrl-C (SBCommandInterpreter::WasInterrupted), until it first says yes.
   bool Interrupted() override;
+  // This host's process that /proc/PID/mem reads; the core file's NT_PRPSINFO.
+  std::optional<uint64_t> LocalProcessId() override;
+  std::optional<pyunwind::ProcessUser> CoreUser() override;
 
   // Where memory is read from, for -v ("memory: ...").
   std::string MemorySourceNote();

@@ -112,7 +112,11 @@ class FakeTarget : public Target {
   std::vector<LoadedModule> Modules() override { return modules; }
   std::vector<uint64_t> ThreadIds() override { return thread_ids; }
   bool Interrupted() override { return interrupted; }
+  std::optional<uint64_t> LocalProcessId() override { return live_pid; }
+  std::optional<ProcessUser> CoreUser() override { return core_user; }
 
+  std::optional<uint64_t> live_pid;       // "a live process on this host" (its /proc/PID)
+  std::optional<ProcessUser> core_user;   // a core's NT_PRPSINFO user
   std::map<std::string, uint64_t> symbols;
   std::vector<LoadedModule> modules;
   std::vector<uint64_t> thread_ids;

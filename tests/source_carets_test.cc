@@ -7,6 +7,7 @@
 // StackSummary.format_frame_summary printed.
 #include <algorithm>
 #include <cstdlib>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <fstream>
 #include <sstream>
@@ -154,9 +155,11 @@ TEST(SourceCarets, Python313ShowsTheWholeSpanOrItsFirstLineOnly) {
 // AddSourceLines gives frames the lines of their spans until one command has
 // read kMaxTracebackSpanLinesPerCommand of them; later frames show their first line.
 TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
-  char path[] = "/tmp/pyunwind-spans-XXXXXX";
-  const int fd = mkstemp(path);
+  // A name and mode SourcePolicy reads (source_policy.h): *.py, world-readable.
+  char path[] = "/tmp/pyunwind-spans-XXXXXX.py";
+  const int fd = mkstemps(path, 3);
   ASSERT_GE(fd, 0);
+  ASSERT_EQ(fchmod(fd, 0644), 0);
   std::string text = "x = f(\n";
   for (int k = 0; k < 4000; ++k) text += "    a,\n";
   text += ")\n";
@@ -177,7 +180,7 @@ TEST(SourceCarets, SpanLinesPerCommandAreBounded) {
     frame.end_column = 1;
     snapshot.interpreters[0].threads[0].frames.push_back(frame);
   }
-  AddSourceLines(snapshot, SourceLookup{});
+  (void)AddSourceLines(snapshot, SourceOrigin{});
   unlink(path);
   size_t read = 0, whole = 0;
   for (const Frame& frame : snapshot.interpreters[0].threads[0].frames) {

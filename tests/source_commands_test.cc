@@ -56,7 +56,7 @@ TEST(SourceCommands, PyListEscapesTheNamesTheTargetChose) {
   EXPECT_FALSE(HasRawControl(list.text)) << list.text;
   EXPECT_EQ(list.text,
             "The source of frame 0 (q\\r\\nForged: line, line 12) is not on this machine: "
-            "cannot read '\\x1b]0;PWNED\\x07\\x1b[2J/evil.py': No such file or directory\n");
+            "'\\x1b]0;PWNED\\x07\\x1b[2J/evil.py' is not here, or not a file pyunwind reads\n");
   const CommandOutput frame = p.Run("py-frame");
   ASSERT_FALSE(frame.failed) << frame.text;
   EXPECT_FALSE(HasRawControl(frame.text)) << frame.text;
@@ -69,8 +69,13 @@ TEST(SourceCommands, AFifoIsNotReadAndSaysSo) {
   OneFrame p(fifo, "parked");
   const CommandOutput list = p.Run("py-list");
   EXPECT_FALSE(list.failed);
+  // Said as for a file that is not there: what is refused is not told apart.
   EXPECT_EQ(list.text, "The source of frame 0 (parked, line 12) is not on this machine: '" + fifo +
-                           "' is not a regular file: its source is not read\n");
+                           "' is not here, or not a file pyunwind reads\n");
+  const std::string missing = testing::TestTempPath("missing.py");
+  EXPECT_EQ(OneFrame(missing, "parked").Run("py-list").text,
+            "The source of frame 0 (parked, line 12) is not on this machine: '" + missing +
+                "' is not here, or not a file pyunwind reads\n");
   // py-frame shows the frame, without a source line.
   const CommandOutput frame = p.Run("py-frame");
   ASSERT_FALSE(frame.failed) << frame.text;
@@ -133,6 +138,46 @@ TEST(SourceCommands, SourceDirsInOrderThenTheOwnPath) {
   write(first + "/mod.py", "where = 'first dir'");
   EXPECT_EQ(line({first, second}), "where = 'first dir'");
   EXPECT_EQ(line({second, first}), "where = 'second dir'");
+}
+
+// The target names files it must not get shown (source_policy.h): a relative name meant for
+// the debugger's working directory, /proc/self/environ. No byte of them is shown, py-list says
+// what it says of a missing file, and py-bt -v counts the refusals in one line.
+TEST(SourceCommands, HostileFileNamesShowNothing) {
+  const std::string dir = testing::TestTempPath("debugger_cwd");
+  mkdir(dir.c_str(), 0755);
+  ASSERT_EQ(chdir(dir.c_str()), 0);
+  {
+    std::ofstream out(dir + "/secret.py");
+    for (int i = 1; i <= 12; ++i) out << "TOKEN_" << i << " = 'xyzzy-secret'\n";
+  }
+  for (const std::string& name : {std::string("secret.py"), std::string("/proc/self/environ")}) {
+    SCOPED_TRACE(name);
+    OneFrame p(name, "f");
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--all"}, {"--all", "-v"}, {"--all", "--json", "--source"}}) {
+      const CommandOutput out = p.Run("py-bt", args);
+      ASSERT_FALSE(out.failed) << out.text;
+      EXPECT_EQ(out.text.find("xyzzy"), std::string::npos) << out.text;
+      EXPECT_EQ(out.text.find("PATH="), std::string::npos) << out.text;
+    }
+    const CommandOutput list = p.Run("py-list");
+    EXPECT_EQ(list.text, "The source of frame 0 (f, line 12) is not on this machine: '" + name +
+                             "' is not here, or not a file pyunwind reads\n");
+    const std::string verbose = p.Run("py-bt", {"--all", "-v"}).text;
+    const std::string note =
+        "source files not read (docs/commands.md, \"Which files are read\"): 1 " +
+        std::string(name == "secret.py" ? "a relative name and no live process to resolve it in"
+                                         : "not named *.py or *.pyw");
+    EXPECT_NE(verbose.find(note + "\n"), std::string::npos) << verbose;
+    EXPECT_EQ(p.Run("py-bt", {"--all"}).text.find("source files not read"), std::string::npos);
+  }
+  // A live process on this host (this test's own, whose working directory is `dir`): its
+  // relative names are its own directory's.
+  OneFrame live("secret.py", "f");
+  live.target.live_pid = static_cast<uint64_t>(getpid());
+  EXPECT_NE(live.Run("py-bt", {"--all"}).text.find("TOKEN_12 = 'xyzzy-secret'"), std::string::npos);
+  EXPECT_NE(live.Run("py-list").text.find(">12    TOKEN_12 = 'xyzzy-secret'"), std::string::npos);
 }
 
 // py-print's bounds, as its help and docs/limits.md give them.

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "core/base/utf8.h"
+
 namespace pyunwind {
 namespace {
 
@@ -12,43 +14,30 @@ void AppendEscape(std::string& out, const char* format, uint32_t value) {
   out += buffer;
 }
 
-// Length of the UTF-8 sequence that starts at text[i] and its code point, or
-// 0 where the bytes are not valid UTF-8 (overlong, surrogate, out of range,
-// or cut short).
-size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& code_point) {
-  const auto byte = [&](size_t k) { return static_cast<uint8_t>(text[k]); };
-  const uint8_t lead = byte(i);
-  size_t length;
-  uint32_t min;
-  if (lead < 0x80) {
-    code_point = lead;
-    return 1;
-  } else if ((lead & 0xE0) == 0xC0) {
-    length = 2, min = 0x80, code_point = lead & 0x1F;
-  } else if ((lead & 0xF0) == 0xE0) {
-    length = 3, min = 0x800, code_point = lead & 0x0F;
-  } else if ((lead & 0xF8) == 0xF0) {
-    length = 4, min = 0x10000, code_point = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (i + length > text.size()) return 0;
-  for (size_t k = 1; k < length; ++k) {
-    if ((byte(i + k) & 0xC0) != 0x80) return 0;
-    code_point = (code_point << 6) | (byte(i + k) & 0x3F);
-  }
-  if (code_point < min || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-    return 0;
-  }
-  return length;
-}
-
-bool IsFormatControl(uint32_t c) {
-  return (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x2028 ||
-         c == 0x2029;
-}
+// The code points of general category Cf (Unicode 15), as inclusive ranges.
+constexpr struct {
+  uint32_t first, last;
+} kFormatCharacters[] = {
+    {0x00AD, 0x00AD},   {0x0600, 0x0605},   {0x061C, 0x061C},   {0x06DD, 0x06DD},
+    {0x070F, 0x070F},   {0x0890, 0x0891},   {0x08E2, 0x08E2},   {0x180E, 0x180E},
+    {0x200B, 0x200F},   {0x202A, 0x202E},   {0x2060, 0x2064},   {0x2066, 0x206F},
+    {0xFEFF, 0xFEFF},   {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD},
+    {0x13430, 0x1343F}, {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE0001},
+    {0xE0020, 0xE007F},
+};
 
 }  // namespace
+
+bool IsUnsafeCodePoint(uint32_t c) {
+  if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) return true;  // C0, DEL, C1
+  if (c < 0xAD) return false;
+  if (c == 0x2028 || c == 0x2029) return true;  // line and paragraph separators
+  for (const auto& range : kFormatCharacters) {
+    if (c < range.first) return false;  // ascending
+    if (c <= range.last) return true;
+  }
+  return false;
+}
 
 std::string PrintableText(std::string_view text) {
   std::string out;
@@ -74,18 +63,20 @@ void AppendPrintable(std::string& out, std::string_view text) {
       ++i;
       continue;
     }
-    if (c == '\t') {
+    if (!IsUnsafeCodePoint(c)) {
+      out.append(text.substr(i, length));
+    } else if (c == '\t') {
       out += "\\t";
     } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
+    } else if (c < 0x100) {
       AppendEscape(out, "\\x%02x", c);
-    } else if (IsFormatControl(c)) {
+    } else if (c < 0x10000) {
       AppendEscape(out, "\\u%04x", c);
     } else {
-      out.append(text.substr(i, length));
+      AppendEscape(out, "\\U%08x", c);
     }
     i += length;
   }

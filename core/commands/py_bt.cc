@@ -7,6 +7,7 @@
 #include "core/asyncio/asyncio.h"
 #include "core/commands/command_session.h"
 #include "core/commands/native.h"
+#include "core/commands/source_commands.h"
 #include "core/pysource/source_lines.h"
 #include "core/render/format.h"
 #include "core/runtime/runtime_locator.h"
@@ -29,7 +30,7 @@ struct PyBtOptions {
   bool native = false;
   bool no_source = false;
   bool json_source = false;
-  SourceLookup sources;
+  std::vector<std::string> source_dirs;
   size_t limit = 0;
 };
 
@@ -44,7 +45,7 @@ PyBtOptions OptionsOf(const ParsedArgs& args) {
   options.no_color = args.Has("--no-color");
   options.no_source = args.Has("--no-source");
   options.json_source = args.Has("--source");
-  options.sources.directories = args.Texts("--source-dir");
+  options.source_dirs = args.Texts("--source-dir");
   options.limit = args.Number("--limit").value_or(0);
   return options;
 }
@@ -89,7 +90,7 @@ class ThreadsShownAsWalked : public WalkObserver {
   ThreadsShownAsWalked(TargetSession& target, CommandContext& context, const PyBtOptions& options,
                        const FormatOptions& format)
       : target_(target), context_(context), options_(options), format_(format),
-        sources_(options.sources) {}
+        sources_(SourceOriginOf(context.target, options.source_dirs)) {}
 
   void Interpreters(size_t count) override {
     text_.emplace(format_, target_.objects().layout().caret_rules, count, context_.write_output,
@@ -200,11 +201,15 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   if (options.locals) AddLocals(target.objects(), *snapshot);
   // Text shows source lines unless --no-source; JSON only with --source.
   if (options.json ? options.json_source : !options.no_source) {
+    std::optional<std::string> refused;
     if (early) {
       early->sources().Add(rest, snapshot->source_texts);
+      refused = early->sources().policy().RefusalNote();
     } else {
-      AddSourceLines(*snapshot, options.sources);
+      refused = AddSourceLines(*snapshot, SourceOriginOf(context.target, options.source_dirs));
     }
+    // Refused files are counted, and said once, under -v only: never a line per frame.
+    if (options.verbose && refused) snapshot->warnings.push_back(std::move(*refused));
   }
   format.elapsed_ms = std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - started).count();

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/commands/command_session.h"
+#include "core/render/json_string.h"
 #include "core/render/tasks_format.h"
 #include "core/render/work_stats.h"
 #include "core/walk/threads.h"
@@ -28,7 +29,7 @@ std::string StatsJson(const MemoryStats& m, const WorkBudget& work, size_t tasks
                      "\"cache_hits\":{},\"cache_misses\":{},\"tasks\":{},\"code_objects\":{},"
                      "\"elapsed_ms\":{:.3f},\"work\":{}}}",
                      m.target_reads, m.target_bytes, m.failed_reads, m.cache_hits, m.cache_misses,
-                     tasks, codes, ms, WorkStatsJson(work).dump());
+                     tasks, codes, ms, DumpJson(WorkStatsJson(work)));
 }
 
 // --all and --state set the same thing: the last one given counts.

@@ -7,14 +7,16 @@
 #include "core/commands/selected_frame.h"
 #include "core/objects/values.h"
 #include "core/pysource/source_file.h"
+#include "core/pysource/source_policy.h"
 #include "core/render/format.h"
 #include "core/session/selected_thread.h"
 #include "core/walk/locals.h"
 
 namespace pyunwind {
 
-Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
-  PYU_ASSIGN_OR_RETURN(SourceLines source, ReadSourceLines(path, start, end));
+namespace {
+
+std::string Listing(const SourceLines& source, int current) {
   std::string out;
   int number = source.first;
   for (const std::string& line : source.lines) {
@@ -23,6 +25,25 @@ Result<std::string> ListSource(const std::string& path, int start, int end, int 
     ++number;
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::string> ListSource(const std::string& path, int start, int end, int current) {
+  PYU_ASSIGN_OR_RETURN(SourceLines source, ReadSourceLines(path, start, end));
+  return Listing(source, current);
+}
+
+SourceOrigin SourceOriginOf(Target& target, std::vector<std::string> directories) {
+  SourceOrigin origin;
+  origin.live_pid = target.LocalProcessId();
+  if (!origin.live_pid) {
+    if (const std::optional<ProcessUser> user = target.CoreUser()) {
+      origin.core_user = FileUser{user->uid, {user->gid}};
+    }
+  }
+  origin.directories = std::move(directories);
+  return origin;
 }
 
 CommandOutput RunPyLocals(const ParsedArgs& args, CommandContext& context) {
@@ -65,22 +86,27 @@ CommandOutput RunPyList(const ParsedArgs& args, CommandContext& context) {
     }
     const int first = start ? static_cast<int>(*start) : current - 5;
     const int last = start ? static_cast<int>(*end) : current + 5;
-    auto listing = ListSource(frame.filename(), first, last, current);
+    // The file a policy allows (source_policy.h); absent and refused say the same.
+    SourcePolicy policy(SourceOriginOf(context.target));
+    auto file = policy.Open(frame.filename());
+    auto source = file.ok() ? ReadSourceLines(*file, frame.filename(), first, last)
+                            : Result<SourceLines>(file.error());
     // The qualified name and the path (also inside the error) are the target's choice.
-    if (!listing.ok()) {
+    if (!source.ok()) {
       return CommandOutput{
           fmt::format("The source of frame {} ({}, line {}) is not on this machine: {}\n",
                       selected.index, PrintableText(frame.qualname()),
                       frame.line ? std::to_string(current) : "?",
-                      PrintableText(listing.error().message)),
+                      PrintableText(source.error().message)),
           false};
     }
-    if (listing->empty()) {
+    const std::string listing = Listing(*source, current);
+    if (listing.empty()) {
       return CommandOutput{fmt::format("'{}' has no lines {} to {}\n",
                                        PrintableText(frame.filename()), std::max(first, 1), last),
                            false};
     }
-    return CommandOutput{*listing, false};
+    return CommandOutput{listing, false};
   });
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/base/printable.h"
 #include "core/layout/minor_versions.h"
+#include "core/render/json_string.h"
 #include "packaging/build_info.h"
 
 namespace pyunwind {
@@ -42,7 +43,7 @@ CommandOutput RunVersion(const ParsedArgs& args, const CommandContext& context) 
     for (const KnownBuilds& known : cpythons) {
       doc["cpython"].push_back({{"version", known.version}, {"builds", known.builds}});
     }
-    return {doc.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n", false};
+    return {DumpJson(doc) + "\n", false};
   }
   std::string out = fmt::format("pyunwind {} (git revision {})\n", kPyunwindVersion, kGitRevision);
   out += fmt::format("running in {}\n", PrintableText(debugger));

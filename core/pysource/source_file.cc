@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "core/base/limits.h"
 #include "core/base/regular_file.h"
@@ -15,22 +16,28 @@ namespace pyunwind {
 
 namespace {
 
-// Reads `path` from its first line up to line `last` (at most kMaxSourceLines,
-// kMaxSourceFileBytes), handing each line whose number `wanted` accepts to
-// `take(number, text)`: without its line end, cut at kMaxSourceLineLength.
-// Lines not wanted are skipped, not copied.
-template <typename Wanted, typename Take>
-Status ScanSourceFile(const std::string& path, int last, Wanted wanted, Take take) {
+// Opens `path` as the tests and the analyst's own paths are read: only a regular file.
+Result<RegularFile> OpenSourceFile(const std::string& path) {
   if (path.empty()) return MakeError("the code object names no file");
-  const RegularFile file = RegularFile::Open(path);
-  switch (file.failure()) {
+  RegularFile opened = RegularFile::Open(path);
+  switch (opened.failure()) {
     case RegularFile::Failure::kCannotOpen:
-      return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(file.error())));
+      return MakeError(fmt::format("cannot read '{}': {}", path, std::strerror(opened.error())));
     case RegularFile::Failure::kNotRegular:
       return MakeError(fmt::format("'{}' is not a regular file: its source is not read", path));
     case RegularFile::Failure::kNone:
       break;
   }
+  return opened;
+}
+
+// Reads the open `file` (named `path`) up to line `last` (at most kMaxSourceLines,
+// kMaxSourceFileBytes), handing each line whose number `wanted` accepts to
+// `take(number, text)`: without its line end, cut at kMaxSourceLineLength.
+// Lines not wanted are skipped, not copied.
+template <typename Wanted, typename Take>
+Status ScanSourceFile(const RegularFile& file, const std::string& path, int last, Wanted wanted,
+                      Take take) {
   last = std::min(last, static_cast<int>(kMaxSourceLines));  // lines past it are not read
   std::string line;
   int number = 1;
@@ -80,21 +87,34 @@ Status ScanSourceFile(const std::string& path, int last, Wanted wanted, Take tak
 }  // namespace
 
 Result<SourceLines> ReadSourceLines(const std::string& path, int first, int last) {
+  PYU_ASSIGN_OR_RETURN(const RegularFile file, OpenSourceFile(path));
+  return ReadSourceLines(file, path, first, last);
+}
+
+Result<SourceLines> ReadSourceLines(const RegularFile& file, const std::string& path, int first,
+                                    int last) {
   SourceLines out;
   out.first = first < 1 ? 1 : first;
   PYU_RETURN_IF_ERROR(ScanSourceFile(
-      path, last, [&](int number) { return number >= out.first; },
+      file, path, last, [&](int number) { return number >= out.first; },
       [&](int, std::string text) { out.lines.push_back(std::move(text)); }));
   return out;
 }
 
 Result<std::vector<NumberedLine>> ReadNumberedSourceLines(const std::string& path,
                                                          const std::vector<int>& numbers) {
+  PYU_ASSIGN_OR_RETURN(const RegularFile file, OpenSourceFile(path));
+  return ReadNumberedSourceLines(file, path, numbers);
+}
+
+Result<std::vector<NumberedLine>> ReadNumberedSourceLines(const RegularFile& file,
+                                                         const std::string& path,
+                                                         const std::vector<int>& numbers) {
   std::vector<NumberedLine> out;
   if (numbers.empty()) return out;
   auto next = numbers.begin();  // the first number not passed yet
   PYU_RETURN_IF_ERROR(ScanSourceFile(
-      path, numbers.back(),
+      file, path, numbers.back(),
       [&](int number) {
         while (next != numbers.end() && *next < number) ++next;
         return next != numbers.end() && *next == number;

@@ -1,7 +1,5 @@
 #include "core/pysource/source_lines.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -14,19 +12,6 @@
 
 namespace pyunwind {
 
-std::string SourcePathFor(const std::string& filename, const SourceLookup& lookup) {
-  const size_t slash = filename.rfind('/');
-  const std::string base = slash == std::string::npos ? filename : filename.substr(slash + 1);
-  if (!base.empty() && base != "." && base != "..") {
-    for (const std::string& directory : lookup.directories) {
-      const std::string candidate = directory + "/" + base;
-      struct stat st;
-      if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return candidate;
-    }
-  }
-  return filename;
-}
-
 namespace {
 
 // The last line a frame's source needs: its expression's end line, at most
@@ -38,7 +23,7 @@ int LastSpanLine(const Frame& frame) {
 
 }  // namespace
 
-SourceLineReader::SourceLineReader(const SourceLookup& lookup) : lookup_(lookup) {}
+SourceLineReader::SourceLineReader(const SourceOrigin& origin) : policy_(origin) {}
 
 void SourceLineReader::Add(const std::vector<Thread*>& threads,
                            std::vector<std::shared_ptr<const SourceText>>& owner) {
@@ -84,7 +69,9 @@ void SourceLineReader::Add(const std::vector<Thread*>& threads,
     if (reads_++ >= kMaxSourceFilesPerCommand) continue;
     std::sort(numbers.begin(), numbers.end());
     numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-    auto lines = ReadNumberedSourceLines(SourcePathFor(it->first, lookup_), numbers);
+    auto opened = policy_.Open(it->first);
+    auto lines = opened.ok() ? ReadNumberedSourceLines(*opened, it->first, numbers)
+                             : Result<std::vector<NumberedLine>>(opened.error());
     if (!lines.ok()) {
       file.unreadable = true;
       continue;
@@ -129,12 +116,14 @@ void SourceLineReader::Add(const std::vector<Thread*>& threads,
   });
 }
 
-void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup) {
+std::optional<std::string> AddSourceLines(Snapshot& snapshot, const SourceOrigin& origin) {
   std::vector<Thread*> threads;
   for (Interpreter& interp : snapshot.interpreters) {
     for (Thread& thread : interp.threads) threads.push_back(&thread);
   }
-  SourceLineReader(lookup).Add(threads, snapshot.source_texts);
+  SourceLineReader reader(origin);
+  reader.Add(threads, snapshot.source_texts);
+  return reader.policy().RefusalNote();
 }
 
 }  // namespace pyunwind

@@ -1,38 +1,33 @@
 // The source line under each Python frame of py-bt: read from the file the
-// code object names (or, with --source-dir DIR, from DIR/<its base name>
-// first: the sources of a core made on another machine), with the safe
-// reader of py-list (regular files only, bounded).
+// code object names, as SourcePolicy (source_policy.h) finds and allows it
+// (with --source-dir DIR, DIR/<its base name> first: the sources of a core
+// made on another machine), with the safe reader of py-list (regular files
+// only, bounded).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "core/pysource/source_policy.h"
 #include "core/walk/model.h"
 
 namespace pyunwind {
-
-struct SourceLookup {
-  // Directories searched, in order, for a file by its base name before the
-  // path the code object names (like GDB's `directory DIR`).
-  std::vector<std::string> directories;
-};
-
-// The path a frame's source is read from: the first DIR/<base name> that is
-// a regular file, else `filename` itself.
-std::string SourcePathFor(const std::string& filename, const SourceLookup& lookup);
 
 // Fills frame.source of the Python frames of threads given a few at a time (py-bt --all
 // shows each thread as it is walked). A file is read when a frame needs a line of it not
 // read before, at most kMaxSourceFilesPerCommand times in all; its lines are kept.
 class SourceLineReader {
  public:
-  explicit SourceLineReader(const SourceLookup& lookup);
+  explicit SourceLineReader(const SourceOrigin& origin);
   // The texts the frames point to are kept in `owner` (a Snapshot's source_texts).
   void Add(const std::vector<Thread*>& threads,
            std::vector<std::shared_ptr<const SourceText>>& owner);
+  // The files refused so far, for py-bt -v (SourcePolicy::RefusalNote).
+  const SourcePolicy& policy() const { return policy_; }
 
  private:
   struct SourceFile {
@@ -40,7 +35,7 @@ class SourceLineReader {
     std::vector<int> wanted;           // numbers to read next
     bool unreadable = false;
   };
-  const SourceLookup lookup_;
+  SourcePolicy policy_;
   std::map<std::string, SourceFile> files_;
   // Frames at the same lines share one SourceText.
   std::map<std::tuple<const SourceFile*, int, int>, const SourceText*> texts_;
@@ -49,7 +44,7 @@ class SourceLineReader {
 };
 
 // Fills frame.source of every Python frame of `snapshot` whose line its file has
-// (SourceLineReader, all threads at once).
-void AddSourceLines(Snapshot& snapshot, const SourceLookup& lookup);
+// (SourceLineReader, all threads at once). Returns the note of the files refused, if any.
+std::optional<std::string> AddSourceLines(Snapshot& snapshot, const SourceOrigin& origin);
 
 }  // namespace pyunwind

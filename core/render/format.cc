@@ -93,10 +93,9 @@ std::string ModuleName(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Compact JSON; invalid UTF-8 from the target is replaced, never thrown.
-std::string Dump(const Json& value) {
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+// Compact JSON; invalid UTF-8 from the target is replaced, never thrown, and unsafe
+// code points escaped (DumpJson).
+std::string Dump(const Json& value) { return DumpJson(value); }
 
 Json LocalsJson(const Frame& frame) {
   Json locals = Json::object();

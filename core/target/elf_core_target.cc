@@ -72,6 +72,13 @@ Status ElfCoreTarget::Index() {
           std::memcpy(&pid, bytes + desc + 32, 4);
           thread_ids_.push_back(static_cast<uint32_t>(pid));
         }
+        // struct elf_prpsinfo on x86-64 (136 bytes): pr_uid at 16, pr_gid at 20.
+        if (note.n_type == NT_PRPSINFO && note.n_descsz >= 136 && !user_) {
+          ProcessUser user;
+          std::memcpy(&user.uid, bytes + desc + 16, 4);
+          std::memcpy(&user.gid, bytes + desc + 20, 4);
+          user_ = user;
+        }
         pos = desc + desc_size;
       }
     }

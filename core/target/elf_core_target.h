@@ -28,6 +28,7 @@ class ElfCoreTarget : public Target {
   std::optional<uint64_t> FindSymbol(std::string_view) override { return std::nullopt; }
   std::vector<MemoryRegion> MemoryRegions() override;
   std::vector<uint64_t> ThreadIds() override { return thread_ids_; }
+  std::optional<ProcessUser> CoreUser() override { return user_; }
 
  private:
   struct Segment {
@@ -45,6 +46,7 @@ class ElfCoreTarget : public Target {
   RegularFile file_;  // open when the core came from a path; else reads copy from image_
   std::vector<Segment> segments_;  // sorted by address
   std::vector<uint64_t> thread_ids_;
+  std::optional<ProcessUser> user_;  // NT_PRPSINFO's pr_uid and pr_gid
 };
 
 }  // namespace pyunwind

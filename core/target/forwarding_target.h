@@ -43,6 +43,12 @@ class ForwardingTarget : public Target {
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
     return inner_ ? inner_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
   }
+  std::optional<uint64_t> LocalProcessId() override {
+    return inner_ ? inner_->LocalProcessId() : std::nullopt;
+  }
+  std::optional<ProcessUser> CoreUser() override {
+    return inner_ ? inner_->CoreUser() : std::nullopt;
+  }
   bool Interrupted() override { return inner_ != nullptr && inner_->Interrupted(); }
 
  protected:

@@ -25,6 +25,12 @@ struct LoadedModule {
   uint64_t load_bias = 0; // added to the file's virtual addresses
 };
 
+// The user and group a core's process ran as (its NT_PRPSINFO note).
+struct ProcessUser {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+};
+
 // One frame of the debugger's own (native) unwind of a thread.
 struct NativeFrame {
   uint64_t pc = 0;
@@ -67,6 +73,15 @@ class Target {
   // innermost first, index i being the debugger's frame number i (inlined
   // frames included). Empty where the host cannot unwind.
   virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
+
+  // The PID of a live process on this host that the debugger debugs: its files
+  // (/proc/PID/root, /proc/PID/cwd, /proc/PID/status) are then the process's own view, which
+  // the source files of its code objects are resolved against (core/pysource/source_policy.h).
+  // nullopt for a core, or a process that may be elsewhere (a remote target).
+  virtual std::optional<uint64_t> LocalProcessId() { return std::nullopt; }
+
+  // The user a core's process ran as, where the core says (NT_PRPSINFO); nullopt otherwise.
+  virtual std::optional<ProcessUser> CoreUser() { return std::nullopt; }
 
   // Whether the user stopped the command (Ctrl-C in the debugger); once true, true until the
   // command ends. Asked now and then while a command runs (WorkBudget), so it may cost a
