@@ -1,0 +1,391 @@
+// The 3.7-3.10 tables (core/layout/python37.cc ... python310.cc, with the facts of
+// core/layout/facts.cc they share) against the debug info of pyenv's builds 3.7.16, 3.8.18,
+// 3.9.18 and 3.10.13 (tests/data/layouts/VERSION.tsv, made by make_layout_tsv.py; their
+// `sizeof` rows give each struct's size, their `NAME:bits` rows each bit-field's bit offset
+// and width): every int32 field a table sets must equal the fact, or be listed in kNoFact
+// with the reason no debug-info row can state it.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/layout/layout.h"
+#include "tests/fixture_facts.h"
+
+namespace pyunwind {
+namespace {
+
+using testing::LayoutFacts;
+
+struct Check {
+  std::string field;
+  int64_t actual;
+  int64_t expected;
+};
+
+// Every int32 field of the Layout, by name, for the coverage check.
+std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
+  return {
+      {"runtime.size", l.runtime.size},
+      {"runtime.interpreters_head", l.runtime.interpreters_head},
+      {"runtime.interpreters_main", l.runtime.interpreters_main},
+      {"runtime.main_thread", l.runtime.main_thread},
+      {"runtime.gil", l.runtime.gil},
+      {"runtime.main_interpreter_embedded", l.runtime.main_interpreter_embedded},
+      {"runtime.gc_collecting", l.runtime.gc_collecting},
+      {"interp.size", l.interp.size},
+      {"interp.next", l.interp.next},
+      {"interp.id", l.interp.id},
+      {"interp.runtime", l.interp.runtime},
+      {"interp.threads_head", l.interp.threads_head},
+      {"interp.threads_main", l.interp.threads_main},
+      {"interp.sysdict", l.interp.sysdict},
+      {"interp.modules", l.interp.modules},
+      {"interp.gc_collecting", l.interp.gc_collecting},
+      {"interp.ceval_gil", l.interp.ceval_gil},
+      {"interp.gil_enabled", l.interp.gil_enabled},
+      {"interp.builtins", l.interp.builtins},
+      {"gil.locked", l.gil.locked},
+      {"gil.last_holder", l.gil.last_holder},
+      {"tstate.size", l.tstate.size},
+      {"tstate.prev", l.tstate.prev},
+      {"tstate.next", l.tstate.next},
+      {"tstate.interp", l.tstate.interp},
+      {"tstate.thread_id", l.tstate.thread_id},
+      {"tstate.native_thread_id", l.tstate.native_thread_id},
+      {"tstate.current_frame", l.tstate.current_frame},
+      {"tstate.cframe", l.tstate.cframe},
+      {"tstate.cframe_current_frame", l.tstate.cframe_current_frame},
+      {"tstate.current_exception", l.tstate.current_exception},
+      {"tstate.exc_info", l.tstate.exc_info},
+      {"tstate.exc_state", l.tstate.exc_state},
+      {"tstate.gil_requested", l.tstate.gil_requested},
+      {"tstate.dict", l.tstate.dict},
+      {"running_loop.holder_loop", l.running_loop.holder_loop},
+      {"running_loop.holder_size", l.running_loop.holder_size},
+      {"running_loop.tstate_offset", l.running_loop.tstate_offset},
+      {"err_stackitem.exc_value", l.err_stackitem.exc_value},
+      {"err_stackitem.previous_item", l.err_stackitem.previous_item},
+      {"frame.size", l.frame.size},
+      {"frame.previous", l.frame.previous},
+      {"frame.executable", l.frame.executable},
+      {"frame.instr_ptr", l.frame.instr_ptr},
+      {"frame.owner", l.frame.owner},
+      {"frame.localsplus", l.frame.localsplus},
+      {"frame.globals", l.frame.globals},
+      {"frame.builtins", l.frame.builtins},
+      {"frame.locals_dict", l.frame.locals_dict},
+      {"frame.stacktop", l.frame.stacktop},
+      {"frame.stackpointer", l.frame.stackpointer},
+      {"frame.tlbc_index", l.frame.tlbc_index},
+      {"frame.is_entry", l.frame.is_entry},
+      {"frame.lasti", l.frame.lasti},
+      {"frame.owner_first_internal", l.frame.owner_first_internal},
+      {"frame.owner_generator", l.frame.owner_generator},
+      {"frame.awaited_from_top", l.frame.awaited_from_top},
+      {"gen.frame_state", l.gen.frame_state},
+      {"gen.iframe", l.gen.iframe},
+      {"code.size", l.code.size},
+      {"code.filename", l.code.filename},
+      {"code.name", l.code.name},
+      {"code.qualname", l.code.qualname},
+      {"code.linetable", l.code.linetable},
+      {"code.firstlineno", l.code.firstlineno},
+      {"code.argcount", l.code.argcount},
+      {"code.localsplusnames", l.code.localsplusnames},
+      {"code.localspluskinds", l.code.localspluskinds},
+      {"code.code_adaptive", l.code.code_adaptive},
+      {"code.firsttraceable", l.code.firsttraceable},
+      {"code.tlbc", l.code.tlbc},
+      {"code.nlocalsplus", l.code.nlocalsplus},
+      {"code.stacksize", l.code.stacksize},
+      {"code.exceptiontable", l.code.exceptiontable},
+      {"code.code", l.code.code},
+      {"code.nlocals", l.code.nlocals},
+      {"code.varnames", l.code.varnames},
+      {"code.cellvars", l.code.cellvars},
+      {"code.freevars", l.code.freevars},
+      {"calls.call_ex_callable_from_top", l.calls.call_ex_callable_from_top},
+      {"object.ob_type", l.object.ob_type},
+      {"object.ob_size", l.object.ob_size},
+      {"type.size", l.type.size},
+      {"type.heap_size", l.type.heap_size},
+      {"type.tp_name", l.type.tp_name},
+      {"type.tp_base", l.type.tp_base},
+      {"type.tp_flags", l.type.tp_flags},
+      {"type.tp_basicsize", l.type.tp_basicsize},
+      {"type.tp_dictoffset", l.type.tp_dictoffset},
+      {"type.ht_cached_keys", l.type.ht_cached_keys},
+      {"unicode.size", l.unicode.size},
+      {"unicode.length", l.unicode.length},
+      {"unicode.state", l.unicode.state},
+      {"unicode.ascii_data", l.unicode.ascii_data},
+      {"unicode.compact_data", l.unicode.compact_data},
+      {"bytes.ob_size", l.bytes.ob_size},
+      {"bytes.ob_sval", l.bytes.ob_sval},
+      {"tuple.ob_size", l.tuple.ob_size},
+      {"tuple.ob_item", l.tuple.ob_item},
+      {"list.ob_size", l.list.ob_size},
+      {"list.ob_item", l.list.ob_item},
+      {"dict.ma_keys", l.dict.ma_keys},
+      {"dict.ma_values", l.dict.ma_values},
+      {"dict.ma_used", l.dict.ma_used},
+      {"dict.values_header", l.dict.values_header},
+      {"dict.keys_size", l.dict.keys_size},
+      {"dict.keys_nentries", l.dict.keys_nentries},
+      {"dict.keys_indices", l.dict.keys_indices},
+      {"managed_dict.dict_before", l.managed_dict.dict_before},
+      {"managed_dict.values_before", l.managed_dict.values_before},
+      {"managed_dict.inline_valid", l.managed_dict.inline_valid},
+      {"set.mask", l.set.mask},
+      {"set.table", l.set.table},
+      {"weakref.wr_object", l.weakref.wr_object},
+      {"method.im_func", l.method.im_func},
+      {"method.im_self", l.method.im_self},
+      {"cfunction.m_ml", l.cfunction.m_ml},
+      {"cfunction.m_self", l.cfunction.m_self},
+      {"descriptor.d_type", l.descriptor.d_type},
+      {"descriptor.d_name", l.descriptor.d_name},
+      {"function.func_qualname", l.function.func_qualname},
+      {"module.md_dict", l.module.md_dict},
+      {"exception.args", l.exception.args},
+      {"cell.ob_ref", l.cell.ob_ref},
+      {"task.loop", l.task.loop},
+      {"task.callback0", l.task.callback0},
+      {"task.callbacks", l.task.callbacks},
+      {"task.state", l.task.state},
+      {"task.fut_waiter", l.task.fut_waiter},
+      {"task.coro", l.task.coro},
+      {"task.name", l.task.name},
+      {"task.state_after_awaited_by", l.task.state_after_awaited_by},
+      {"task.fut_waiter_before_coro", l.task.fut_waiter_before_coro},
+      {"long.ob_size", l.long_object.ob_size},
+      {"long.lv_tag", l.long_object.lv_tag},
+      {"long.ob_digit", l.long_object.ob_digit},
+      {"float.ob_fval", l.float_object.ob_fval},
+  };
+}
+
+// Fields whose value says "not stated" rather than kAbsent: sizes and counts
+// that default to 0.
+const std::set<std::string> kZeroIsUnset = {
+    "runtime.size",   "interp.size",       "tstate.size",      "frame.size",
+    "code.size",      "type.size",         "type.heap_size",   "unicode.size",
+    "dict.values_header", "running_loop.holder_size", "calls.call_ex_callable_from_top",
+};
+
+// Set fields the debug-info tables cannot state, and why.
+const std::set<std::string> kNoFact = {
+    // Defaults of Layout::Frame that describe 3.11+ _PyInterpreterFrames (the
+    // enum _frameowner values, the value-stack slot of an awaited object): not
+    // offsets, and unused where frames are PyFrameObjects.
+    "frame.owner_first_internal",
+    "frame.owner_generator",
+    "frame.awaited_from_top",
+};
+
+int32_t SizeOf(const LayoutFacts& f, const std::string& type) {
+  auto m = f.Get(type, "sizeof");
+  return m ? m->size : -2;
+}
+
+std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
+  const std::string rt = "struct pyruntimestate", is = "struct _is", ts = "struct _ts",
+                    fr = "PyFrameObject", co = "PyCodeObject", gil = "struct _gil_runtime_state",
+                    err = "struct _err_stackitem", keys = "struct _dictkeysobject";
+  std::vector<Check> c = {
+      {"runtime.interpreters_head", l.runtime.interpreters_head, f.Offset(rt, "interpreters.head")},
+      {"runtime.interpreters_main", l.runtime.interpreters_main, f.Offset(rt, "interpreters.main")},
+      // 3.7 keeps the main thread's id in the pending-calls state of the eval loop.
+      {"runtime.main_thread", l.runtime.main_thread,
+       f.Offset(rt, minor == 7 ? "ceval.pending.main_thread" : "main_thread")},
+      {"runtime.gil", l.runtime.gil, f.Offset(rt, "ceval.gil")},
+      {"runtime.gil + gil.locked", int64_t{l.runtime.gil} + l.gil.locked,
+       f.Offset(rt, "ceval.gil.locked")},
+      {"runtime.gil + gil.last_holder", int64_t{l.runtime.gil} + l.gil.last_holder,
+       f.Offset(rt, "ceval.gil.last_holder")},
+      {"interp.size", l.interp.size, SizeOf(f, is)},
+      {"interp.next", l.interp.next, f.Offset(is, "next")},
+      {"interp.id", l.interp.id, f.Offset(is, "id")},
+      {"interp.threads_head", l.interp.threads_head, f.Offset(is, "tstate_head")},
+      {"interp.sysdict", l.interp.sysdict, f.Offset(is, "sysdict")},
+      {"interp.modules", l.interp.modules, f.Offset(is, "modules")},
+      {"interp.builtins", l.interp.builtins, f.Offset(is, "builtins")},
+      {"gil.locked", l.gil.locked, f.Offset(gil, "locked")},
+      {"gil.last_holder", l.gil.last_holder, f.Offset(gil, "last_holder")},
+      {"tstate.size", l.tstate.size, SizeOf(f, ts)},
+      {"tstate.prev", l.tstate.prev, f.Offset(ts, "prev")},
+      {"tstate.next", l.tstate.next, f.Offset(ts, "next")},
+      {"tstate.interp", l.tstate.interp, f.Offset(ts, "interp")},
+      {"tstate.thread_id", l.tstate.thread_id, f.Offset(ts, "thread_id")},
+      {"tstate.current_frame", l.tstate.current_frame, f.Offset(ts, "frame")},
+      {"tstate.current_exception", l.tstate.current_exception, f.Offset(ts, "curexc_type")},
+      {"tstate.exc_state", l.tstate.exc_state, f.Offset(ts, "exc_state")},
+      {"tstate.exc_info", l.tstate.exc_info, f.Offset(ts, "exc_info")},
+      {"tstate.dict", l.tstate.dict, f.Offset(ts, "dict")},
+      {"err_stackitem.exc_value", l.err_stackitem.exc_value, f.Offset(err, "exc_value")},
+      {"err_stackitem.previous_item", l.err_stackitem.previous_item,
+       f.Offset(err, "previous_item")},
+      // The thread's own item (exc_state) is a _PyErr_StackItem laid out alike.
+      {"tstate.exc_state + err_stackitem.exc_value",
+       int64_t{l.tstate.exc_state} + l.err_stackitem.exc_value, f.Offset(ts, "exc_state.exc_value")},
+      {"frame.size", l.frame.size, SizeOf(f, fr)},
+      {"frame.previous", l.frame.previous, f.Offset(fr, "f_back")},
+      {"frame.executable", l.frame.executable, f.Offset(fr, "f_code")},
+      {"frame.builtins", l.frame.builtins, f.Offset(fr, "f_builtins")},
+      {"frame.globals", l.frame.globals, f.Offset(fr, "f_globals")},
+      {"frame.locals_dict", l.frame.locals_dict, f.Offset(fr, "f_locals")},
+      {"frame.lasti", l.frame.lasti, f.Offset(fr, "f_lasti")},
+      {"frame.localsplus", l.frame.localsplus, f.Offset(fr, "f_localsplus")},
+      {"code.size", l.code.size, SizeOf(f, co)},
+      {"code.argcount", l.code.argcount, f.Offset(co, "co_argcount")},
+      {"code.nlocals", l.code.nlocals, f.Offset(co, "co_nlocals")},
+      {"code.stacksize", l.code.stacksize, f.Offset(co, "co_stacksize")},
+      {"code.firstlineno", l.code.firstlineno, f.Offset(co, "co_firstlineno")},
+      {"code.code", l.code.code, f.Offset(co, "co_code")},
+      {"code.varnames", l.code.varnames, f.Offset(co, "co_varnames")},
+      {"code.freevars", l.code.freevars, f.Offset(co, "co_freevars")},
+      {"code.cellvars", l.code.cellvars, f.Offset(co, "co_cellvars")},
+      {"code.filename", l.code.filename, f.Offset(co, "co_filename")},
+      {"code.name", l.code.name, f.Offset(co, "co_name")},
+      {"code.linetable", l.code.linetable,
+       f.Offset(co, minor == 10 ? "co_linetable" : "co_lnotab")},
+      {"object.ob_type", l.object.ob_type, f.Offset("PyObject", "ob_type")},
+      {"object.ob_size", l.object.ob_size, f.Offset("PyVarObject", "ob_size")},
+      {"type.tp_name", l.type.tp_name, f.Offset("PyTypeObject", "tp_name")},
+      {"type.tp_basicsize", l.type.tp_basicsize, f.Offset("PyTypeObject", "tp_basicsize")},
+      {"type.tp_flags", l.type.tp_flags, f.Offset("PyTypeObject", "tp_flags")},
+      {"type.tp_base", l.type.tp_base, f.Offset("PyTypeObject", "tp_base")},
+      {"type.tp_dictoffset", l.type.tp_dictoffset, f.Offset("PyTypeObject", "tp_dictoffset")},
+      {"type.ht_cached_keys", l.type.ht_cached_keys, f.Offset("PyHeapTypeObject", "ht_cached_keys")},
+      {"unicode.length", l.unicode.length, f.Offset("PyASCIIObject", "length")},
+      {"unicode.state", l.unicode.state, f.Offset("PyASCIIObject", "state")},
+      // Compact text starts right after the struct: sizeof(PyASCIIObject) for
+      // ASCII, sizeof(PyCompactUnicodeObject) for the other kinds.
+      {"unicode.ascii_data", l.unicode.ascii_data, SizeOf(f, "PyASCIIObject")},
+      {"unicode.compact_data", l.unicode.compact_data, SizeOf(f, "PyCompactUnicodeObject")},
+      // The bit-fields of `state`, as the NAME:bits rows give them (bit offset, width).
+      {"unicode.kind_shift", l.unicode.kind_shift, f.Offset("PyASCIIObject", "state.kind:bits")},
+      {"unicode.compact_bit", l.unicode.compact_bit,
+       f.Offset("PyASCIIObject", "state.compact:bits")},
+      {"unicode.ascii_bit", l.unicode.ascii_bit, f.Offset("PyASCIIObject", "state.ascii:bits")},
+      {"bytes.ob_size", l.bytes.ob_size, f.Offset("PyBytesObject", "ob_base.ob_size")},
+      {"bytes.ob_sval", l.bytes.ob_sval, f.Offset("PyBytesObject", "ob_sval")},
+      {"tuple.ob_size", l.tuple.ob_size, f.Offset("PyTupleObject", "ob_base.ob_size")},
+      {"tuple.ob_item", l.tuple.ob_item, f.Offset("PyTupleObject", "ob_item")},
+      {"list.ob_size", l.list.ob_size, f.Offset("PyListObject", "ob_base.ob_size")},
+      {"list.ob_item", l.list.ob_item, f.Offset("PyListObject", "ob_item")},
+      {"dict.ma_used", l.dict.ma_used, f.Offset("PyDictObject", "ma_used")},
+      {"dict.ma_keys", l.dict.ma_keys, f.Offset("PyDictObject", "ma_keys")},
+      {"dict.ma_values", l.dict.ma_values, f.Offset("PyDictObject", "ma_values")},
+      {"dict.keys_size", l.dict.keys_size, f.Offset(keys, "dk_size")},
+      {"dict.keys_nentries", l.dict.keys_nentries, f.Offset(keys, "dk_nentries")},
+      {"dict.keys_indices", l.dict.keys_indices, f.Offset(keys, "dk_indices")},
+      {"long.ob_size", l.long_object.ob_size, f.Offset("struct _longobject", "ob_base.ob_size")},
+      {"long.ob_digit", l.long_object.ob_digit, f.Offset("struct _longobject", "ob_digit")},
+      {"float.ob_fval", l.float_object.ob_fval, f.Offset("PyFloatObject", "ob_fval")},
+      {"set.mask", l.set.mask, f.Offset("PySetObject", "mask")},
+      {"set.table", l.set.table, f.Offset("PySetObject", "table")},
+      {"weakref.wr_object", l.weakref.wr_object, f.Offset("PyWeakReference", "wr_object")},
+      {"method.im_func", l.method.im_func, f.Offset("PyMethodObject", "im_func")},
+      {"method.im_self", l.method.im_self, f.Offset("PyMethodObject", "im_self")},
+      {"cfunction.m_ml", l.cfunction.m_ml, f.Offset("PyCFunctionObject", "m_ml")},
+      {"cfunction.m_self", l.cfunction.m_self, f.Offset("PyCFunctionObject", "m_self")},
+      {"descriptor.d_type", l.descriptor.d_type, f.Offset("PyDescrObject", "d_type")},
+      {"descriptor.d_name", l.descriptor.d_name, f.Offset("PyDescrObject", "d_name")},
+      // The method descriptors pyunwind meets open with the same PyDescr_COMMON.
+      {"descriptor.d_type (PyMethodDescrObject)", l.descriptor.d_type,
+       f.Offset("PyMethodDescrObject", "d_common.d_type")},
+      {"descriptor.d_name (PyMethodDescrObject)", l.descriptor.d_name,
+       f.Offset("PyMethodDescrObject", "d_common.d_name")},
+      {"function.func_qualname", l.function.func_qualname,
+       f.Offset("PyFunctionObject", "func_qualname")},
+      {"module.md_dict", l.module.md_dict, f.Offset("PyModuleObject", "md_dict")},
+      {"exception.args", l.exception.args, f.Offset("PyBaseExceptionObject", "args")},
+      {"cell.ob_ref", l.cell.ob_ref, f.Offset("PyCellObject", "ob_ref")},
+      // TaskObj opens with FutureObj's fields (the _asyncio module's DWARF).
+      {"task.loop", l.task.loop, f.Offset("TaskObj", "task_loop")},
+      {"task.callback0", l.task.callback0, f.Offset("TaskObj", "task_callback0")},
+      {"task.callbacks", l.task.callbacks, f.Offset("TaskObj", "task_callbacks")},
+      {"task.loop (FutureObj)", l.task.loop, f.Offset("FutureObj", "fut_loop")},
+      {"task.callback0 (FutureObj)", l.task.callback0, f.Offset("FutureObj", "fut_callback0")},
+      {"task.callbacks (FutureObj)", l.task.callbacks, f.Offset("FutureObj", "fut_callbacks")},
+  };
+  // The collector's state: the runtime's in 3.7 and 3.8, each interpreter's from 3.9.
+  if (minor <= 8) {
+    c.push_back({"runtime.gc_collecting", l.runtime.gc_collecting, f.Offset(rt, "gc.collecting")});
+    c.push_back({"interp.gc_collecting (absent: no gc in struct _is)", l.interp.gc_collecting,
+                 f.Get(is, "gc.collecting") ? 0 : kAbsent});
+  } else {
+    c.push_back({"interp.gc_collecting", l.interp.gc_collecting, f.Offset(is, "gc.collecting")});
+    c.push_back({"runtime.gc_collecting (absent: no gc in the runtime)", l.runtime.gc_collecting,
+                 f.Get(rt, "gc.collecting") ? 0 : kAbsent});
+  }
+  // The interpreter's back-pointer to the runtime, from 3.9.
+  if (minor >= 9) {
+    c.push_back({"interp.runtime", l.interp.runtime, f.Offset(is, "runtime")});
+  } else {
+    c.push_back({"interp.runtime (absent)", l.interp.runtime, f.Get(is, "runtime") ? 0 : kAbsent});
+  }
+  return c;
+}
+
+struct Build {
+  uint32_t hexversion;
+  std::string name;  // tests/data/layouts/<name>.tsv
+  int minor;
+};
+
+void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
+
+class LegacyLayoutTablesTest : public ::testing::TestWithParam<Build> {};
+
+TEST_P(LegacyLayoutTablesTest, TableAgreesWithDebugInfo) {
+  const Build& build = GetParam();
+  const std::string path = testing::RunfilePath("tests/data/layouts/" + build.name + ".tsv");
+  auto facts = LayoutFacts::Load(path);
+  ASSERT_TRUE(facts.has_value()) << "cannot read " << path;
+
+  auto layout = LayoutFromTable(build.hexversion);
+  ASSERT_TRUE(layout.ok()) << layout.error().message;
+  ASSERT_TRUE(ValidateLayout(*layout).ok());
+  ASSERT_EQ(layout->version.minor(), build.minor);
+  EXPECT_EQ(layout->frame_model, FrameModel::kFrameObjects);
+  EXPECT_EQ(layout->line_format,
+            build.minor == 10 ? LineTableFormat::kLineTable : LineTableFormat::kLnotab);
+  // f_lasti counts bytes before 3.10, code units in 3.10.
+  EXPECT_EQ(layout->frame.lasti_in_code_units, build.minor == 10);
+  EXPECT_TRUE(layout->tstate.current_exception_is_type);  // curexc_type
+
+  std::set<std::string> checked;
+  for (const Check& check : ChecksFor(*layout, *facts, build.minor)) {
+    EXPECT_EQ(check.actual, check.expected) << "Python " << build.name << ": " << check.field;
+    checked.insert(check.field);
+  }
+  // Every field the table sets is checked (or has no fact to check against).
+  for (const auto& [name, value] : AllFields(*layout)) {
+    if (value == kAbsent || (value == 0 && kZeroIsUnset.count(name))) continue;
+    EXPECT_TRUE(checked.count(name) || kNoFact.count(name))
+        << "Python " << build.name << ": the table sets " << name << " = " << value
+        << " but nothing checks it";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, LegacyLayoutTablesTest,
+                         ::testing::Values(Build{0x030710f0u, "3.7.16", 7},
+                                           Build{0x030812f0u, "3.8.18", 8},
+                                           Build{0x030912f0u, "3.9.18", 9},
+                                           Build{0x030a0df0u, "3.10.13", 10}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           for (char& ch : name) {
+                             if (ch == '.') ch = '_';
+                           }
+                           return "Python" + name;
+                         });
+
+}  // namespace
+}  // namespace pyunwind
