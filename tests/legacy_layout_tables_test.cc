@@ -83,11 +83,17 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"frame.tlbc_index", l.frame.tlbc_index},
       {"frame.is_entry", l.frame.is_entry},
       {"frame.lasti", l.frame.lasti},
+      {"frame.gen", l.frame.gen},
+      {"frame.valuestack", l.frame.valuestack},
+      {"frame.stacktop_pointer", l.frame.stacktop_pointer},
+      {"frame.stackdepth", l.frame.stackdepth},
+      {"frame.state", l.frame.state},
       {"frame.owner_first_internal", l.frame.owner_first_internal},
       {"frame.owner_generator", l.frame.owner_generator},
       {"frame.awaited_from_top", l.frame.awaited_from_top},
       {"gen.frame_state", l.gen.frame_state},
       {"gen.iframe", l.gen.iframe},
+      {"gen.frame_pointer", l.gen.frame_pointer},
       {"code.size", l.code.size},
       {"code.filename", l.code.filename},
       {"code.name", l.code.name},
@@ -180,11 +186,15 @@ const std::set<std::string> kZeroIsUnset = {
 // Set fields the debug-info tables cannot state, and why.
 const std::set<std::string> kNoFact = {
     // Defaults of Layout::Frame that describe 3.11+ _PyInterpreterFrames (the
-    // enum _frameowner values, the value-stack slot of an awaited object): not
-    // offsets, and unused where frames are PyFrameObjects.
+    // enum _frameowner values) and the value-stack slot of an awaited object
+    // (the top one, here too): not offsets.
     "frame.owner_first_internal",
     "frame.owner_generator",
     "frame.awaited_from_top",
+    // _asyncio's PyRunningLoopHolder has no rows in the tables (a struct of that
+    // module's own); tests/e2e/older_versions_test.cc checks the loop threads it gives.
+    "running_loop.holder_loop",
+    "running_loop.holder_size",
 };
 
 int32_t SizeOf(const LayoutFacts& f, const std::string& type) {
@@ -196,6 +206,12 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
   const std::string rt = "struct pyruntimestate", is = "struct _is", ts = "struct _ts",
                     fr = "PyFrameObject", co = "PyCodeObject", gil = "struct _gil_runtime_state",
                     err = "struct _err_stackitem", keys = "struct _dictkeysobject";
+  // A member only some of these versions have: the table leaves it absent where the
+  // debug info has none.
+  auto where_declared = [&](const std::string& type, const std::string& member) {
+    const int32_t offset = f.Offset(type, member);
+    return offset == -2 ? kAbsent : offset;
+  };
   std::vector<Check> c = {
       {"runtime.interpreters_head", l.runtime.interpreters_head, f.Offset(rt, "interpreters.head")},
       {"runtime.interpreters_main", l.runtime.interpreters_main, f.Offset(rt, "interpreters.main")},
@@ -240,6 +256,12 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"frame.locals_dict", l.frame.locals_dict, f.Offset(fr, "f_locals")},
       {"frame.lasti", l.frame.lasti, f.Offset(fr, "f_lasti")},
       {"frame.localsplus", l.frame.localsplus, f.Offset(fr, "f_localsplus")},
+      {"frame.gen", l.frame.gen, f.Offset(fr, "f_gen")},
+      {"frame.valuestack", l.frame.valuestack, f.Offset(fr, "f_valuestack")},
+      {"frame.stacktop_pointer", l.frame.stacktop_pointer, where_declared(fr, "f_stacktop")},
+      {"frame.stackdepth", l.frame.stackdepth, where_declared(fr, "f_stackdepth")},
+      {"frame.state", l.frame.state, where_declared(fr, "f_state")},
+      {"gen.frame_pointer", l.gen.frame_pointer, f.Offset("PyGenObject", "gi_frame")},
       {"code.size", l.code.size, SizeOf(f, co)},
       {"code.argcount", l.code.argcount, f.Offset(co, "co_argcount")},
       {"code.nlocals", l.code.nlocals, f.Offset(co, "co_nlocals")},
@@ -309,6 +331,10 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       // TaskObj opens with FutureObj's fields (the _asyncio module's DWARF).
       {"task.loop", l.task.loop, f.Offset("TaskObj", "task_loop")},
       {"task.callback0", l.task.callback0, f.Offset("TaskObj", "task_callback0")},
+      {"task.state", l.task.state, f.Offset("TaskObj", "task_state")},
+      {"task.fut_waiter", l.task.fut_waiter, f.Offset("TaskObj", "task_fut_waiter")},
+      {"task.coro", l.task.coro, f.Offset("TaskObj", "task_coro")},
+      {"task.name", l.task.name, where_declared("TaskObj", "task_name")},
       {"task.callbacks", l.task.callbacks, f.Offset("TaskObj", "task_callbacks")},
       {"task.loop (FutureObj)", l.task.loop, f.Offset("FutureObj", "fut_loop")},
       {"task.callback0 (FutureObj)", l.task.callback0, f.Offset("FutureObj", "fut_callback0")},

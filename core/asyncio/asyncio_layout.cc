@@ -8,15 +8,17 @@ namespace pyunwind {
 
 Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memory) {
   const PythonVersion& v = layout.version;
-  if (layout.task.loop == kAbsent || layout.gen.iframe == kAbsent ||
-      layout.gen.frame_state == kAbsent) {
+  const bool coroutine_frames = UsesFrameObjects(layout)
+                                    ? layout.gen.frame_pointer != kAbsent
+                                    : layout.gen.iframe != kAbsent && layout.gen.frame_state != kAbsent;
+  if (layout.task.loop == kAbsent || layout.task.coro == kAbsent || !coroutine_frames) {
     return MakeError(ErrorKind::kUnsupportedVersion,
                      fmt::format("py-tasks does not support Python {}", v.MinorString()));
   }
   AsyncioLayout a;
   a.task = layout.task;
   a.tstate_running_loop = layout.running_loop.tstate_offset;
-  if (a.task.name != kAbsent) {  // the version's file states it all
+  if (a.task.name != kAbsent || UsesFrameObjects(layout)) {  // the version's file states it all
     a.source =
         fmt::format("the Python {} layout ({})", v.MinorString(), DescribeLayoutSource(layout));
     return a;

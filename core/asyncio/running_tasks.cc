@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/asyncio/coroutine_frames.h"
 #include "core/asyncio/running_loop.h"
 #include "core/base/address.h"
 #include "core/objects/remote_collections.h"
@@ -13,7 +14,6 @@ namespace pyunwind {
 
 void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks,
                        std::vector<AsyncSnapshot::ThreadLoop>& loops) {
-  const Layout& layout = reader.objects().layout();
   // Frames on each thread's stack; loops: the one each thread records as running.
   struct Place {
     const Thread* thread;
@@ -40,7 +40,9 @@ void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<
   }
   for (AsyncTask& task : tasks) {
     if (!task.coroutine) continue;
-    auto it = frame_place.find(task.coroutine + layout.gen.iframe);
+    const std::optional<uint64_t> coroutine_frame = FrameOfCoroutine(reader.objects(), task.coroutine);
+    if (!coroutine_frame) continue;
+    auto it = frame_place.find(*coroutine_frame);
     if (it == frame_place.end()) continue;
     const Thread& thread = *it->second.thread;
     task.running = true;
@@ -52,7 +54,8 @@ void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<
     for (size_t i = it->second.index; i-- > 0;) {
       const Frame& inner = thread.frames[i];
       if (inner.kind != FrameKind::kPython) continue;
-      if (!reader.IsA(inner.frame_address - layout.gen.iframe, reader.known.coroutine, "coroutine")) break;
+      const std::optional<uint64_t> owner = OwnerOfFrame(reader.objects(), inner.frame_address);
+      if (!owner || !reader.IsA(*owner, reader.known.coroutine, "coroutine")) break;
       auto code = reader.codes().Get(inner.code_address);
       if (!code.ok()) break;
       reader.KeepNames(inner.code_address, **code);

@@ -4,6 +4,7 @@
 
 #include <unordered_set>
 
+#include "core/asyncio/coroutine_frames.h"
 #include "core/base/address.h"
 #include "core/walk/frames.h"
 
@@ -77,6 +78,7 @@ void TaskReader::KeepNames(uint64_t code_address, const CodeInfo& code) {
 }
 
 std::string TaskReader::ReadName(uint64_t task) {
+  if (a_.task.name == kAbsent) return fmt::format("<task {:#x}>", task);  // 3.7: no names
   auto name = objects_.memory().ReadPointer(task + a_.task.name);
   if (!name || !Aligned(*name)) {
     Warn(fmt::format("task {:#x}: cannot read its name", task));
@@ -111,8 +113,6 @@ bool TaskReader::SeenBefore(uint64_t coroutine) {
 // counts the coroutines between them (the task is parked at the innermost).
 void TaskReader::ReadCoroutineStack(AsyncTask& task) {
   RemoteMemory& memory = objects_.memory();
-  const Layout& l = objects_.layout();
-  const Layout::FrameStates& states = l.frame_state;
   const size_t half = kMaxCoroutineDepth / 2;
   chain_.clear();
   chain_set_.clear();
@@ -136,13 +136,13 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
       Warn(fmt::format("task {}: {}", task.name, *memory.budget().Reason()));
       break;
     }
-    const auto state = memory.ReadValue<int8_t>(coro + l.gen.frame_state);
+    const std::optional<CoroutineState> state = ReadCoroutineFrame(objects_, codes_, coro);
     if (!state) {
       Warn(fmt::format("task {}: cannot read coroutine {:#x}", task.name, coro));
       break;
     }
-    if (*state >= states.completed) break;  // finished: no frame
-    const uint64_t frame = coro + l.gen.iframe;
+    if (state->frame == 0) break;  // finished: no frame
+    const uint64_t frame = state->frame;
     auto position = ReadFramePosition(objects_, codes_, frame);
     if (!position.ok()) {
       Warn(fmt::format("task {}: coroutine {:#x}: {}", task.name, coro, position.error().message));
@@ -150,7 +150,7 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
     }
     KeepNames(position->code_address, *position->code);
     CoroutineFrame f{position->code_address, frame, position->line};
-    if (*state == states.created) f.line = position->code->first_line;  // not started
+    if (state->created) f.line = position->code->first_line;  // not started
     if (outer_.size() < half) {
       outer_.push_back(f);
     } else if (inner_ring_.size() < half) {
@@ -159,10 +159,8 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
       inner_ring_[(walked - half) % half] = f;
     }
     ++walked;
-    const bool awaiting =
-        *state == states.suspended_yield_from || *state == states.suspended_yield_from_locked;
-    if (!awaiting) break;
-    coro = AwaitedObject(frame).value_or(0);
+    if (!state->awaiting) break;
+    coro = AwaitedObject(objects_, frame).value_or(0);
   }
   // Innermost first: the ring from its newest entry back, then the outer half reversed.
   task.coroutine_stack.clear();
@@ -174,31 +172,6 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
   task.coroutines_cut = walked - outer_.size() - ring;
   task.cut_at = task.coroutines_cut ? ring : 0;
   task.coroutine_stack.insert(task.coroutine_stack.end(), outer_.rbegin(), outer_.rend());
-}
-
-// What a frame suspended in `await` or `yield from` waits for: a slot near
-// the top of its value stack.
-std::optional<uint64_t> TaskReader::AwaitedObject(uint64_t frame) {
-  RemoteMemory& memory = objects_.memory();
-  const Layout::Frame& f = objects_.layout().frame;
-  const uint64_t from_top = static_cast<uint64_t>(f.awaited_from_top);
-  uint64_t slot = 0;
-  if (f.stackpointer != kAbsent) {  // 3.14+: a pointer past the top
-    auto pointer = memory.ReadPointer(frame + f.stackpointer);
-    if (!pointer || *pointer < frame + f.localsplus + 8 * from_top ||
-        *pointer - frame > static_cast<uint64_t>(kMaxStackDepth) * 8) {
-      return std::nullopt;
-    }
-    slot = *pointer - 8 * from_top;
-  } else {  // the count of slots in use above localsplus
-    auto top = memory.ReadValue<int32_t>(frame + f.stacktop);
-    if (!top || *top < static_cast<int64_t>(from_top) || *top > kMaxStackDepth) return std::nullopt;
-    slot = frame + f.localsplus + 8 * (static_cast<uint64_t>(*top) - from_top);
-  }
-  auto value = memory.ReadPointer(slot);
-  if (!value) return std::nullopt;
-  const uint64_t object = *value & ~f.stackref_tag_mask & ~uint64_t{1};
-  return Aligned(object) ? std::optional<uint64_t>(object) : std::nullopt;
 }
 
 std::vector<uint64_t> TaskReader::Callbacks(uint64_t future) {

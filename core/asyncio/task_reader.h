@@ -63,7 +63,7 @@ class TaskReader {
   std::string ReadName(uint64_t task);
   void ReadCoroutineStack(AsyncTask& task);
   bool SeenBefore(uint64_t coroutine);
-  std::optional<uint64_t> AwaitedObject(uint64_t frame);
+
 
   ObjectReader& objects_;
   CodeCache& codes_;

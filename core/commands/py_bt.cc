@@ -166,6 +166,11 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
 
   if (options.verbose) {
     snapshot->warnings.push_back(DescribeLocation(target.location()));
+    if (UsesFrameObjects(target.location().layout)) {
+      snapshot->warnings.push_back(
+          fmt::format("Python {} records no columns: source lines are shown without carets",
+                      target.location().layout.version.MinorString()));
+    }
     for (const Interpreter& interp : snapshot->interpreters) {
       snapshot->warnings.push_back(
           fmt::format("interpreter {}: main thread {}", interp.id, interp.main_thread_source));

@@ -135,6 +135,13 @@ void AddFactsOf37To310(Layout& l) {
   l.frame.builtins = 40;
   l.frame.globals = 48;
   l.frame.locals_dict = 56;
+  l.frame.valuestack = 64;
+  // PyGenObject / PyCoroObject { PyObject_HEAD; gi_frame; ... }.
+  l.gen.frame_pointer = 16;
+  // _asyncio's PyRunningLoopHolder: PyObject_HEAD, rl_loop, rl_pid.
+  l.running_loop.holder_type = "_RunningLoopHolder";
+  l.running_loop.holder_loop = 16;
+  l.running_loop.holder_size = 32;
 
   l.object.ob_type = 8;
   l.object.ob_size = 16;
@@ -170,6 +177,8 @@ void AddFactsOf37To310(Layout& l) {
 void AddFrameFactsOf37To39(Layout& l) {
   // ... f_valuestack; f_stacktop; f_trace; f_trace_lines; f_trace_opcodes; f_gen; f_lasti; ...
   l.frame.size = 368;
+  l.frame.stacktop_pointer = 72;
+  l.frame.gen = 96;
   l.frame.lasti = 104;
   l.frame.localsplus = 360;
   l.function.func_qualname = 104;

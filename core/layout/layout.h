@@ -150,6 +150,15 @@ struct Layout {
     // before the first), in bytes, or in code units (3.10: lasti_in_code_units).
     int32_t lasti = kAbsent;
     bool lasti_in_code_units = false;
+    // 3.10 and older: f_gen, the generator or coroutine owning the frame;
+    // f_valuestack and the top of the value stack, f_stacktop (a pointer,
+    // NULL while the frame runs; 3.7-3.9) or f_stackdepth (3.10, with the
+    // running state in f_state).
+    int32_t gen = kAbsent;
+    int32_t valuestack = kAbsent;
+    int32_t stacktop_pointer = kAbsent;
+    int32_t stackdepth = kAbsent;
+    int32_t state = kAbsent;
     // Frames whose owner is at least this are the interpreter's own
     // bookkeeping (C-stack entry shims), not Python code.
     int32_t owner_first_internal = 256;
@@ -174,9 +183,12 @@ struct Layout {
 
   // PyGenObject / PyCoroObject: the state byte of the embedded frame, and
   // the frame itself.
+  // 3.10 and older: gi_frame points at the frame (NULL once finished), which
+  // points back (f_gen); the state follows from the frame (coroutine_frames.h).
   struct Generator {
     int32_t frame_state = kAbsent;
     int32_t iframe = kAbsent;
+    int32_t frame_pointer = kAbsent;
   } gen;
 
   struct Code {

@@ -49,7 +49,7 @@ const MinorVersion* FindMinorVersion(int minor);
 const MinorVersion& NewestMinorVersion();
 // The oldest one: older targets are refused.
 const MinorVersion& OldestMinorVersion();
-// "3.11 to 3.15": what messages say pyunwind reads (`separator` between the two).
+// "3.7 to 3.15": what messages say pyunwind reads (`separator` between the two).
 std::string KnownMinorRange(std::string_view separator = " to ");
 // PY_VERSION_HEX (3.x, micro and level 0) of every known version without a
 // _Py_DebugOffsets block, oldest first: those a runtime scan tries.

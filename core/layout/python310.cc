@@ -1,6 +1,6 @@
 // CPython 3.10: no _Py_DebugOffsets, and frames are PyFrameObjects. Every
 // offset is typed here, checked against the debug info of pyenv's 3.10.13
-// (tests/data/layouts/3.10.13.tsv, tests/layout_tables_test.cc).
+// (tests/data/layouts/3.10.13.tsv, tests/legacy_layout_tables_test.cc).
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
 
@@ -26,6 +26,9 @@ void AddFacts(Layout& l) {
 
   // f_valuestack, f_trace, f_stackdepth, ..., f_gen, f_lasti (code units), f_lineno.
   l.frame.size = 360;
+  l.frame.stackdepth = 80;
+  l.frame.gen = 88;
+  l.frame.state = 108;
   l.frame.lasti = 96;
   l.frame.lasti_in_code_units = true;
   l.frame.localsplus = 352;
@@ -46,6 +49,11 @@ void AddFacts(Layout& l) {
   // PyFunctionObject opens with func_globals, func_builtins, func_name, func_qualname.
   l.function.func_qualname = 40;
   l.type.ht_cached_keys = 872;
+  // TaskObj after the FutureObj fields.
+  l.task.state = 88;
+  l.task.fut_waiter = 152;
+  l.task.coro = 160;
+  l.task.name = 168;
   AddObjectFacts(l);
 }
 

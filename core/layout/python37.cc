@@ -1,6 +1,6 @@
 // CPython 3.7: no _Py_DebugOffsets, and frames are PyFrameObjects. Every
 // offset is typed here, checked against the debug info of pyenv's 3.7.16
-// (tests/data/layouts/3.7.16.tsv, tests/layout_tables_test.cc).
+// (tests/data/layouts/3.7.16.tsv, tests/legacy_layout_tables_test.cc).
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
 
@@ -38,6 +38,11 @@ void AddFacts(Layout& l) {
   l.code.name = 104;
   l.code.linetable = 112;  // co_lnotab
   l.type.ht_cached_keys = 856;
+  // TaskObj after the FutureObj fields.
+  l.task.state = 72;
+  l.task.fut_waiter = 104;
+  l.task.coro = 112;
+  // 3.7 tasks have no name.
   AddObjectFacts(l);
 }
 

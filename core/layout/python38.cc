@@ -1,6 +1,6 @@
 // CPython 3.8: no _Py_DebugOffsets, and frames are PyFrameObjects. Every
 // offset is typed here, checked against the debug info of pyenv's 3.8.18
-// (tests/data/layouts/3.8.18.tsv, tests/layout_tables_test.cc).
+// (tests/data/layouts/3.8.18.tsv, tests/legacy_layout_tables_test.cc).
 #include "core/layout/facts.h"
 #include "core/layout/minor_versions.h"
 
@@ -25,6 +25,11 @@ void AddFacts(Layout& l) {
   AddFrameFactsOf37To39(l);
   AddCodeFactsOf38And39(l);
   l.type.ht_cached_keys = 872;
+  // TaskObj after the FutureObj fields.
+  l.task.state = 72;
+  l.task.fut_waiter = 104;
+  l.task.coro = 112;
+  l.task.name = 120;
   AddObjectFacts(l);
 }
 

@@ -12,7 +12,9 @@ namespace {
 
 // PyDictKeysObject (3.11-3.15): dk_log2_index_bytes at 9, dk_kind at 10,
 // dk_nentries at 24, indices at 32, then the entries ({key, value} for
-// str-keyed tables, {hash, key, value} otherwise). setentry is {key, hash}.
+// str-keyed tables, {hash, key, value} otherwise); 3.7-3.10 state where
+// dk_size, dk_nentries and the indices are (Layout::Dict), and every entry is
+// {hash, key, value}. setentry is {key, hash}.
 constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
 constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
 // Characters of a key read to check the str hasher against its cached hash (module and
