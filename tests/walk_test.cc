@@ -742,18 +742,28 @@ TEST(NotPython, CtrlCDuringTheScanIsInterrupted) {
 TEST(NotPython, OldPythonNamedByItsModule) {
   FakeTarget target;
   target.Map(0x600000, 0x1000, true, true, "");
-  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 0});
+  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.5m.so.1.0", 0});
   CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
   const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
   EXPECT_TRUE(out.failed);
   EXPECT_EQ(out.text.find('\n'), out.text.size() - 1) << out.text;
-  EXPECT_NE(out.text.find("3.10"), std::string::npos) << out.text;
+  EXPECT_NE(out.text.find("Python 3.5 is not supported"), std::string::npos) << out.text;
+}
+
+TEST(NotPython, PythonTwoNamedByItsExecutable) {
+  FakeTarget target;
+  target.Map(0x600000, 0x1000, true, true, "");
+  target.modules.push_back({"/usr/bin/python2.7", 0});
+  CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
+  const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
+  EXPECT_TRUE(out.failed);
+  EXPECT_NE(out.text.find("Python 2.7 is not supported"), std::string::npos) << out.text;
 }
 
 TEST(NotPython, OldPythonIsAnUnsupportedVersion) {
   FakeTarget target;
   target.Map(0x600000, 0x1000, true, true, "");
-  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.10.so.1.0", 0});
+  target.modules.push_back({"/usr/lib/x86_64-linux-gnu/libpython3.5m.so.1.0", 0});
   RemoteMemory memory(target);
   auto location = LocateRuntime(memory);
   ASSERT_FALSE(location.ok());

@@ -11,7 +11,7 @@ Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memor
   const bool coroutine_frames = UsesFrameObjects(layout)
                                     ? layout.gen.frame_pointer != kAbsent
                                     : layout.gen.iframe != kAbsent && layout.gen.frame_state != kAbsent;
-  if (layout.task.loop == kAbsent || layout.task.coro == kAbsent || !coroutine_frames) {
+  if (layout.task.loop == kAbsent || !coroutine_frames) {
     return MakeError(ErrorKind::kUnsupportedVersion,
                      fmt::format("py-tasks does not support Python {}", v.MinorString()));
   }

@@ -6,8 +6,8 @@ namespace pyunwind {
 namespace {
 
 // Oldest first; the last is the newest.
-const MinorVersion* const kMinorVersions[] = {&kCPython37,  &kCPython38,  &kCPython39,
-                                              &kCPython310, &kCPython311, &kCPython312, &kCPython313, &kCPython314,
+const MinorVersion* const kMinorVersions[] = {&kCPython36,  &kCPython37,  &kCPython38,
+                                              &kCPython39,  &kCPython310, &kCPython311, &kCPython312, &kCPython313, &kCPython314,
                                               &kCPython315};
 
 }  // namespace

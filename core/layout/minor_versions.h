@@ -24,6 +24,7 @@ struct MinorVersion {
   void (*add_facts)(Layout&) = nullptr;
 };
 
+extern const MinorVersion kCPython36;
 extern const MinorVersion kCPython37;
 extern const MinorVersion kCPython38;
 extern const MinorVersion kCPython39;

@@ -35,11 +35,18 @@ bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t mai
          offset <= expected + kEmbeddedInterpreterSlack;
 }
 
+// Where the runtime keeps the interpreter a match is checked through: interpreters.main, or
+// in 3.6 (whose "runtime" is pystate.c's interp_head) the head of the list.
+int32_t CheckedInterpreter(const Layout& l) {
+  return l.runtime.interpreters_main != kAbsent ? l.runtime.interpreters_main
+                                                : l.runtime.interpreters_head;
+}
+
 // sys.hexversion, read through the main interpreter's sys dict.
 std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
                                           uint64_t runtime) {
   ObjectReader objects(memory, layout);
-  auto interp = memory.ReadPointer(runtime + layout.runtime.interpreters_main);
+  auto interp = memory.ReadPointer(runtime + CheckedInterpreter(layout));
   if (!interp || *interp == 0) return std::nullopt;
   auto sysdict = memory.ReadPointer(*interp + layout.interp.sysdict);
   if (!sysdict || *sysdict == 0) return std::nullopt;
@@ -55,7 +62,7 @@ std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& la
 // it (and the interpreter at the runtime, where it can), then its own
 // sys.hexversion naming the table's minor version.
 bool HeapInterpreterMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
-  auto main = memory.ReadPointer(runtime + l.runtime.interpreters_main);
+  auto main = memory.ReadPointer(runtime + CheckedInterpreter(l));
   if (!main || !Aligned(*main) || *main == 0) return false;
   if (l.interp.runtime != kAbsent) {
     auto back = memory.ReadPointer(*main + l.interp.runtime);
@@ -77,6 +84,35 @@ bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
   if (!main || !PointsToEmbeddedInterpreter(l, runtime, *main)) return false;
   auto back = memory.ReadPointer(*main + l.interp.runtime);
   return back && *back == runtime;
+}
+
+// How far from the exported _PyThreadState_Current a 3.6 interp_head is looked for: both
+// are statics of pystate.c, so in the same data section (16 bytes apart in pyenv's 3.6.15).
+constexpr uint64_t kInterpHeadNeighborhood = 64 * 1024;
+
+// 3.6 has no _PyRuntime: its interpreters are listed from pystate.c's static interp_head,
+// found by its symbol, or else among the words near _PyThreadState_Current, each candidate
+// checked as a 3.7-3.10 runtime is (a thread state pointing back, sys.hexversion).
+std::optional<RuntimeLocation> LocateInterpHead(RemoteMemory& memory) {
+  Target& target = memory.target();
+  for (const MinorVersion* known : KnownMinorVersions()) {
+    auto layout = LayoutFromTable(0x03000000u | uint32_t(known->minor) << 16);
+    if (!layout.ok() || layout->runtime.interpreters_main != kAbsent) continue;
+    if (auto head = target.FindSymbol("interp_head");
+        head && HeapInterpreterMatches(memory, *layout, *head)) {
+      return RuntimeLocation{*head, *layout, "the interp_head symbol", {}};
+    }
+    auto current = target.FindSymbol("_PyThreadState_Current");
+    if (!current || *current < kInterpHeadNeighborhood) continue;
+    for (uint64_t word = *current - kInterpHeadNeighborhood;
+         word < *current + kInterpHeadNeighborhood; word += 8) {
+      if (memory.target().Interrupted()) return std::nullopt;
+      if (HeapInterpreterMatches(memory, *layout, word)) {
+        return RuntimeLocation{word, *layout, "a scan near _PyThreadState_Current", {}};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 std::optional<uint32_t> HexversionFromSymbol(Target& target, RemoteMemory& memory) {
@@ -121,7 +157,11 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
                         [&](uint32_t v) { return v >> 16 == hexversion_hint >> 16; });
   for (uint32_t candidate : candidates) {
     auto layout = LayoutFromTable(candidate);
-    if (!layout.ok() || !TableMatches(memory, *layout, address)) continue;
+    // A table without interpreters.main (3.6) describes no _PyRuntime.
+    if (!layout.ok() || layout->runtime.interpreters_main == kAbsent ||
+        !TableMatches(memory, *layout, address)) {
+      continue;
+    }
     return layout;
   }
   return MakeError(ErrorKind::kRefusedLayout,
@@ -132,7 +172,10 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions) {
   std::vector<Layout> tables;
-  for (uint32_t version : VersionsWithoutDebugOffsets()) tables.push_back(*LayoutFromTable(version));
+  for (uint32_t version : VersionsWithoutDebugOffsets()) {
+    Layout table = *LayoutFromTable(version);
+    if (table.runtime.interpreters_main != kAbsent) tables.push_back(std::move(table));
+  }
   uint64_t cookie_word;
   std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
 
@@ -186,7 +229,10 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
 }
 
 std::string DescribeLocation(const RuntimeLocation& location) {
-  return fmt::format("_PyRuntime at {:#x}, found by {}; layout from {}", location.address,
+  // 3.6 lists its interpreters from a static of its own, not a _PyRuntime.
+  const char* head =
+      location.layout.runtime.interpreters_main == kAbsent ? "interp_head" : "_PyRuntime";
+  return fmt::format("{} at {:#x}, found by {}; layout from {}", head, location.address,
                      location.found_by, DescribeLayoutSource(location.layout));
 }
 
@@ -218,6 +264,9 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
         break;
       }
     }
+  }
+  if (location.address == 0) {
+    if (auto head = LocateInterpHead(memory)) location = std::move(*head);
   }
   if (location.address == 0) {
     // The program is Python, but one we cannot read: say which.

@@ -21,7 +21,8 @@ Result<std::string> NameOf(RemoteCollections& c, uint64_t thread_object) {
 
 // ident -> Thread object of threading._active, and of _main_thread (its `_ident`).
 Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& c,
-                                                             uint64_t threading_dict) {
+                                                             uint64_t threading_dict,
+                                                             std::optional<uint64_t>& main_ident) {
   std::unordered_map<uint64_t, uint64_t> objects;
   PYU_ASSIGN_OR_RETURN(uint64_t active, c.DictGetString(threading_dict, "_active"));
   if (active != 0) {
@@ -36,7 +37,10 @@ Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& 
     auto ident_object = c.InstanceAttribute(*main, "_ident");
     if (ident_object.ok() && *ident_object != 0) {
       auto ident = c.objects().ReadInt(*ident_object);
-      if (ident.ok()) objects.emplace(static_cast<uint64_t>(*ident), *main);
+      if (ident.ok()) {
+        objects.emplace(static_cast<uint64_t>(*ident), *main);
+        main_ident = static_cast<uint64_t>(*ident);
+      }
     }
   }
   return objects;
@@ -60,7 +64,7 @@ ThreadNames::ThreadNames(ObjectReader& objects, const Interpreter& interp,
     warnings.push_back(fmt::format("interpreter {}: cannot read the threading module's dict", interp.id));
     return;
   }
-  auto thread_objects = ThreadObjects(c, *dict);
+  auto thread_objects = ThreadObjects(c, *dict, main_ident_);
   if (!thread_objects.ok()) {
     warnings.push_back(fmt::format("interpreter {}: cannot read threading._active: {}", interp.id,
                                    thread_objects.error().message));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,10 +23,13 @@ class ThreadNames {
   ThreadNames(ObjectReader& objects, const Interpreter& interp, std::vector<std::string>& warnings);
   // Sets Thread::name if threading knows the thread's python_id.
   void Name(Thread& thread);
+  // The ident of threading._main_thread, where threading has one.
+  std::optional<uint64_t> MainThreadIdent() const { return main_ident_; }
 
  private:
   ObjectReader& objects_;
   std::unordered_map<uint64_t, uint64_t> thread_objects_;  // ident -> its Thread object
+  std::optional<uint64_t> main_ident_;
 };
 
 }  // namespace pyunwind

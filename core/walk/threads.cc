@@ -144,6 +144,24 @@ std::vector<uint64_t> ThreadStates(RemoteMemory& memory, const Layout& l, uint64
   return states;
 }
 
+// The thread whose id threading._main_thread holds becomes the main thread.
+void MarkMainFromThreading(const ThreadNames& names, Interpreter& interpreter) {
+  const std::optional<uint64_t> ident = names.MainThreadIdent();
+  if (!ident) {
+    interpreter.main_thread_source = "unknown: this build records none, and threading is not imported";
+    return;
+  }
+  for (Thread& thread : interpreter.threads) {
+    if (thread.python_id != ident) continue;
+    thread.is_main = true;
+    thread.status.insert(thread.status.begin(), "main");
+    interpreter.main_thread_source = "from threading._main_thread";
+    return;
+  }
+  interpreter.main_thread_source =
+      fmt::format("none: no thread state has threading._main_thread's ident {:#x}", *ident);
+}
+
 }  // namespace
 
 Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t runtime,
@@ -167,10 +185,16 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
       InterpreterStates(memory, l, *head, snapshot.warnings);
   if (options.observer != nullptr) options.observer->Interpreters(interpreters.size());
   snapshot.interpreters.reserve(interpreters.size());
-  for (const uint64_t interp : interpreters) {
+  for (size_t index = 0; index < interpreters.size(); ++index) {
+    const uint64_t interp = interpreters[index];
     Interpreter& interpreter = snapshot.interpreters.emplace_back();
     interpreter.address = interp;
-    if (auto id = memory.ReadValue<int64_t>(interp + l.interp.id); id) interpreter.id = *id;
+    if (l.interp.id == kAbsent) {
+      // 3.6 numbers none: the list runs newest first, so the main one is last.
+      interpreter.id = static_cast<int64_t>(interpreters.size() - 1 - index);
+    } else if (auto id = memory.ReadValue<int64_t>(interp + l.interp.id); id) {
+      interpreter.id = *id;
+    }
 
     const std::vector<uint64_t> states = ThreadStates(memory, l, interp, snapshot.warnings);
     const bool is_main_interpreter = main_interp ? *main_interp == interp : interpreter.id == 0;
@@ -213,6 +237,11 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     interpreter.gc_collecting = collecting;
     AddThreadStatus(objects, interpreter);
     ThreadNames names(objects, interpreter, snapshot.warnings);
+    if (main.tstate == 0 && is_main_interpreter && l.runtime.main_thread == kAbsent &&
+        l.interp.threads_main == kAbsent) {
+      // 3.6 records the main thread nowhere but in threading (_main_thread's ident).
+      MarkMainFromThreading(names, interpreter);
+    }
     if (options.observer != nullptr) options.observer->InterpreterStarted(interpreter);
     for (Thread& thread : interpreter.threads) {
       names.Name(thread);

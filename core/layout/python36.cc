@@ -1,0 +1,66 @@
+// CPython 3.6: no _PyRuntime and no _Py_DebugOffsets; frames are
+// PyFrameObjects. The interpreter list head is pystate.c's static
+// `interp_head`, which the runtime locator finds (core/runtime): the layout's
+// "runtime" is that pointer. Every offset is typed here, checked against the
+// debug info of pyenv's 3.6.15 (tests/data/layouts/3.6.15.tsv,
+// tests/legacy_layout_tables_test.cc).
+#include "core/layout/facts.h"
+#include "core/layout/minor_versions.h"
+
+namespace pyunwind {
+namespace {
+
+void AddFacts(Layout& l) {
+  // What 3.6 declares as 3.7 does; the rest is set below.
+  AddFactsOf37To310(l);
+  l.line_format = LineTableFormat::kLnotab;
+  l.runtime.interpreters_head = 0;  // interp_head itself
+
+  l.interp.size = 120;
+  l.interp.modules = 16;
+  l.interp.sysdict = 32;
+  l.interp.builtins = 40;
+
+  // PyThreadState keeps the exception being handled in exc_type, exc_value,
+  // exc_traceback: laid out as a _PyErr_StackItem, with no stack of them.
+  l.tstate.size = 2272;
+  l.tstate.current_exception = 80;  // curexc_type
+  l.tstate.exc_state = 104;
+  l.tstate.exc_info = kAbsent;
+  l.err_stackitem.previous_item = kAbsent;
+  l.tstate.dict = 128;
+  l.tstate.thread_id = 152;
+
+  l.frame.size = 384;
+  l.frame.stacktop_pointer = 72;
+  l.frame.gen = 112;
+  l.frame.lasti = 120;
+  l.frame.localsplus = 376;
+
+  l.code.size = 144;
+  l.code.argcount = 16;
+  l.code.nlocals = 24;
+  l.code.stacksize = 28;
+  l.code.firstlineno = 36;
+  l.code.code = 40;
+  l.code.varnames = 64;
+  l.code.freevars = 72;
+  l.code.cellvars = 80;
+  l.code.filename = 96;
+  l.code.name = 104;
+  l.code.linetable = 112;  // co_lnotab
+
+  l.function.func_qualname = 104;
+  l.type.ht_cached_keys = 856;
+  AddObjectFacts(l);
+  // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
+  l.task = Layout::Task{};
+  l.gen.frame_pointer = kAbsent;
+  l.running_loop = Layout::RunningLoop{};
+}
+
+}  // namespace
+
+const MinorVersion kCPython36 = {6, {}, AddFacts};
+
+}  // namespace pyunwind
