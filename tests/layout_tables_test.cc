@@ -255,7 +255,7 @@ INSTANTIATE_TEST_SUITE_P(Versions, LayoutTablesTest,
 
 TEST(LayoutTables, RefusesOtherVersionsAndFreeThreading) {
   EXPECT_FALSE(LayoutFromTable(0x030d00f0).ok());
-  EXPECT_FALSE(LayoutFromTable(0x030600f0).ok());  // 3.6: older than every table (3.7-3.10 are read)
+  EXPECT_FALSE(LayoutFromTable(0x030500f0).ok());  // 3.5: older than every table
   EXPECT_FALSE(LayoutFromTable(0x030c06f0, /*free_threaded=*/true).ok());
 }
 

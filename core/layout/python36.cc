@@ -15,6 +15,7 @@ void AddFacts(Layout& l) {
   AddFactsOf37To310(l);
   l.line_format = LineTableFormat::kLnotab;
   l.runtime.interpreters_head = 0;  // interp_head itself
+  l.gil = Layout::Gil{};  // statics of ceval_gil.h, not read
 
   l.interp.size = 120;
   l.interp.modules = 16;

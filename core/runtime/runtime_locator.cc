@@ -171,10 +171,11 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
 
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions) {
-  std::vector<Layout> tables;
+  std::vector<Layout> tables;       // with a _PyRuntime (3.7-3.12)
+  std::vector<Layout> head_tables;  // 3.6: interp_head
   for (uint32_t version : VersionsWithoutDebugOffsets()) {
     Layout table = *LayoutFromTable(version);
-    if (table.runtime.interpreters_main != kAbsent) tables.push_back(std::move(table));
+    (table.runtime.interpreters_main != kAbsent ? tables : head_tables).push_back(std::move(table));
   }
   uint64_t cookie_word;
   std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
@@ -202,6 +203,14 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
         // the heap (a process without subinterpreters).
         const bool head_is_main = value != 0 && Aligned(value) && value == previous_word;
         previous_word = value;
+        // 3.6: pystate.c's interp_head is followed by autoInterpreterState, the main
+        // interpreter too in a process without subinterpreters.
+        for (const Layout& table : head_tables) {
+          if (head_is_main && HeapInterpreterMatches(memory, table, here - 8)) {
+            found = RuntimeLocation{here - 8, table, "a scan for interp_head", {}};
+            return ScanStep::kStop;
+          }
+        }
         for (const Layout& table : tables) {
           // `here` would be runtime.interpreters.main.
           const uint64_t runtime = here - table.runtime.interpreters_main;
