@@ -17,6 +17,10 @@
 #include "core/asyncio/task_reader.h"
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
+#include "core/commands/native.h"
+#include "core/objects/values.h"
+#include "core/target/forwarding_target.h"
+#include "core/walk/locals.h"
 #include "core/objects/remote_collections.h"
 #include "core/pysource/source_file.h"
 #include "tests/fake_process311.h"
@@ -238,6 +242,160 @@ TEST(Limits, LocalsPerFrameAtAndOverTheCap) {
   const CommandOutput missing = p.Run("py-print", {"last"});
   EXPECT_TRUE(missing.failed);
   EXPECT_NE(missing.text.find("(5 more locals were not read)"), std::string::npos) << missing.text;
+}
+
+
+// ------------------------------------------------------------ output
+
+// A thread of `frames` frames of one code object whose qualified name is `name_size`
+// characters: a few KB of target memory that prints frames x name_size bytes.
+uint64_t ThreadOfLongNames(Limits& p, size_t frames, size_t name_size) {
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  const std::string name(name_size, 'n');
+  const uint64_t code = p.Code("/limits.py", name, name, 1, LineTable(1, {{2, 1}}), 2);
+  uint64_t chain = 0;
+  for (size_t i = 0; i < frames; ++i) chain = p.Frame(code, 1, chain);
+  p.SetCurrentFrame(thread, chain);
+  return chain;
+}
+
+struct Printed {
+  std::string text;  // the pieces handed over, then the text returned
+  bool failed = false;
+};
+
+Printed RunLimited(Limits& p, const std::vector<std::string>& args, OutputLimit limit,
+                   bool pieces = false) {
+  CommandContext context{p.target, uint64_t{1}, false, std::nullopt, std::nullopt};
+  context.output_limit = limit;
+  Printed printed;
+  if (pieces) {
+    context.write_output = [&printed](std::string_view piece) { printed.text += piece; };
+    context.output_printed_meanwhile = true;
+  }
+  CommandOutput out = RunCommand(args.front(), {args.begin() + 1, args.end()}, context);
+  printed.text += out.text;
+  printed.failed = out.failed;
+  return printed;
+}
+
+TEST(Limits, OutputBytesOfOnePyBt) {
+  // 2,000 frames of 4,000-character names: about 8 MB of text, 1 MiB allowed.
+  const OutputLimit limit{1 << 20, kMaxOutputLinesPerCommand};
+  const std::string mark = "  ...truncated: the output budget of one command ran out (more than 1048576 bytes)\n";
+  const std::string warning = "warning: the output budget of one command ran out (more than 1048576 bytes): "
+                              "the rest is not shown...truncated\n";
+  for (bool pieces : {false, true}) {
+    SCOPED_TRACE(pieces);
+    Limits p(32 << 20);
+    ThreadOfLongNames(p, 2000, 4000);
+    const Printed out = RunLimited(p, {"py-bt", "--all"}, limit, pieces);
+    ASSERT_FALSE(out.failed) << out.text.substr(0, 300);
+    EXPECT_LE(out.text.size(), limit.bytes + 1024);
+    EXPECT_GT(out.text.size(), limit.bytes - 8192);
+    EXPECT_EQ(Count(out.text, mark), 1u) << out.text.substr(out.text.size() - 500);
+    EXPECT_EQ(Count(out.text, warning), 1u);
+    EXPECT_EQ(out.text.find("...truncated: more than"), std::string::npos);
+  }
+  // Under the default bound, the same stack is whole.
+  Limits p(32 << 20);
+  ThreadOfLongNames(p, 2000, 4000);
+  const std::string whole = p.Run("py-bt", {"--all"}).text;
+  EXPECT_GT(whole.size(), 8'000'000u);
+  EXPECT_EQ(whole.find("output budget"), std::string::npos);
+}
+
+TEST(Limits, OutputLinesOfOnePyBt) {
+  const OutputLimit limit{kMaxOutputBytesPerCommand, 100};
+  Limits p;
+  p.ThreadWithFrames(1000);
+  const Printed out = RunLimited(p, {"py-bt", "--all", "--no-source"}, limit);
+  // The title and "Traceback" line, 98 frames, the mark and the warning.
+  EXPECT_EQ(Count(out.text, "File \"/limits.py\", line 1, in f\n"), 98u) << out.text;
+  EXPECT_NE(out.text.find("  ...truncated: the output budget of one command ran out (more than 100 lines)\n"),
+            std::string::npos) << out.text;
+  EXPECT_LE(Count(out.text, "\n"), 102u);
+}
+
+TEST(Limits, OutputBytesOfOnePyBtJsonStayOneDocument) {
+  const OutputLimit limit{1 << 20, kMaxOutputLinesPerCommand};
+  const std::string reason = "the output budget of one command ran out (more than 1048576 bytes): "
+                             "the rest is not shown...truncated";
+  Limits p(32 << 20);
+  const uint64_t chain = ThreadOfLongNames(p, 2000, 4000);
+  // Three threads sharing the stack: the first is cut, the others left out.
+  for (uint64_t id : {2, 3}) p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  const Printed out = RunLimited(p, {"py-bt", "--all", "--json"}, limit);
+  ASSERT_FALSE(out.failed);
+  EXPECT_LE(out.text.size(), limit.bytes + 1024);
+  const Json doc = Json::parse(out.text);  // throws (fails) if the document was cut mid-way
+  EXPECT_TRUE(HasWarning(doc, reason)) << doc.at("warnings");
+  size_t frames = 0;
+  bool marked = false;
+  for (const Json& thread : doc.at("interpreters").at(0).at("threads")) {
+    frames += thread.at("frames").size();
+    marked = marked || (thread.contains("truncated") && thread.at("truncated") == reason);
+  }
+  EXPECT_TRUE(marked);
+  EXPECT_GT(frames, 100u);
+  EXPECT_LT(frames, 2000u);
+}
+
+// A command whose output is not cut where it is made (py-locals) is cut at a line end where
+// it is returned.
+TEST(Limits, OutputOfAnyCommandIsCutWhereItIsReturned) {
+  Limits p;
+  LocalsOfAFrameWith(p, kMaxLocalsPerFrame, {"py-bt", "--all"});
+  // The limit and the room left for the warnings and stats after a cut (64 lines here).
+  const Printed out = RunLimited(p, {"py-locals"}, {kMaxOutputBytesPerCommand, 1});
+  EXPECT_EQ(Count(out.text, "\n"), 65u + 2);
+  EXPECT_NE(out.text.find("\n...truncated\nwarning: the output budget of one command ran out "
+                          "(more than 1 lines): the rest is not shown...truncated\n"),
+            std::string::npos)
+      << out.text.substr(0, 300);
+}
+
+// GDB's bt: one eval-loop frame runs the whole chain (3.11+); its line names the first
+// kMaxPythonFramesPerNativeFrame, each cut at kMaxNameInNativeFrame characters.
+class WithNativeFrames : public ForwardingTarget {
+ public:
+  using ForwardingTarget::ForwardingTarget;
+  std::vector<NativeFrame> NativeFrames(uint64_t) override {
+    return {{0x10, "clock_nanosleep", "libc.so.6"}, {0x20, "_PyEval_EvalFrameDefault", "python"},
+            {0x30, "main", "python"}};
+  }
+};
+
+TEST(Limits, PythonFramesBesideOneEvalLoopFrame) {
+  Limits p(32 << 20);
+  ThreadOfLongNames(p, 3000, 4000);
+  WithNativeFrames target(&p.target);
+  CommandContext context{target, uint64_t{1}, false, std::nullopt, std::nullopt};
+  const std::map<size_t, std::string> by_native = PythonFramesByNativeFrame(context);
+  ASSERT_EQ(by_native.size(), 1u);
+  const std::string& line = by_native.at(1);
+  const std::string shown = std::string(kMaxNameInNativeFrame, 'n') + "... at limits.py:1";
+  EXPECT_EQ(Count(line, shown), kMaxPythonFramesPerNativeFrame);
+  const std::string more = " and " + std::to_string(3000 - kMaxPythonFramesPerNativeFrame) + " more";
+  EXPECT_EQ(line.substr(line.size() - more.size()), more);
+  EXPECT_LT(line.size(), 2 * kMaxPythonFramesPerNativeFrame * kMaxNameInNativeFrame);
+}
+
+// Locals read once the work budget ran out say that it did, not that the names are unreadable.
+TEST(Limits, LocalsPastTheWorkBudgetSaySo) {
+  Limits p;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t frame = p.heap.Alloc(p.layout.frame.localsplus + 64);
+  WorkBudget::Amounts limits = WorkBudget::kDefaultLimits;
+  limits[static_cast<size_t>(Work::kBytesRead)] = 0;
+  RemoteMemory memory(p.target, kMaxBytesReadPerCommand, limits);
+  ObjectReader objects(memory, p.layout);
+  ValueFormatter values(objects);
+  const FrameLocals locals = ReadFrameLocals(objects, values, frame, code);
+  ASSERT_TRUE(locals.error.has_value());
+  EXPECT_EQ(*locals.error, *memory.budget().Reason());
+  EXPECT_NE(locals.error->find("the work budget of one command ran out"), std::string::npos);
 }
 
 // ------------------------------------------------------------ source files

@@ -18,6 +18,24 @@ inline constexpr uint64_t kMaxBytesReadPerCommand = 512ull << 20;
 inline constexpr uint64_t kMaxBytesReadForTasks = 4ull << 30;  // py-tasks: a million tasks
 inline constexpr uint64_t kMaxBytesScannedForRuntime = 2ull << 30;
 
+// What one command may print (core/render/output_writer.h, OutputBudget): every bound above
+// still lets a few MB of hostile memory multiply into gigabytes of text (65,536 frames of
+// 4,096-character names, each with 1,024 locals of 4,096-character names), which the debugger
+// holds and prints for minutes. Real stacks print far less: py-bt --all of the `scale`
+// scenario (3,069 frames) is about 0.5 MB and 10,000 lines. py-tasks has its own, as for the
+// read budget: its JSON is about 440 bytes a task (bench/README.md), 440 MB for the million
+// tasks kMaxTasks lets through. Past either bound a command stops adding output, marks it
+// "...truncated" and says which bound ran out; JSON stays one whole document. Tests lower
+// them through CommandContext::output_limit.
+inline constexpr uint64_t kMaxOutputBytesPerCommand = 64ull << 20;
+inline constexpr uint64_t kMaxOutputLinesPerCommand = 1000000;
+inline constexpr uint64_t kMaxOutputBytesForTasks = 1ull << 30;
+inline constexpr uint64_t kMaxOutputLinesForTasks = 1ull << 24;
+// GDB's bt: the Python frames named beside one eval-loop frame (3.11+ runs a whole Python
+// call chain in one), then "and N more"; and the characters of each name shown there.
+inline constexpr size_t kMaxPythonFramesPerNativeFrame = 8;
+inline constexpr size_t kMaxNameInNativeFrame = 200;
+
 // The work budget of one command (core/base/work_budget.h): what it may spend in
 // all, cache hits and repeated decoding included. Real programs stay far below
 // it (bench/README.md: a million asyncio tasks spend 17.9 % of the coroutine

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/base/printable.h"
 #include "core/commands/command_table.h"
+#include "core/base/limits.h"
 #include "core/commands/output_file.h"
 #include "core/session/stop_cache.h"
 
@@ -93,11 +96,108 @@ CommandOutput RunCommandHereOrToFile(std::string_view name, const std::vector<st
   return command->run(*parsed, context);
 }
 
+// The output limit of command `name`: py-tasks' own (a million tasks), or every other's.
+OutputLimit OutputLimitOf(std::string_view name, const CommandContext& context) {
+  if (context.output_limit) return *context.output_limit;
+  if (name == "py-tasks") return {kMaxOutputBytesForTasks, kMaxOutputLinesForTasks};
+  return {};
+}
+
+// What passes past the output limit of a command whose output is not cut where it is made
+// (py-bt's text and JSON are, FormatOptions::output): room for the warnings and stats that
+// follow a cut, which are not counted; at most 64 KiB and 1,024 lines, less for a small limit.
+uint64_t SlackBytes(uint64_t limit) { return std::min<uint64_t>(64 << 10, limit / 16 + 4096); }
+uint64_t SlackLines(uint64_t limit) { return std::min<uint64_t>(1024, limit / 16 + 64); }
+
+// The last stop for any command's output: every piece and the returned text are counted, and
+// text past the limit (and its slack) is cut at a line end and marked. JSON (--json) is
+// never cut here: a cut document is no document; its makers keep to the limit themselves.
+class OutputBackstop {
+ public:
+  OutputBackstop(OutputLimit limit, bool json)
+      : limit_(limit),
+        budget_({limit.bytes + SlackBytes(limit.bytes), limit.lines + SlackLines(limit.lines)}),
+        json_(json) {}
+
+  // Whether `piece` may still be printed.
+  bool Pass(std::string_view piece) {
+    if (json_) return true;
+    if (budget_.Exceeded()) return false;
+    if (!budget_.Fits(piece.size(), static_cast<uint64_t>(
+                                         std::count(piece.begin(), piece.end(), '\n')))) {
+      return false;
+    }
+    budget_.Count(piece);
+    return true;
+  }
+  // The returned text, cut where it passes the limit.
+  void Cut(std::string& text) {
+    if (json_) return;
+    if (!budget_.Exceeded()) {
+      const uint64_t bytes = budget_.limit().bytes - budget_.bytes();
+      uint64_t lines = budget_.limit().lines - budget_.lines();
+      size_t end = 0;
+      bool by_lines = false;
+      while (end < text.size()) {
+        if (lines == 0) {
+          by_lines = true;
+          break;
+        }
+        const size_t next = text.find('\n', end);
+        const size_t line_end = next == std::string::npos ? text.size() : next + 1;
+        if (line_end > bytes) break;
+        end = line_end;
+        --lines;
+      }
+      if (end == text.size()) return;
+      constexpr uint64_t kPast = UINT64_MAX / 2;  // past any limit: marks which bound it was
+      if (by_lines) {
+        budget_.Fits(0, kPast);
+      } else {
+        budget_.Fits(kPast, 0);
+      }
+      text.resize(end);
+    } else {
+      text.clear();
+    }
+    // The command's own limit, as a command cut where its output is made says it.
+    OutputBudget said(limit_);
+    if (budget_.Bound().find("lines") != std::string::npos) {
+      said.Fits(0, UINT64_MAX / 2);
+    } else {
+      said.Fits(UINT64_MAX / 2, 0);
+    }
+    text += "...truncated\nwarning: " + said.Reason() + "\n";
+  }
+
+ private:
+  const OutputLimit limit_;
+  OutputBudget budget_;
+  const bool json_;
+};
+
+bool AsksForJson(const std::vector<std::string>& args) {
+  return std::find(args.begin(), args.end(), "--json") != args.end();
+}
+
 }  // namespace
 
 CommandOutput RunCommand(std::string_view name, const std::vector<std::string>& args,
                          CommandContext& context) {
-  CommandOutput output = RunCommandHereOrToFile(name, args, context);
+  const OutputLimit limit = OutputLimitOf(name, context);
+  OutputBudget budget(limit);
+  OutputBackstop backstop(limit, AsksForJson(args));
+  CommandContext limited = context;
+  limited.output_budget = &budget;
+  if (context.write_output) {
+    limited.write_output = [&backstop, &context](std::string_view piece) {
+      if (backstop.Pass(piece)) context.write_output(piece);
+    };
+  }
+  CommandOutput output = RunCommandHereOrToFile(name, args, limited);
+  context.selected_python_frame = limited.selected_python_frame;
+  context.select_native_frame = limited.select_native_frame;
+  if (!output.failed) backstop.Cut(output.text);
   // Whatever it printed or chose: the user stopped it, and its reads failed from then on.
   if (context.target.Interrupted()) {
     context.selected_python_frame.reset();

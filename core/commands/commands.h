@@ -53,6 +53,12 @@ struct CommandContext {
   // command goes on (GDB: gdb_bridge/worker_relay.h). py-bt --all then hands its text over
   // a thread at a time; where printing holds the command up (LLDB), in big pieces only.
   bool output_printed_meanwhile = false;
+  // What the command may print (core/base/limits.h); nullopt: its default, py-tasks' own
+  // or the one of every other command. Tests lower it.
+  std::optional<OutputLimit> output_limit = std::nullopt;
+  // Set by RunCommand: what the command printed so far against that limit. The makers of a
+  // large output stop adding at it (FormatOptions::output).
+  OutputBudget* output_budget = nullptr;
 };
 
 struct CommandOutput {

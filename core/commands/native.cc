@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/base/limits.h"
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
 #include "core/commands/command_session.h"
@@ -160,22 +161,46 @@ CommandOutput RunPyFrame(const ParsedArgs& args, CommandContext& context) {
   return RunPyFrameSelection("py-frame", args, context);
 }
 
+namespace {
+
+// A target-chosen name as bt shows it: printable, and cut at kMaxNameInNativeFrame characters.
+std::string NameInNativeFrame(std::string_view name) {
+  if (name.size() <= kMaxNameInNativeFrame) return PrintableText(name);
+  size_t end = kMaxNameInNativeFrame;
+  while (end > 0 && (static_cast<unsigned char>(name[end]) & 0xC0) == 0x80) --end;  // whole UTF-8
+  return PrintableText(name.substr(0, end)) + "...";
+}
+
+}  // namespace
+
 std::map<size_t, std::string> PythonFramesByNativeFrame(CommandContext& context) {
   std::map<size_t, std::string> by_native;
   auto stack = ReadSelectedStack(context);
   if (!stack.ok()) return by_native;
   const std::vector<Frame>& python = stack->thread.frames;
+  // 3.11+ runs a whole chain of Python calls in one eval-loop frame: the first few are named
+  // and the rest counted, so that one line of bt stays a line.
+  std::map<size_t, size_t> named;
+  std::map<size_t, size_t> more;
   for (size_t i = 0; i < python.size(); ++i) {
     const std::optional<size_t> native = stack->merged.native_of_python[i];
     if (!native) continue;
+    if (named[*native] == kMaxPythonFramesPerNativeFrame) {
+      ++more[*native];
+      continue;
+    }
+    ++named[*native];
     std::string& text = by_native[*native];
     const size_t slash = python[i].filename().rfind('/');
     text += fmt::format("{}{} at {}:{}", text.empty() ? "" : ", ",
-                        PrintableText(python[i].qualname()),
-                        PrintableText(slash == std::string::npos
-                                          ? python[i].filename()
-                                          : python[i].filename().substr(slash + 1)),
+                        NameInNativeFrame(python[i].qualname()),
+                        NameInNativeFrame(slash == std::string::npos
+                                              ? std::string_view(python[i].filename())
+                                              : std::string_view(python[i].filename()).substr(slash + 1)),
                         python[i].line ? std::to_string(*python[i].line) : "?");
+  }
+  for (const auto& [native, count] : more) {
+    by_native[native] += fmt::format(" and {} more", count);
   }
   return by_native;
 }

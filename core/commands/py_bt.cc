@@ -152,6 +152,7 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   format.stats = options.stats ? &target.stats() : nullptr;
   format.work = &target.objects().memory().budget();
   format.session_kept = target.kept();
+  format.output = context.output_budget;
 
   // Threads shown as they are walked: text of every thread, written as it goes.
   std::optional<ThreadsShownAsWalked> early;

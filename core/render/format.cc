@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <iterator>
 #include <map>
 #include <optional>
@@ -315,9 +316,36 @@ struct TracebackText::Parts {
   // Hands the text made so far to `write` once it holds `at_least` bytes.
   void HandOver(size_t at_least) {
     if (write && !out.empty() && out.size() >= at_least) {
+      Counted();
       write(out);
       out.clear();
+      counted = 0;
     }
+  }
+
+  // Counts what `out` gained since it was last counted against the output budget.
+  void Counted() {
+    if (options.output == nullptr) return;
+    options.output->Count(std::string_view(out).substr(counted));
+    counted = out.size();
+  }
+
+  // Appends `text` if the output budget has room for it; else marks the cut once and
+  // from then on adds nothing.
+  bool Add(std::string_view text) {
+    if (cut) return false;
+    if (options.output != nullptr) {
+      Counted();
+      const auto lines = static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+      if (!options.output->Fits(text.size(), lines)) {
+        cut = true;
+        out += fmt::format("  ...truncated: the output budget of one command ran out ({})\n",
+                           options.output->Bound());
+        return false;
+      }
+    }
+    out += text;
+    return true;
   }
 
   const FormatOptions options;
@@ -327,6 +355,8 @@ struct TracebackText::Parts {
   const OutputWriter write;
   const size_t thread_end_piece_bytes;
   std::string out;
+  size_t counted = 0;  // the bytes of `out` counted against options.output
+  bool cut = false;    // the output budget ran out: nothing more is added
   bool first_thread = true;
 };
 
@@ -348,17 +378,20 @@ TracebackText::~TracebackText() = default;
 void TracebackText::AddInterpreter(const Interpreter& interp) {
   Parts& t = *parts_;
   if (t.several_interpreters) {
-    t.out += fmt::format("{}Interpreter {}{}\n", t.palette.header, interp.id, t.palette.reset);
+    t.Add(fmt::format("{}Interpreter {}{}\n", t.palette.header, interp.id, t.palette.reset));
   }
 }
 
 void TracebackText::AddThread(const Thread& thread) {
   Parts& t = *parts_;
+  if (t.cut) return;
   const Palette& p = t.palette;
   std::string& out = t.out;
-  if (!t.first_thread) out += "\n";
+  if (!t.Add(fmt::format("{}{}Thread {}{}{}:\n", t.first_thread ? "" : "\n", p.header,
+                         ThreadTitle(thread), ThreadFlags(thread), p.reset))) {
+    return;
+  }
   t.first_thread = false;
-  out += fmt::format("{}Thread {}{}{}:\n", p.header, ThreadTitle(thread), ThreadFlags(thread), p.reset);
   if (thread.frames.empty() && !thread.truncated) {
     out += "  (no Python frames)\n";
     return;
@@ -374,15 +407,21 @@ void TracebackText::AddThread(const Thread& thread) {
     }
     if (frame.kind == FrameKind::kNative) {
       const NativeFrame& native = NativeOf(frame);
-      out += fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, native.pc, p.name,
-                         native.function.empty() ? "??" : PrintableText(native.function), p.reset,
-                         native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")");
+      if (!t.Add(fmt::format("  #{} {:#018x} in {}{}{}{}\n", frame.native_index, native.pc, p.name,
+                             native.function.empty() ? "??" : PrintableText(native.function), p.reset,
+                             native.module.empty() ? "" : " (" + PrintableText(ModuleName(native.module)) + ")"))) {
+        break;
+      }
       continue;
     }
-    out += t.drawn.Lines(frame);
+    if (!t.Add(t.drawn.Lines(frame))) break;
     // Under the frame, as GDB's libpython py-bt shows the C call it is in.
-    if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
-    out += LocalsText(frame, "    ");
+    if (frame.calling && !t.Add("    " + PrintableText(*frame.calling) + "\n")) break;
+    if (frame.locals && !t.Add(LocalsText(frame, "    "))) break;
+  }
+  if (t.cut) {
+    t.HandOver(t.thread_end_piece_bytes);
+    return;
   }
   if (shown < thread.frames.size()) {
     out += fmt::format("  ...truncated: {} more frames (--limit {})\n",
@@ -403,6 +442,8 @@ std::string TracebackText::Finish(const Snapshot& snapshot, double elapsed_ms) {
   for (const std::string& warning : snapshot.warnings) {
     out += fmt::format("warning: {}\n", PrintableText(warning));
   }
+  if (t.cut) out += fmt::format("warning: {}\n", t.options.output->Reason());
+  t.Counted();
   if (t.options.stats) {
     out += StatsLine(*t.options.stats, elapsed_ms, CountFrames(snapshot),
                      t.options.session_kept) + "\n";
@@ -490,10 +531,15 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                {"hexversion", snapshot.python.version.hexversion},
                {"free_threaded", snapshot.python.free_threaded}});
   out += ",\"interpreters\":[";
-  for (size_t i = 0; i < snapshot.interpreters.size(); ++i) {
+  // Past the output budget no frame, thread or interpreter is added: the document stays whole,
+  // the thread cut says so in "truncated" and the warnings say which bound ran out.
+  OutputBudget* budget = options.output;
+  auto fits = [&out, budget] { return budget == nullptr || budget->Fits(out.size(), 0); };
+  bool cut = false;
+  for (size_t i = 0; i < snapshot.interpreters.size() && !cut; ++i) {
     const Interpreter& interp = snapshot.interpreters[i];
     out += fmt::format("{}{{\"id\":{},\"threads\":[", i ? "," : "", interp.id);
-    for (size_t t = 0; t < interp.threads.size(); ++t) {
+    for (size_t t = 0; t < interp.threads.size() && !cut; ++t) {
       const Thread& thread = interp.threads[t];
       const size_t shown = ShownFrames(thread, options);
       Json entry = {{"native_id", thread.native_id ? Json(*thread.native_id) : Json(nullptr)},
@@ -514,6 +560,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       if (thread.truncated || shown < thread.frames.size()) {
         entry["truncated"] = thread.error ? *thread.error : "frame limit";
       }
+      const size_t thread_start = out.size();
       if (t) out += ',';
       out += Dump(entry);  // an object: "frames" goes before its closing brace
       out.pop_back();
@@ -522,6 +569,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       out += ",\"frames\":[";
       for (size_t f = 0; f < shown; ++f) {
         const Frame& frame = thread.frames[f];
+        const size_t frame_start = out.size();
         if (f) out += ',';
         if (frame.kind == FrameKind::kGc) {
           out += Dump({{"kind", FrameKindName(frame.kind)}});
@@ -535,12 +583,28 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
         } else {
           AppendPythonFrameJson(out, frame, options.json_source);
         }
+        if (!fits()) {
+          out.resize(frame_start);
+          cut = true;
+          break;
+        }
       }
-      out += "]}";
+      if (cut && out.back() == '[' && thread_start > 0 && out[thread_start] == ',') {
+        out.resize(thread_start);  // not one frame of this thread fits: the thread is left out
+      } else {
+        out += ']';
+        if (cut && !entry.contains("truncated")) {
+          out += ",\"truncated\":";
+          AppendJsonString(out, budget->Reason());
+        }
+        out += '}';
+      }
     }
     out += "]}";
   }
-  out += "],\"warnings\":" + Dump(snapshot.warnings);
+  std::vector<std::string> warnings = snapshot.warnings;
+  if (cut) warnings.push_back(budget->Reason());
+  out += "],\"warnings\":" + Dump(warnings);
   if (options.stats) {
     const MemoryStats& s = *options.stats;
     out += ",\"stats\":" + Dump({{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},

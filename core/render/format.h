@@ -22,6 +22,8 @@ struct FormatOptions {
   bool session_kept = false;  // the stats say the command reused an earlier one's reads
   double elapsed_ms = 0;
   bool json_source = false;  // --json --source: each frame's stripped source line
+  // What the command may still print (CommandContext::output_budget); null: no bound.
+  OutputBudget* output = nullptr;
 };
 
 // A frame's "kind" in JSON: "python", "native", "gc".

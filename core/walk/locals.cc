@@ -14,6 +14,18 @@ constexpr uint8_t kFastHidden = 0x10;  // 3.12+: inlined comprehension variables
 constexpr uint8_t kFastCell = 0x40;
 constexpr uint8_t kFastFree = 0x80;
 
+// A read of the frame's or code object's memory failed: the work budget's own reason when
+// that is what stopped it (a command that spent its budget reads nothing more), else `what`.
+Error ReadFailed(RemoteMemory& memory, std::string what) {
+  if (memory.budget().Exhausted()) return memory.budget().StopError();
+  return UnreadableMemory(std::move(what));
+}
+
+// The command was stopped (budget, Ctrl-C): the error says so by itself.
+bool Stopped(const Error& error) {
+  return error.kind == ErrorKind::kBudgetExhausted || error.kind == ErrorKind::kInterrupted;
+}
+
 // A frame's slot names (the first kMaxLocalsPerFrame) and kinds (one
 // co_localspluskinds byte each), and how many slots there are in all.
 struct SlotNames {
@@ -29,18 +41,18 @@ Result<SlotNames> LocalsPlusNames(ObjectReader& objects, uint64_t code_address) 
   auto names_address = memory.ReadPointer(code_address + l.code.localsplusnames);
   auto kinds_address = memory.ReadPointer(code_address + l.code.localspluskinds);
   if (!names_address || !kinds_address) {
-    return UnreadableMemory(
+    return ReadFailed(memory,
         fmt::format("cannot read the local names of the code object at {:#x}", code_address));
   }
   // co_nlocalsplus is a C int: any size up to INT_MAX is a real frame; the
   // first kMaxLocalsPerFrame names are read and the rest counted.
   RemoteCollections collections(objects);
   auto names = collections.TupleFirstItems(*names_address, kMaxLocalsPerFrame, INT32_MAX);
-  if (!names.ok()) return names.error().WithContext("cannot read co_localsplusnames: ");
+  if (!names.ok()) return Stopped(names.error()) ? names.error() : names.error().WithContext("cannot read co_localsplusnames: ");
   const size_t count = names->items.size();
   auto kinds_size = memory.ReadValue<int64_t>(*kinds_address + l.bytes.ob_size);
   if (!kinds_size) {
-    return UnreadableMemory(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+    return ReadFailed(memory, fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
   }
   if (static_cast<uint64_t>(*kinds_size) != names->size) {
     return MakeError(fmt::format("co_localspluskinds has {} entries for {} names", *kinds_size,
@@ -48,7 +60,7 @@ Result<SlotNames> LocalsPlusNames(ObjectReader& objects, uint64_t code_address) 
   }
   SlotNames out{std::move(names->items), std::string(count, '\0'), names->size};
   if (count > 0 && !memory.Read(*kinds_address + l.bytes.ob_sval, out.kinds.data(), count)) {
-    return UnreadableMemory(fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
+    return ReadFailed(memory, fmt::format("cannot read co_localspluskinds at {:#x}", *kinds_address));
   }
   return out;
 }
@@ -64,12 +76,15 @@ Result<SlotNames> VarnamesCellsAndFrees(ObjectReader& objects, uint64_t code_add
   for (const auto& [field, kind] : parts) {
     auto tuple = objects.memory().ReadPointer(code_address + field);
     if (!tuple) {
-      return UnreadableMemory(
+      return ReadFailed(objects.memory(),
           fmt::format("cannot read the local names of the code object at {:#x}", code_address));
     }
     const size_t room = kMaxLocalsPerFrame - out.names.size();
     auto names = collections.TupleFirstItems(*tuple, room, INT32_MAX);
-    if (!names.ok()) return names.error().WithContext("cannot read the code object's local names: ");
+    if (!names.ok()) {
+      return Stopped(names.error()) ? names.error()
+                                    : names.error().WithContext("cannot read the code object's local names: ");
+    }
     out.names.insert(out.names.end(), names->items.begin(), names->items.end());
     out.kinds.append(names->items.size(), static_cast<char>(kind));
     out.size += names->size;
@@ -101,7 +116,7 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   std::vector<uint64_t> raw(count);
   if (!raw.empty() &&
       !memory.Read(frame_address + l.frame.localsplus, raw.data(), raw.size() * 8)) {
-    return UnreadableMemory(
+    return ReadFailed(memory,
         fmt::format("cannot read the locals of the frame at {:#x}", frame_address));
   }
   // 3.14+ keeps _PyStackRef: the low bits are tags, and both low bits set
