@@ -212,6 +212,10 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
     const int32_t offset = f.Offset(type, member);
     return offset == -2 ? kAbsent : offset;
   };
+  // 3.6's tasks are not read (its FutureObj has no fut_callback0): its table leaves them absent.
+  auto task_fact = [&](const std::string& type, const std::string& member) {
+    return minor == 6 ? kAbsent : where_declared(type, member);
+  };
   std::vector<Check> c = {
       {"interp.size", l.interp.size, SizeOf(f, is)},
       {"interp.next", l.interp.next, where_declared(is, "next")},
@@ -229,7 +233,9 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"tstate.thread_id", l.tstate.thread_id, where_declared(ts, "thread_id")},
       {"tstate.current_frame", l.tstate.current_frame, where_declared(ts, "frame")},
       {"tstate.current_exception", l.tstate.current_exception, where_declared(ts, "curexc_type")},
-      {"tstate.exc_state", l.tstate.exc_state, where_declared(ts, "exc_state")},
+      // 3.6 keeps the handled exception's type, value and traceback in the thread state.
+      {"tstate.exc_state", l.tstate.exc_state,
+       where_declared(ts, minor == 6 ? "exc_type" : "exc_state")},
       {"tstate.exc_info", l.tstate.exc_info, where_declared(ts, "exc_info")},
       {"tstate.dict", l.tstate.dict, where_declared(ts, "dict")},
       // 3.6 has no _PyErr_StackItem: the thread state's exc_value follows its exc_type.
@@ -323,20 +329,20 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"exception.args", l.exception.args, where_declared("PyBaseExceptionObject", "args")},
       {"cell.ob_ref", l.cell.ob_ref, where_declared("PyCellObject", "ob_ref")},
       // TaskObj opens with FutureObj's fields (the _asyncio module's DWARF).
-      {"task.loop", l.task.loop, where_declared("TaskObj", "task_loop")},
-      {"task.callback0", l.task.callback0, where_declared("TaskObj", "task_callback0")},
-      {"task.state", l.task.state, where_declared("TaskObj", "task_state")},
-      {"task.fut_waiter", l.task.fut_waiter, where_declared("TaskObj", "task_fut_waiter")},
-      {"task.coro", l.task.coro, where_declared("TaskObj", "task_coro")},
-      {"task.name", l.task.name, where_declared("TaskObj", "task_name")},
-      {"task.callbacks", l.task.callbacks, where_declared("TaskObj", "task_callbacks")},
-      {"task.loop (FutureObj)", l.task.loop, where_declared("FutureObj", "fut_loop")},
-      {"task.callback0 (FutureObj)", l.task.callback0, where_declared("FutureObj", "fut_callback0")},
-      {"task.callbacks (FutureObj)", l.task.callbacks, where_declared("FutureObj", "fut_callbacks")},
+      {"task.loop", l.task.loop, task_fact("TaskObj", "task_loop")},
+      {"task.callback0", l.task.callback0, task_fact("TaskObj", "task_callback0")},
+      {"task.state", l.task.state, task_fact("TaskObj", "task_state")},
+      {"task.fut_waiter", l.task.fut_waiter, task_fact("TaskObj", "task_fut_waiter")},
+      {"task.coro", l.task.coro, task_fact("TaskObj", "task_coro")},
+      {"task.name", l.task.name, task_fact("TaskObj", "task_name")},
+      {"task.callbacks", l.task.callbacks, task_fact("TaskObj", "task_callbacks")},
+      {"task.loop (FutureObj)", l.task.loop, task_fact("FutureObj", "fut_loop")},
+      {"task.callback0 (FutureObj)", l.task.callback0, task_fact("FutureObj", "fut_callback0")},
+      {"task.callbacks (FutureObj)", l.task.callbacks, task_fact("FutureObj", "fut_callbacks")},
   };
   if (minor == 6) {
     // No _PyRuntime: the "runtime" is interp_head, the list's head itself; the GIL is statics.
-    c.push_back({"runtime.interpreters_head (interp_head)", l.runtime.interpreters_head, 0});
+    c.push_back({"runtime.interpreters_head", l.runtime.interpreters_head, 0});
     c.push_back({"runtime.interpreters_main (absent)", l.runtime.interpreters_main, kAbsent});
     c.push_back({"gil.locked (absent: statics of ceval_gil.h)", l.gil.locked, kAbsent});
     c.push_back({"gil.last_holder (absent)", l.gil.last_holder, kAbsent});

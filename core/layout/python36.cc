@@ -56,7 +56,6 @@ void AddFacts(Layout& l) {
   AddObjectFacts(l);
   // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
   l.task = Layout::Task{};
-  l.gen.frame_pointer = kAbsent;
   l.running_loop = Layout::RunningLoop{};
 }
 
