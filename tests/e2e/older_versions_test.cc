@@ -29,6 +29,7 @@
 
 #include <iostream>
 #include <map>
+#include <regex>
 #include <memory>
 #include <optional>
 #include <set>
@@ -262,6 +263,31 @@ TEST_P(OlderVersions, Locals) {
         pyunwind::testing::ExpectLocalsMatchTruth(it->second.at("frames"), truth_->at("locals"));
     EXPECT_GE(compared, 15u);  // every value of innermost (10), middle (4) and outer (1)
     EXPECT_TRUE(got->at("warnings").empty()) << got->at("warnings").dump();
+  });
+}
+
+// py-frame, py-print, py-locals, py-list and py-down on the main thread (selected when the
+// debugger starts): legacy_locals.py's main(truth_path) parked in sleep_forever().
+TEST_P(OlderVersions, FrameCommands) {
+  script_ = "legacy_locals";
+  Verdict([&] {
+    RunResult r = RunDebugger(GetParam().debugger, *install_, target_,
+                              {"py-frame 1", "py-print truth_path", "py-locals", "py-list",
+                               "py-down"},
+                              120);
+    ASSERT_TRUE(r.exited) << r.Describe();
+    const std::string said = PyunwindError(r.out + r.err);
+    EXPECT_TRUE(said.empty()) << said << "\n" << r.Describe();
+    EXPECT_NE(r.out.find("#1 File \""), std::string::npos) << r.Describe();
+    EXPECT_NE(r.out.find("in main"), std::string::npos) << r.Describe();
+    EXPECT_NE(r.out.find("local 'truth_path' = '"), std::string::npos) << r.Describe();
+    EXPECT_NE(r.out.find("worker = <Thread object"), std::string::npos) << r.Describe();
+    // py-list marks the current line: ">70    sleep_forever()".
+    EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\n *>\d+ +sleep_forever\(\))")))
+        << r.Describe();
+    EXPECT_NE(r.out.find("sleep_forever()"), std::string::npos) << r.Describe();
+    EXPECT_NE(r.out.find("#0 File \""), std::string::npos) << r.Describe();
+    EXPECT_NE(r.out.find("in sleep_forever"), std::string::npos) << r.Describe();
   });
 }
 
