@@ -184,7 +184,35 @@ void AddFrameFactsOf37To39(Layout& l) {
   l.function.func_qualname = 104;
 }
 
-void AddCodeFactsOf38And39(Layout& l) {
+void AddStateFactsOf39And310(Layout& l) {
+  l.runtime.interpreters_head = 32;
+  l.runtime.interpreters_main = 40;
+  l.runtime.main_thread = 72;
+  l.runtime.gil = 352;  // ceval.gil
+  l.interp.runtime = 16;
+  l.interp.id = 24;
+  l.interp.gc_collecting = 816;
+  l.interp.modules = 856;
+  l.interp.sysdict = 872;
+  l.interp.builtins = 880;
+}
+
+void AddCodeFactsOf36And37(Layout& l) {
+  l.code.size = 144;
+  l.code.argcount = 16;
+  l.code.nlocals = 24;
+  l.code.stacksize = 28;
+  l.code.firstlineno = 36;
+  l.code.code = 40;
+  l.code.varnames = 64;
+  l.code.freevars = 72;
+  l.code.cellvars = 80;
+  l.code.filename = 96;
+  l.code.name = 104;
+  l.code.linetable = 112;  // co_lnotab
+}
+
+void AddCodeFactsOf38To310(Layout& l) {
   l.code.size = 176;
   l.code.argcount = 16;
   l.code.nlocals = 28;
@@ -196,7 +224,7 @@ void AddCodeFactsOf38And39(Layout& l) {
   l.code.cellvars = 88;
   l.code.filename = 104;
   l.code.name = 112;
-  l.code.linetable = 120;  // co_lnotab
+  l.code.linetable = 120;  // co_lnotab; 3.10's co_linetable
 }
 
 void AddFrameNamespaceFactsOf312On(Layout& l) {

@@ -35,8 +35,16 @@ void AddFactsOf37To310(Layout& l);
 // PyFunctionObject's func_qualname after eleven other fields.
 void AddFrameFactsOf37To39(Layout& l);
 
-// 3.8 and 3.9: PyCodeObject with co_posonlyargcount and co_lnotab.
-void AddCodeFactsOf38And39(Layout& l);
+// 3.9 and 3.10: where _PyRuntime lists interpreters and keeps the GIL, and
+// the interpreter's runtime, id, collector, modules, sys and builtins.
+void AddStateFactsOf39And310(Layout& l);
+
+// 3.6 and 3.7: PyCodeObject without co_posonlyargcount.
+void AddCodeFactsOf36And37(Layout& l);
+
+// 3.8 to 3.10: PyCodeObject with co_posonlyargcount; co_lnotab, in 3.10
+// co_linetable at the same place.
+void AddCodeFactsOf38To310(Layout& l);
 
 // 3.13 through 3.15: what completes a _Py_DebugOffsets block. The struct
 // around interpreters.head, PyDictObject before ma_keys, _co_firsttraceable

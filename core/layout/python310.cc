@@ -11,18 +11,9 @@ void AddFacts(Layout& l) {
   AddFactsOf37To310(l);
   l.line_format = LineTableFormat::kLineTable;
   l.tstate.size = 280;  // root_cframe at the end
-  l.runtime.interpreters_head = 32;
-  l.runtime.interpreters_main = 40;
-  l.runtime.main_thread = 72;
-  l.runtime.gil = 352;  // ceval.gil
+  AddStateFactsOf39And310(l);
 
   l.interp.size = 113528;
-  l.interp.runtime = 16;
-  l.interp.id = 24;
-  l.interp.gc_collecting = 816;
-  l.interp.modules = 856;
-  l.interp.sysdict = 872;
-  l.interp.builtins = 880;
 
   // f_valuestack, f_trace, f_stackdepth, ..., f_gen, f_lasti (code units), f_lineno.
   l.frame.size = 360;
@@ -33,18 +24,7 @@ void AddFacts(Layout& l) {
   l.frame.lasti_in_code_units = true;
   l.frame.localsplus = 352;
 
-  l.code.size = 176;
-  l.code.argcount = 16;
-  l.code.nlocals = 28;
-  l.code.stacksize = 32;
-  l.code.firstlineno = 40;
-  l.code.code = 48;
-  l.code.varnames = 72;
-  l.code.freevars = 80;
-  l.code.cellvars = 88;
-  l.code.filename = 104;
-  l.code.name = 112;
-  l.code.linetable = 120;
+  AddCodeFactsOf38To310(l);
 
   // PyFunctionObject opens with func_globals, func_builtins, func_name, func_qualname.
   l.function.func_qualname = 40;

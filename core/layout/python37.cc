@@ -24,19 +24,7 @@ void AddFacts(Layout& l) {
   l.interp.builtins = 64;
 
   AddFrameFactsOf37To39(l);
-  // PyCodeObject before 3.8 has no co_posonlyargcount.
-  l.code.size = 144;
-  l.code.argcount = 16;
-  l.code.nlocals = 24;
-  l.code.stacksize = 28;
-  l.code.firstlineno = 36;
-  l.code.code = 40;
-  l.code.varnames = 64;
-  l.code.freevars = 72;
-  l.code.cellvars = 80;
-  l.code.filename = 96;
-  l.code.name = 104;
-  l.code.linetable = 112;  // co_lnotab
+  AddCodeFactsOf36And37(l);
   l.type.ht_cached_keys = 856;
   // TaskObj after the FutureObj fields.
   l.task.state = 72;

@@ -23,7 +23,7 @@ void AddFacts(Layout& l) {
   l.interp.builtins = 80;
 
   AddFrameFactsOf37To39(l);
-  AddCodeFactsOf38And39(l);
+  AddCodeFactsOf38To310(l);
   l.type.ht_cached_keys = 872;
   // TaskObj after the FutureObj fields.
   l.task.state = 72;

@@ -10,21 +10,12 @@ namespace {
 void AddFacts(Layout& l) {
   AddFactsOf37To310(l);
   l.line_format = LineTableFormat::kLnotab;
-  l.runtime.interpreters_head = 32;
-  l.runtime.interpreters_main = 40;
-  l.runtime.main_thread = 72;
-  l.runtime.gil = 352;  // ceval.gil
+  AddStateFactsOf39And310(l);
 
   l.interp.size = 5656;
-  l.interp.runtime = 16;
-  l.interp.id = 24;
-  l.interp.gc_collecting = 816;
-  l.interp.modules = 856;
-  l.interp.sysdict = 872;
-  l.interp.builtins = 880;
 
   AddFrameFactsOf37To39(l);
-  AddCodeFactsOf38And39(l);
+  AddCodeFactsOf38To310(l);
   l.type.ht_cached_keys = 864;
   // TaskObj after the FutureObj fields.
   l.task.state = 80;
