@@ -311,7 +311,9 @@ TEST_P(OlderVersionsTasks, PyTasks) {
         continue;
       }
       const json& task = it->second;
-      if (!want.at("name").is_null()) EXPECT_EQ(task.at("name"), want.at("name"));
+      if (!want.at("name").is_null()) {
+        EXPECT_EQ(task.at("name"), want.at("name"));
+      }
       EXPECT_EQ(StackKey(task.at("coroutine_stack")), StackKey(want.at("coroutine_stack")));
       std::set<std::pair<std::string, std::string>> edges, want_edges;
       for (const json& e : task.at("awaited_by")) {
