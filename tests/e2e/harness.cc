@@ -158,19 +158,32 @@ std::optional<std::string> PyenvPython(const std::string& version) {
   return std::nullopt;
 }
 
-std::optional<std::string> SidPython(const std::string& minor) {
+namespace {
+
+// <cache>/<subdir>/usr/bin/python<minor> as .ci/fetch-pythons unpacks it, once complete.
+std::optional<std::string> FetchedPython(const std::string& subdir, const std::string& minor) {
   const std::string cache = Getenv("PYUNWIND_PYTHON_CACHE").empty() ? "/var/cache/pyunwind-python"
                                                                     : Getenv("PYUNWIND_PYTHON_CACHE");
-  const std::string dir = cache + "/" + minor;
+  const std::string dir = cache + "/" + subdir;
   const std::string python = dir + "/usr/bin/python" + minor;
   if (!FileExists(dir + "/.complete") || !IsExecutable(python)) return std::nullopt;
   return python;
 }
 
+}  // namespace
+
+std::optional<std::string> SidPython(const std::string& minor) {
+  return FetchedPython(minor, minor);
+}
+
+std::optional<std::string> BullseyePython() { return FetchedPython("bullseye", "3.9"); }
+
 std::optional<std::string> InterpreterPath(const std::string& interp) {
   std::string path;
   if (interp.rfind("sid_", 0) == 0) {
     return SidPython(interp.substr(4));
+  } else if (interp == kBullseyeInterp) {
+    return BullseyePython();
   } else if (interp == "debian_3.11") {
     path = kDebianPython;
   } else if (interp == "debian_3.11d") {

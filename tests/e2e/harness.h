@@ -69,9 +69,15 @@ std::optional<std::string> PyenvPython(const std::string& version);
 // /var/cache/pyunwind-python; nullopt when it is not there.
 std::optional<std::string> SidPython(const std::string& minor);
 
+// Debian 11's own interpreter (python3.9 3.9.2: static, non-PIE, stripped) as
+// `.ci/fetch-pythons bullseye` unpacks it: <cache>/bullseye/usr/bin/python3.9, <cache> as for
+// SidPython; nullopt when it is not there.
+std::optional<std::string> BullseyePython();
+inline constexpr const char* kBullseyeInterp = "bullseye_3.9";
+
 // The interpreter a test cell names: "debian_3.11" (kDebianPython), "debian_3.11d"
-// (Debian's debug build, python3.11-dbg), "sid_3.14" (SidPython) or a pyenv version;
-// nullopt when not installed.
+// (Debian's debug build, python3.11-dbg), "sid_3.14" (SidPython), "bullseye_3.9"
+// (BullseyePython) or a pyenv version; nullopt when not installed.
 std::optional<std::string> InterpreterPath(const std::string& interp);
 
 bool FileExists(const std::string& path);

@@ -2,8 +2,9 @@
 // to pass today on pyenv's 3.11.7 (proving the tests and the scenarios right) and to run
 // unchanged on the older pyenv versions as the core learns them.
 //
-// Each (pyenv version) x (live, gcore core alone, core with the interpreter as executable)
-// x (LLDB, GDB) cell checks, against the truth the scenario wrote from inside:
+// Each (pyenv version, and Debian 11's own python3.9) x (live, gcore core alone, core with the
+// interpreter as executable) x (LLDB, GDB) cell checks, against the truth the scenario wrote
+// from inside:
 //   * PyBtAll: tests/data/legacy_threads.py, `py-bt --all --json`: every thread's frames
 //     (CompareWithTruth: filename, line, name, qualname; the threading name) and is_main.
 //   * Locals: tests/data/legacy_locals.py, `py-bt --all --locals --json`: the worker's
@@ -20,6 +21,10 @@
 // that is not installed is skipped with one line. One scenario process and one core per
 // (version, scenario) serve all its cells; only one is alive at a time (legacy_threads has a
 // spinning thread, and this machine has 2 CPUs).
+//
+// Debian 11's python3.9 (3.9.2, `.ci/fetch-pythons bullseye`; the "Debian11" cells) is a
+// distribution build: static, non-PIE, stripped (only .dynsym: _PyRuntime is exported), its
+// layout that of pyenv's 3.9 but with nothing of its debug info at hand.
 //
 // Refusal: on a version pyunwind cannot read, its one error line names the version.
 #include <unistd.h>
@@ -45,10 +50,21 @@ namespace {
 // The versions the core reads: their cells must pass. Add a version here when the core
 // learns it; the others' failures are skips.
 const std::set<std::string> kSupportedLegacyVersions = {"3.6.15", "3.7.16", "3.8.18", "3.9.18",
-                                                         "3.10.13", "3.11.7"};
+                                                         "3.10.13", "3.11.7", kBullseyeInterp};
 
 const std::vector<std::string> kVersions = {"2.7.18", "3.6.15",  "3.7.16", "3.8.18",
                                             "3.9.18", "3.10.13", "3.11.7"};
+
+// Debian 11's interpreter, as InterpreterPath names it (tests/e2e/harness.h).
+const std::vector<std::string> kDebian11 = {kBullseyeInterp};
+
+bool IsBullseye(const std::string& version) { return version == kBullseyeInterp; }
+
+// "3.9" of "3.9.18" or "bullseye_3.9".
+std::string MinorOf(const std::string& version) {
+  if (IsBullseye(version)) return "3.9";
+  return version.substr(0, version.rfind('.'));
+}
 
 enum class Open { kLive, kCoreAlone, kCoreWithExecutable };
 
@@ -63,13 +79,14 @@ const char* OpenName(Open o) {
 }
 
 void PrintTo(const Cell& c, std::ostream* os) {
-  *os << "pyenv " << c.version << ", " << OpenName(c.open) << ", " << DebuggerName(c.debugger);
+  *os << (IsBullseye(c.version) ? "Debian 11's 3.9" : "pyenv " + c.version) << ", "
+      << OpenName(c.open) << ", " << DebuggerName(c.debugger);
 }
 
-// Every cell; `from_3_7`: only those of 3.7 and later.
-std::vector<Cell> Cells(bool from_3_7 = false) {
+// Every cell of `versions`; `from_3_7`: only those of 3.7 and later.
+std::vector<Cell> Cells(const std::vector<std::string>& versions, bool from_3_7 = false) {
   std::vector<Cell> cells;
-  for (const std::string& version : kVersions) {
+  for (const std::string& version : versions) {
     if (from_3_7 && (version.rfind("2.", 0) == 0 || version.rfind("3.6.", 0) == 0)) continue;
     for (Open open : {Open::kLive, Open::kCoreAlone, Open::kCoreWithExecutable})
       for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({version, open, d});
@@ -130,9 +147,11 @@ class OlderVersions : public ::testing::TestWithParam<Cell> {
   // cells, and sets target_; false when the test cannot go on (skipped or failed).
   bool Start(const std::string& script) {
     const Cell& c = GetParam();
-    const auto python = PyenvPython(c.version);
+    const auto python = InterpreterPath(c.version);
     if (!python) {
-      skip_ = "pyenv's Python " + c.version + " is not installed";
+      skip_ = IsBullseye(c.version)
+                  ? "Debian 11's Python 3.9 is not unpacked (.ci/fetch-pythons bullseye says why)"
+                  : "pyenv's Python " + c.version + " is not installed";
       return false;
     }
     std::string error;
@@ -291,7 +310,8 @@ TEST_P(OlderVersions, FrameCommands) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersions, ::testing::ValuesIn(Cells()), CellName);
+INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersions, ::testing::ValuesIn(Cells(kVersions)), CellName);
+INSTANTIATE_TEST_SUITE_P(Debian11, OlderVersions, ::testing::ValuesIn(Cells(kDebian11)), CellName);
 
 // ---------------------------------------------------------------- py-tasks
 
@@ -337,7 +357,9 @@ TEST_P(OlderVersionsTasks, PyTasks) {
         continue;
       }
       const json& task = it->second;
-      if (!want.at("name").is_null()) EXPECT_EQ(task.at("name"), want.at("name"));
+      if (!want.at("name").is_null()) {
+        EXPECT_EQ(task.at("name"), want.at("name"));
+      }
       EXPECT_EQ(StackKey(task.at("coroutine_stack")), StackKey(want.at("coroutine_stack")));
       std::set<std::pair<std::string, std::string>> edges, want_edges;
       for (const json& e : task.at("awaited_by")) {
@@ -358,7 +380,40 @@ TEST_P(OlderVersionsTasks, PyTasks) {
 }
 
 // Tasks from 3.7 on (the brief of this test; legacy_asyncio.py itself runs on 3.6 too).
-INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersionsTasks, ::testing::ValuesIn(Cells(true)), CellName);
+INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersionsTasks, ::testing::ValuesIn(Cells(kVersions, true)),
+                         CellName);
+INSTANTIATE_TEST_SUITE_P(Debian11, OlderVersionsTasks, ::testing::ValuesIn(Cells(kDebian11, true)),
+                         CellName);
+
+// ---------------------------------------------------------------- Debian 11: how _PyRuntime is found
+
+// Debian 11's stripped binary: live and with the executable, _PyRuntime comes from .dynsym
+// (the only symbol table it keeps); so it does from the core alone in LLDB, which loads the
+// executable the core names from its path on disk. GDB, from the core alone, has no module to
+// look the symbol up in, and the scan for the runtime's main interpreter finds it. `py-bt -v`
+// says which.
+class Debian11Runtime : public OlderVersions {};
+
+TEST_P(Debian11Runtime, FoundBy) {
+  const Cell& c = GetParam();
+  script_ = "legacy_locals";  // no spinning thread
+  if (!Start(script_)) {
+    if (!skip_.empty()) GTEST_SKIP() << skip_;
+    return;
+  }
+  RunResult r = RunDebugger(c.debugger, *install_, target_, {"py-bt -v"}, 120);
+  ASSERT_TRUE(r.exited) << r.Describe();
+  const auto lines = LinesContaining(r.out + r.err, "_PyRuntime at ");
+  ASSERT_FALSE(lines.empty()) << r.Describe();
+  const char* want = c.open == Open::kCoreAlone && c.debugger == Debugger::kGdb
+                         ? "found by a scan for the runtime's main interpreter"
+                         : "found by the _PyRuntime symbol";
+  EXPECT_NE(lines.front().find(want), std::string::npos) << lines.front();
+  EXPECT_NE(lines.front().find("layout from table 3.9"), std::string::npos) << lines.front();
+}
+
+INSTANTIATE_TEST_SUITE_P(Debian11, Debian11Runtime, ::testing::ValuesIn(Cells(kDebian11)),
+                         CellName);
 
 // ---------------------------------------------------------------- refusal
 
@@ -378,7 +433,7 @@ TEST_P(Refusal, ErrorNamesTheVersion) {
   ASSERT_TRUE(r.exited) << r.Describe();
   const std::string said = PyunwindError(r.out + r.err);
   if (said.empty()) GTEST_SKIP() << "pyunwind reads Python " << c.version << ": nothing refused";
-  const std::string minor = c.version.substr(0, c.version.rfind('.'));
+  const std::string minor = MinorOf(c.version);
   EXPECT_NE(said.find("Python " + minor + " is not supported"), std::string::npos) << said;
   EXPECT_EQ(said.find('\n'), std::string::npos) << said;
 }
