@@ -9,6 +9,8 @@
 //     eval-loop frame selected after py-up, the "Newest Python frame reached" message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <regex>
 #include <sstream>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/limits.h"
 #include "tests/e2e/harness.h"
 #include "tests/e2e/scenario_sources.h"
 
@@ -247,7 +250,13 @@ TEST_P(Native, PlainBtShowsThePythonFramesOfEachEvalLoopFrame) {
   const std::string innermost = "_PyEval_EvalFrameDefault [Python: " + FilterText(frames.at(0)) +
                                 ", " + FilterText(frames.at(1)) + ", " + FilterText(frames.at(2)) + ", ";
   EXPECT_NE(run.out.find(innermost), std::string::npos) << innermost << "\n" << run.Describe();
-  const std::string outermost = ", " + FilterText(frames.back()) + "] (";
+  // The first kMaxPythonFramesPerNativeFrame are named, the rest counted (core/base/limits.h).
+  const size_t named = std::min<size_t>(frames.size(), pyunwind::kMaxPythonFramesPerNativeFrame);
+  const std::string outermost =
+      frames.size() > named
+          ? ", " + FilterText(frames.at(named - 1)) + " and " +
+                std::to_string(frames.size() - named) + " more] ("
+          : ", " + FilterText(frames.back()) + "] (";
   EXPECT_NE(run.out.find(outermost), std::string::npos) << outermost << "\n" << run.Describe();
 }
 
