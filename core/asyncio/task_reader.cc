@@ -11,11 +11,6 @@
 #include <algorithm>
 
 namespace pyunwind {
-namespace {
-
-constexpr int64_t kMaxStackDepth = 1 << 16;
-
-}  // namespace
 
 void TaskReader::Warn(std::string message) {
   warnings_.Add(std::move(message));

@@ -106,7 +106,7 @@ void AddFactsOf311And312(Layout& l) {
   l.managed_dict.dict_before = 24;
 }
 
-void AddFactsOf37To310(Layout& l) {
+void AddFactsOf36To310(Layout& l) {
   l.source = LayoutSource::kTable;
   l.frame_model = FrameModel::kFrameObjects;
   l.caret_rules = TracebackCaretRules::kPython311;  // unused: no columns before 3.11
@@ -114,20 +114,12 @@ void AddFactsOf37To310(Layout& l) {
   l.interp.next = 0;
   l.interp.threads_head = 8;
 
-  l.tstate.size = 264;
   l.tstate.prev = 0;
   l.tstate.next = 8;
   l.tstate.interp = 16;
   l.tstate.current_frame = 24;  // tstate->frame
-  l.tstate.current_exception = 88;  // curexc_type
-  l.tstate.current_exception_is_type = true;
-  l.tstate.exc_state = 112;
-  l.tstate.exc_info = 144;
-  l.tstate.dict = 152;
-  l.tstate.thread_id = 176;
+  l.tstate.current_exception_is_type = true;  // curexc_type
   l.err_stackitem.exc_value = 8;
-  l.err_stackitem.previous_item = 24;
-  l.running_loop.dict_key = "__asyncio_running_event_loop__";
 
   // PyFrameObject { PyObject_VAR_HEAD; f_back; f_code; f_builtins; f_globals; f_locals; ... }.
   l.frame.previous = 24;
@@ -138,10 +130,6 @@ void AddFactsOf37To310(Layout& l) {
   l.frame.valuestack = 64;
   // PyGenObject / PyCoroObject { PyObject_HEAD; gi_frame; ... }.
   l.gen.frame_pointer = 16;
-  // _asyncio's PyRunningLoopHolder: PyObject_HEAD, rl_loop, rl_pid.
-  l.running_loop.holder_type = "_RunningLoopHolder";
-  l.running_loop.holder_loop = 16;
-  l.running_loop.holder_size = 32;
 
   l.object.ob_type = 8;
   l.object.ob_size = 16;
@@ -169,7 +157,25 @@ void AddFactsOf37To310(Layout& l) {
   l.dict.keys_size = 8;
   l.dict.keys_nentries = 32;
   l.dict.keys_indices = 40;
-  // struct _gil_runtime_state { interval; last_holder; locked; ... }.
+}
+
+void AddThreadFactsOf37To310(Layout& l) {
+  // PyThreadState: ...; curexc_type at 88; exc_state at 112; exc_info; dict; ...; thread_id.
+  l.tstate.size = 264;
+  l.tstate.current_exception = 88;
+  l.tstate.exc_state = 112;
+  l.tstate.exc_info = 144;
+  l.tstate.dict = 152;
+  l.tstate.thread_id = 176;
+  // _PyErr_StackItem { exc_type; exc_value; exc_traceback; previous_item; }.
+  l.err_stackitem.previous_item = 24;
+  // _asyncio keeps the running loop in the thread's dict, in a PyRunningLoopHolder
+  // { PyObject_HEAD; rl_loop; rl_pid; }.
+  l.running_loop.dict_key = "__asyncio_running_event_loop__";
+  l.running_loop.holder_type = "_RunningLoopHolder";
+  l.running_loop.holder_loop = 16;
+  l.running_loop.holder_size = 32;
+  // struct _gil_runtime_state { interval; last_holder; locked; ... } in _PyRuntime.
   l.gil.last_holder = 8;
   l.gil.locked = 16;
 }

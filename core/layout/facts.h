@@ -22,14 +22,18 @@ void AddObjectFacts(Layout& l);
 // (their files add the rest).
 void AddFactsOf311And312(Layout& l);
 
-// 3.7 through 3.10, which keep PyFrameObjects: what they declare alike.
-// PyThreadState { prev; next; interp; frame; ...; curexc_type at 88;
-// exc_state at 112; exc_info; dict; ...; thread_id at 176 }, _PyErr_StackItem
-// { exc_type; exc_value; exc_traceback; previous_item; }, PyFrameObject's
-// f_back, f_code, f_builtins, f_globals and f_locals, the compact dict
-// (PyDictKeysObject with dk_size), and the objects 3.11 kept unchanged
-// (its file then adds AddObjectFacts).
-void AddFactsOf37To310(Layout& l);
+// 3.6 through 3.10, which keep PyFrameObjects: what they declare alike.
+// PyThreadState { prev; next; interp; frame; ... }, _PyErr_StackItem's (3.6:
+// the thread state's) exc_value after exc_type, PyFrameObject's f_back,
+// f_code, f_builtins, f_globals, f_locals and f_valuestack, gi_frame, the
+// compact dict (PyDictKeysObject with dk_size), and the objects 3.11 kept
+// unchanged (its file then adds AddObjectFacts).
+void AddFactsOf36To310(Layout& l);
+
+// 3.7 through 3.10: the rest of PyThreadState (exc_info, a stack of
+// _PyErr_StackItem, dict, thread_id), the running loop's holder, and the GIL
+// of _PyRuntime.
+void AddThreadFactsOf37To310(Layout& l);
 
 // 3.7 through 3.9: PyFrameObject's f_lasti (bytes) and f_localsplus, and
 // PyFunctionObject's func_qualname after eleven other fields.

@@ -8,7 +8,8 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
-  AddFactsOf37To310(l);
+  AddFactsOf36To310(l);
+  AddThreadFactsOf37To310(l);
   l.line_format = LineTableFormat::kLineTable;
   l.tstate.size = 280;  // root_cframe at the end
   AddStateFactsOf39And310(l);

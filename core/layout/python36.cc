@@ -11,11 +11,9 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
-  // What 3.6 declares as 3.7 does; the rest is set below.
-  AddFactsOf37To310(l);
+  AddFactsOf36To310(l);
   l.line_format = LineTableFormat::kLnotab;
   l.runtime.interpreters_head = 0;  // interp_head itself
-  l.gil = Layout::Gil{};  // statics of ceval_gil.h, not read
 
   l.interp.size = 120;
   l.interp.modules = 16;
@@ -27,8 +25,6 @@ void AddFacts(Layout& l) {
   l.tstate.size = 2272;
   l.tstate.current_exception = 80;  // curexc_type
   l.tstate.exc_state = 104;
-  l.tstate.exc_info = kAbsent;
-  l.err_stackitem.previous_item = kAbsent;
   l.tstate.dict = 128;
   l.tstate.thread_id = 152;
 
@@ -45,7 +41,6 @@ void AddFacts(Layout& l) {
   AddObjectFacts(l);
   // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
   l.task = Layout::Task{};
-  l.running_loop = Layout::RunningLoop{};
 }
 
 }  // namespace

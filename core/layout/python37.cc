@@ -8,7 +8,8 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
-  AddFactsOf37To310(l);
+  AddFactsOf36To310(l);
+  AddThreadFactsOf37To310(l);
   l.line_format = LineTableFormat::kLnotab;
   l.tstate.size = 280;
   l.runtime.interpreters_head = 24;

@@ -8,7 +8,8 @@ namespace pyunwind {
 namespace {
 
 void AddFacts(Layout& l) {
-  AddFactsOf37To310(l);
+  AddFactsOf36To310(l);
+  AddThreadFactsOf37To310(l);
   l.line_format = LineTableFormat::kLnotab;
   l.runtime.interpreters_head = 32;
   l.runtime.interpreters_main = 40;
