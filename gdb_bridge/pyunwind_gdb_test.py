@@ -168,18 +168,49 @@ class SwallowedExceptions(Base):
         self.assertIn("Traceback (most recent call last):", self.stderr())
         self.assertIn("AttributeError: no such attribute", self.stderr())
 
-    def test_a_frame_without_level_is_left_undecorated_and_counted(self):
+    def test_a_frame_that_fails_is_left_undecorated_and_counted(self):
         frames = self.gdb.frame_filters["pyunwind"]
         frames.python_frames_by_level = lambda: {0: "main at app.py:3"}
         with_level = types.SimpleNamespace(
             inferior_frame=lambda: types.SimpleNamespace(level=lambda: 0),
             function=lambda: "_PyEval_EvalFrameDefault")
-        without = types.SimpleNamespace(inferior_frame=lambda: object())  # GDB 10: no level()
-        decorated = list(frames.filter(iter([with_level, without])))
+
+        def unreadable():
+            raise AttributeError("a GDB API the script misuses")
+
+        failing = types.SimpleNamespace(inferior_frame=unreadable)
+        decorated = list(frames.filter(iter([with_level, failing])))
         self.assertEqual(decorated[0].function(),
                          "_PyEval_EvalFrameDefault [Python: main at app.py:3]")
-        self.assertIs(decorated[1], without)
+        self.assertIs(decorated[1], failing)
         self.assertEqual(self.package.swallowed.counts(), {"frame filter": 1})
+
+    def test_gdb_10_without_frame_level_counts_from_the_newest_frame(self):
+        # GDB 10's gdb.Frame has no level(): the filter counts older() steps instead.
+        class Frame10:
+            def __init__(self, older):
+                self._older = older
+
+            def older(self):
+                return self._older
+
+        oldest = Frame10(None)
+        middle = Frame10(oldest)
+        newest = Frame10(middle)
+        self.gdb.newest_frame = lambda: newest
+        frames = self.gdb.frame_filters["pyunwind"]
+        frames.python_frames_by_level = lambda: {1: "main at app.py:3", 2: "<module> at app.py:9"}
+
+        def decorator(frame):
+            return types.SimpleNamespace(inferior_frame=lambda: frame,
+                                         function=lambda: "_PyEval_EvalFrameDefault")
+
+        decorated = list(frames.filter(iter([decorator(f) for f in (newest, middle, oldest)])))
+        self.assertEqual([d.function() for d in decorated],
+                         ["_PyEval_EvalFrameDefault",
+                          "_PyEval_EvalFrameDefault [Python: main at app.py:3]",
+                          "_PyEval_EvalFrameDefault [Python: <module> at app.py:9]"])
+        self.assertEqual(self.package.swallowed.counts(), {})
 
 
 class VersionVerbose(Base):

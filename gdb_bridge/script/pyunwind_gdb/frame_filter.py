@@ -54,6 +54,34 @@ class PythonFramesDecorator(FrameDecorator):
         return "%s [Python: %s]" % (name, self._python_frames)
 
 
+class FrameLevels:
+    """The level of each frame `bt` decorates: Frame.level() from GDB 11 on; GDB 10 has
+    none, so there a frame's position counted from the newest frame, walked once per `bt`
+    and only down to `deepest` (the deepest level with Python frames). GDB hands the
+    frames to the filter newest first, so the search goes on from the last one found."""
+
+    def __init__(self, deepest):
+        self._deepest = deepest
+        self._frames = None  # newest first, on GDB 10 only
+        self._next = 0
+
+    def of(self, frame):
+        level = getattr(frame, "level", None)
+        if level is not None:
+            return level()
+        if self._frames is None:
+            self._frames = []
+            walked = gdb.newest_frame()
+            while walked is not None and len(self._frames) <= self._deepest:
+                self._frames.append(walked)
+                walked = walked.older()
+        for position in range(self._next, len(self._frames)):
+            if self._frames[position] == frame:
+                self._next = position + 1
+                return position
+        return None  # deeper than every Python frame, or not of this thread
+
+
 class PythonFramesFilter:
     """Adds the Python frames an eval-loop frame runs to its line in bt."""
 
@@ -97,9 +125,11 @@ class PythonFramesFilter:
         if not mapping:
             return frame_iter
 
+        levels = FrameLevels(max(mapping))
+
         def decorate(decorator):
             try:
-                level = decorator.inferior_frame().level()
+                level = levels.of(decorator.inferior_frame())
             except Exception:
                 swallowed.note(PLACE)
                 return decorator
