@@ -92,7 +92,7 @@ TEST(FuzzCheck, RefusesWhatTheFuzzTargetAbortsOn) {
 // Every seed is a real interpreter state (or one shaped like the amplification tests): the
 // whole stack is there to mutate, so py-bt --all --json returns data on each.
 TEST(FuzzCorpus, EverySeedRuns) {
-  for (const auto& [path, report] : CheckEach("fuzz/corpus", 14)) {
+  for (const auto& [path, report] : CheckEach("fuzz/corpus", 18)) {
     EXPECT_TRUE(Contains(report.succeeded, "py-bt --all --json")) << path;
   }
 }
