@@ -24,6 +24,7 @@
 #include "tests/e2e/harness.h"
 #include "tests/e2e/lldb_versions.h"
 #include "tests/e2e/scenario_sources.h"
+#include "tests/e2e/tasks_truth.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -69,57 +70,6 @@ std::vector<VersionCase> Cases() {
     }
   }
   return cases;
-}
-
-json StackKey(const json& stack) {
-  json out = json::array();
-  for (const json& f : stack) out.push_back({f.at("filename"), f.at("line"), f.at("name"), f.at("qualname")});
-  return out;
-}
-
-// Differences between `py-tasks --json` and an asyncio_tree truth: the same task names, each
-// task's coroutine stack and awaited_by edges (name, kind), the running task. "" when none.
-std::string CompareTasks(const json& truth, const json& got) {
-  std::string report;
-  try {
-    std::map<std::string, json> by_name;
-    for (const json& task : got.at("tasks")) by_name[task.at("name").get<std::string>()] = task;
-    std::set<std::string> want_names;
-    for (const json& want : truth.at("tasks")) {
-      const std::string name = want.at("name");
-      want_names.insert(name);
-      auto found = by_name.find(name);
-      if (found == by_name.end()) {
-        report += "  missing task " + name + "\n";
-        continue;
-      }
-      const json& task = found->second;
-      if (StackKey(task.at("coroutine_stack")) != StackKey(want.at("coroutine_stack"))) {
-        report += "  task " + name + ": coroutine stack " + StackKey(task.at("coroutine_stack")).dump() +
-                  ", truth " + StackKey(want.at("coroutine_stack")).dump() + "\n";
-      }
-      std::set<std::pair<std::string, std::string>> edges, want_edges;
-      auto edge = [](const json& e) {
-        return std::make_pair(e.at("name").get<std::string>(), e.at("kind").get<std::string>());
-      };
-      for (const json& e : task.at("awaited_by")) edges.insert(edge(e));
-      for (const json& e : want.at("awaited_by")) want_edges.insert(edge(e));
-      if (edges != want_edges) {
-        report += "  task " + name + ": awaited_by " + task.at("awaited_by").dump() + ", truth " +
-                  want.at("awaited_by").dump() + "\n";
-      }
-    }
-    for (const auto& [name, task] : by_name) {
-      if (!want_names.count(name)) report += "  task " + name + " is not in the truth\n";
-    }
-    if (got.at("running_tasks") != json::array({truth.at("running_task")})) {
-      report += "  running_tasks " + got.at("running_tasks").dump() + ", truth " +
-                truth.at("running_task").dump() + "\n";
-    }
-  } catch (const std::exception& e) {
-    report += std::string("  malformed JSON (") + e.what() + ")\n";
-  }
-  return report;
 }
 
 double Seconds(std::chrono::steady_clock::duration d) {
