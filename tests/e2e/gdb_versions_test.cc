@@ -1,0 +1,130 @@
+// The one GDB bridge of `//:install` in the GDBs of other Debian releases (.ci/fetch-gdbs):
+// Debian 11's GDB 10.1 (on this machine's C library), Debian 13's GDB 16 and unstable's GDB 18,
+// each against the truth:
+//   * `py-bt --all --json` and plain `bt` (its `[Python: ...]` decoration) on a live Debian
+//     /usr/bin/python3.11 threads scenario,
+//   * `py-bt --all --json` on the 3.12.6 and 3.15.2 threads fixture cores (no executable),
+//   * `py-tasks --json` on the 3.14.7 asyncio_tree fixture core;
+// and Debian 11's GDB on its own C library (glibc 2.31, older than the bridge is built for)
+// gets one line saying why the bridge cannot load, and no command. GDB 13 is every other
+// test's. A case whose GDB cannot be had here is skipped, saying why.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/gdb_versions.h"
+#include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_sources.h"
+#include "tests/e2e/tasks_truth.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+enum class Check { kPyBtAndDecoration, kPyBt, kPyTasks };
+
+struct VersionCase {
+  SourceCase source;
+  Check check;
+  GdbRelease release;
+};
+
+void PrintTo(const VersionCase& c, std::ostream* os) {
+  *os << "GDB of Debian " << c.release.suite << (c.release.host_libc ? " (host libc)" : "")
+      << ", ";
+  PrintTo(c.source, os);
+}
+
+std::string CaseName(const ::testing::TestParamInfo<VersionCase>& info) {
+  const SourceCase& s = info.param.source;
+  return SanitizeName("gdb_" + info.param.release.suite + "_" + (s.live ? "live_" : "core_") +
+                      s.source + "_" + s.scenario);
+}
+
+// Sources outer, releases inner: a fixture core is decompressed once for all GDBs.
+std::vector<VersionCase> Cases() {
+  struct Src {
+    const char* scenario;
+    const char* source;
+    bool live;
+    Check check;
+  };
+  const Src sources[] = {
+      {"threads", "debian_3_11", true, Check::kPyBtAndDecoration},
+      {"threads", "3.12.6", false, Check::kPyBt},
+      {"threads", "3.15.2", false, Check::kPyBt},
+      {"asyncio_tree", "3.14.7", false, Check::kPyTasks},
+  };
+  std::vector<VersionCase> cases;
+  for (const Src& s : sources) {
+    for (const GdbRelease& release : TestedGdbReleases()) {
+      cases.push_back({{s.scenario, s.source, s.live, Debugger::kGdb}, s.check, release});
+    }
+  }
+  return cases;
+}
+
+class GdbVersions : public ::testing::TestWithParam<VersionCase> {
+ public:
+  static void TearDownTestSuite() { Sources::ForgetAll(); }
+};
+
+TEST_P(GdbVersions, MatchesTruth) {
+  const VersionCase& c = GetParam();
+  std::string why;
+  const std::optional<Gdb> gdb = FindGdb(c.release, &why);
+  if (!gdb) GTEST_SKIP() << why;
+  if (!c.source.live && !FileExists(c.source.CoreDir() + "/core.xz")) {
+    GTEST_SKIP() << "no fixture core " << c.source.CoreDir() << "/core.xz";
+  }
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const Source* source = Sources::Of(c.source, &error);
+  if (!source) PYU_SKIP_OR_FAIL(error);
+
+  const std::string command = c.check == Check::kPyTasks ? "py-tasks --json" : "py-bt --all --json";
+  std::vector<std::string> commands = {command};
+  if (c.check == Check::kPyBtAndDecoration) commands.push_back("bt");
+  RunResult r = RunGdb(*gdb, *install, TargetOf(c.source, *source), commands);
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << gdb->version << "\n" << r.Describe();
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc) << gdb->version << ": " << error << "\n" << r.Describe();
+  const std::string mismatch = c.check == Check::kPyTasks ? CompareTasks(source->truth, *doc)
+                                                          : CompareWithTruth(source->truth, *doc);
+  EXPECT_TRUE(mismatch.empty()) << gdb->version << ": " << command
+                                << " differs from the truth:\n" << mismatch << r.command;
+  if (c.check == Check::kPyBtAndDecoration) {
+    // The main thread's eval-loop frames carry its Python frames (GDB 10 has no
+    // Frame.level(): the filter counts levels itself there).
+    EXPECT_NE(r.out.find("_PyEval_EvalFrameDefault [Python: "), std::string::npos)
+        << gdb->version << ": plain bt has no Python frames\n" << r.Describe();
+  }
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << gdb->version << "\n" << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Releases, GdbVersions, ::testing::ValuesIn(Cases()), CaseName);
+
+// Debian 11's GDB on its own glibc 2.31: `source` prints one line naming what the bridge
+// library needs (a newer glibc), no Python traceback, and GDB goes on and exits normally.
+TEST(GdbOnOlderGlibc, OneLineSaysWhyTheBridgeCannotLoad) {
+  std::string why;
+  const std::optional<Gdb> gdb = FindGdb({"bullseye", false}, &why);
+  if (!gdb) GTEST_SKIP() << why;
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  RunResult r = RunGdb(*gdb, *install, Target{}, {"echo after\\n"});
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << gdb->version << "\n" << r.Describe();
+  const std::vector<std::string> lines = LinesContaining(r.out + r.err, "pyunwind: ");
+  ASSERT_EQ(lines.size(), 1u) << r.Describe();
+  EXPECT_EQ(lines[0].rfind("pyunwind: cannot load ", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("GLIBC_2."), std::string::npos) << lines[0];
+  EXPECT_EQ((r.out + r.err).find("Traceback"), std::string::npos) << r.Describe();
+  EXPECT_NE(r.out.find("after"), std::string::npos) << r.Describe();
+}
+
+}  // namespace
+}  // namespace pyunwind_e2e
