@@ -18,6 +18,17 @@
 #   download_and_unpack PACKAGE DEBS_DIR ROOT
 #                          downloads PACKAGE, checks its SHA-256 against $index and unpacks it
 #                          into ROOT; returns 1 (and says why) if any step fails.
+#   unpack_closure DIR PACKAGE...
+#                          PACKAGEs and their library_closure, the C and C++ runtime (libc6,
+#                          libstdc++6, libgcc-s1) into DIR/runtime, the rest into DIR/root; a
+#                          program of another release runs only on its own runtime.
+#   runtime_wrapper PATH DIR PROGRAM [ARG...]
+#                          writes a script at PATH that runs DIR/root/PROGRAM [ARG...] "$@" on
+#                          DIR/runtime's loader and libraries, then DIR/root's, with
+#                          PYTHONHOME=DIR/root/usr (an embedded Python finds its own release's
+#                          standard library). With HOST_RUNTIME=1: on this machine's loader, C
+#                          and C++ runtime instead (LD_LIBRARY_PATH=DIR/root's libraries).
+#   suite_libc_is_older    whether $index's libc6 is older than this machine's.
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 index=""
@@ -97,4 +108,43 @@ download_and_unpack() {
     say "cannot download $package (or its SHA-256 differs)"; return 1
   fi
   dpkg-deb -x "$deb" "$root"
+}
+
+unpack_closure() {
+  local dir=$1 package into
+  shift
+  mkdir -p "$dir/debs" "$dir/root" "$dir/runtime" || return 1
+  for package in $(library_closure "$@" libc6 libstdc++6 libgcc-s1); do
+    case $package in libc6|libstdc++6|libgcc-s1) into=$dir/runtime ;; *) into=$dir/root ;; esac
+    download_and_unpack "$package" "$dir/debs" "$into" || return 1
+  done
+  rm -rf "$dir/debs"
+}
+
+# Before the /usr merge (bullseye) libraries are in lib/ too.
+library_dirs() { echo "$1/lib/x86_64-linux-gnu:$1/usr/lib/x86_64-linux-gnu"; }
+
+runtime_wrapper() {
+  local path=$1 dir=$2 program=$3 args="" arg loader
+  shift 3
+  for arg in "$@"; do args+=" \"$arg\""; done
+  {
+    echo "#!/bin/sh"
+    echo "# $program of $(basename "$dir") (.ci/$(basename "$0"))"
+    echo "PYTHONHOME=\"$dir/root/usr\"; export PYTHONHOME"
+    if [[ ${HOST_RUNTIME:-0} == 1 ]]; then
+      echo "LD_LIBRARY_PATH=\"$(library_dirs "$dir/root")\"; export LD_LIBRARY_PATH"
+      echo "exec \"$dir/root/$program\"$args \"\$@\""
+    else
+      loader=$(ls "$dir"/runtime/{usr/,}lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 2>/dev/null | head -n1)
+      echo "exec \"$loader\" --library-path \"$(library_dirs "$dir/runtime"):$(library_dirs "$dir/root")\" \"$dir/root/$program\"$args \"\$@\""
+    fi
+  } >"$path" && chmod 755 "$path"
+}
+
+suite_libc_is_older() {
+  local suite_libc host_libc
+  suite_libc=$(awk '/^Package: libc6$/{p=1} p && /^Version:/{print $2; exit}' "$index")
+  host_libc=$(dpkg-query -W -f='${Version}' libc6 2>/dev/null)
+  [[ -n $suite_libc && -n $host_libc ]] && dpkg --compare-versions "$suite_libc" lt "$host_libc"
 }

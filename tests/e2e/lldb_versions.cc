@@ -46,8 +46,15 @@ std::optional<Lldb> FindLldb(int major, std::string* why) {
       *why = "LLDB 14 is not installed (" + lldb.path + "; apt-get install lldb)";
       return std::nullopt;
     }
+  } else if (const std::string dir = CacheDir() + "/" + n; FileExists(dir + "/lldb")) {
+    // Debian unstable's (21, 23): wrappers that run it on unstable's own C library.
+    lldb.path = dir + "/lldb";
+    if (!FileExists(dir + "/.complete")) {
+      *why = "LLDB " + n + " in " + dir + " is incomplete (run .ci/fetch-lldbs " + n + ")";
+      return std::nullopt;
+    }
+    lldb.env["LLDB_DEBUGSERVER_PATH"] = dir + "/lldb-server";
   } else {
-    const std::string dir = CacheDir() + "/" + n;
     lldb.path = dir + "/usr/lib/llvm-" + n + "/bin/lldb";
     if (!FileExists(dir + "/.complete") || !FileExists(lldb.path)) {
       *why = "LLDB " + n + " is not in " + dir + " (run .ci/fetch-lldbs " + n + ")";

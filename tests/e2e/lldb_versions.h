@@ -1,6 +1,7 @@
 // The LLDB majors the one plugin binary is tested in: Debian's default LLDB 14 (/usr/bin/lldb)
 // and the other majors .ci/fetch-lldbs unpacks side by side into $PYUNWIND_LLDB_CACHE/N
-// (default /var/cache/pyunwind-lldb/N), each run with its own LD_LIBRARY_PATH.
+// (default /var/cache/pyunwind-lldb/N), each run with its own LD_LIBRARY_PATH (Debian 12's)
+// or through the wrapper that runs it on its own C library (Debian unstable's 21 and 23).
 #pragma once
 
 #include <map>
@@ -12,9 +13,9 @@
 
 namespace pyunwind_e2e {
 
-// The majors of the issue: every LLDB 14..22 Debian 12 packages.
+// Every LLDB 14..22 Debian 12 packages, and Debian unstable's 21 and 23.
 inline const std::vector<int>& TestedLldbMajors() {
-  static const std::vector<int> majors = {14, 15, 16, 19, 22};
+  static const std::vector<int> majors = {14, 15, 16, 19, 21, 22, 23};
   return majors;
 }
 
