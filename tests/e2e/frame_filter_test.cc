@@ -77,5 +77,40 @@ INSTANTIATE_TEST_SUITE_P(FrameFilter, DecoratesAPythonProcess, ::testing::Bool()
                            return info.param ? "UnderAnotherName" : "Python311";
                          });
 
+// IDEs that drive GDB through GDB/MI (VS Code's C/C++ extension, CLion, Emacs gdb-mi) show
+// the call stack of `-stack-list-frames`: GDB applies frame filters there once the front end
+// sent `-enable-frame-filters` (MI starts with them off), and then the eval-loop frames carry
+// the Python frames as in `bt`. The commands reach MI's console stream (`~"..."` records).
+TEST(FrameFilter, ReachesGdbMiStackListFramesOnceEnabled) {
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  auto scenario =
+      Scenario::StartScript(kDebianPython, ProjectFile("tests/data/moving_stack.py"), &error);
+  ASSERT_NE(scenario, nullptr) << error;
+  auto mi = [](const std::string& command) {
+    std::string quoted;
+    for (char c : command) quoted += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+    return "interpreter-exec mi3 \"" + quoted + "\"";
+  };
+  const RunResult run = RunDebugger(
+      Debugger::kGdb, *install, {scenario->pid(), "", ""},
+      {mi("-stack-list-frames"), mi("-enable-frame-filters"), mi("-stack-list-frames"),
+       mi("-interpreter-exec console \"py-bt\"")});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  const std::vector<std::string> stacks = LinesContaining(run.out, "^done,stack=[");
+  ASSERT_EQ(stacks.size(), 2u) << run.Describe();
+  EXPECT_EQ(stacks[0].find("[Python:"), std::string::npos) << stacks[0];
+  const json& first = scenario->truth().at("first").at(0);
+  const std::string decorated = "func=\"_PyEval_EvalFrameDefault [Python: first_place at moving_stack.py:" +
+                                std::to_string(first.at("line").get<int>());
+  EXPECT_NE(stacks[1].find(decorated), std::string::npos) << decorated << "\n" << stacks[1];
+  bool console_traceback = false;  // py-bt's text in an MI console record
+  for (const std::string& line : LinesContaining(run.out, "Traceback (most recent call first):")) {
+    console_traceback |= line.rfind("~\"", 0) == 0;
+  }
+  EXPECT_TRUE(console_traceback) << run.Describe();
+}
+
 }  // namespace
 }  // namespace pyunwind_e2e
