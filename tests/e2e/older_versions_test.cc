@@ -49,7 +49,7 @@ namespace {
 
 // The versions the core reads: their cells must pass. Add a version here when the core
 // learns it; the others' failures are skips.
-const std::set<std::string> kSupportedLegacyVersions = {"3.6.15", "3.7.16", "3.8.18", "3.9.18",
+const std::set<std::string> kSupportedLegacyVersions = {"2.7.18", "3.6.15", "3.7.16", "3.8.18", "3.9.18",
                                                          "3.10.13", "3.11.7", kBullseyeInterp};
 
 const std::vector<std::string> kVersions = {"2.7.18", "3.6.15",  "3.7.16", "3.8.18",
