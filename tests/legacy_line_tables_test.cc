@@ -1,6 +1,6 @@
 // The line tables of CPython 2.7 and 3.7-3.10 (core/walk/legacy_line_tables.h) against the
-// lines the interpreters themselves report. tests/data/legacy_line_tables_NN.json (27, 37,
-// 38, 39, 310) are written by tests/data/make_legacy_line_tables.py under pyenv's 2.7.18,
+// lines the interpreters themselves report. The legacy_line_tables_*.json of tests/data (27,
+// 37, 38, 39, 310) are written by tests/data/make_legacy_line_tables.py under pyenv's 2.7.18,
 // 3.7.16, 3.8.18, 3.9.18 and 3.10.13: for each code object, co_firstlineno, its table
 // (co_lnotab; 3.10: co_linetable) and PyCode_Addr2Line at every code unit's byte offset
 // (-1: no line, 3.10 only), and at the offset of one code unit before the first (a frame

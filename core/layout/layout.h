@@ -253,7 +253,8 @@ struct Layout {
     uint32_t compact_bit = 5;
     uint32_t ascii_bit = 6;
     // 2.7's PyUnicodeObject { PyObject_HEAD; length; str; ... }: `str` points at
-    // `length` Py_UNICODE units of `legacy_unit_bytes` each (4: a UCS4 build).
+    // `length` Py_UNICODE units of `legacy_unit_bytes` each (4: a UCS4 build, 2: UCS2,
+    // as the target's sys.maxunicode tells).
     int32_t legacy_str = kAbsent;
     int32_t legacy_unit_bytes = 0;
   } unicode;

@@ -1,6 +1,6 @@
 // CPython 2.7: no _PyRuntime, PyFrameObjects as in 3.6, and the object model
 // of Python 2: names are PyStringObjects (bytes), text is PyUnicodeObject
-// (a pointer to UCS4 units in pyenv's and Debian's builds), int is
+// (a pointer to UCS4 units in pyenv's and Debian's builds, UCS2 in others), int is
 // PyIntObject beside long, and dicts are open-addressing tables of
 // {hash, key, value}. The interpreter list head is pystate.c's static
 // `interp_head` (core/runtime). Every offset is checked against the debug
@@ -62,7 +62,7 @@ void AddFacts(Layout& l) {
   // PyUnicodeObject { PyObject_HEAD; length; str; hash; defenc; }.
   l.unicode.length = 16;
   l.unicode.legacy_str = 24;
-  l.unicode.legacy_unit_bytes = 4;
+  l.unicode.legacy_unit_bytes = 4;  // UCS4, unless sys.maxunicode says UCS2 (core/runtime)
   // PyIntObject { PyObject_HEAD; long ob_ival; }.
   l.int_object.ob_ival = 16;
   // PyDictObject { PyObject_HEAD; ma_fill; ma_used; ma_mask; ma_table; ... }.

@@ -43,19 +43,41 @@ int32_t CheckedInterpreter(const Layout& l) {
                                                 : l.runtime.interpreters_head;
 }
 
-// sys.hexversion, read through the main interpreter's sys dict.
-std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
-                                          uint64_t runtime) {
+// An int of the sys module (sys.hexversion, sys.maxunicode), read through the main
+// interpreter's sys dict.
+std::optional<int64_t> SysInt(RemoteMemory& memory, const Layout& layout, uint64_t runtime,
+                              std::string_view name) {
   ObjectReader objects(memory, layout);
   auto interp = memory.ReadPointer(runtime + CheckedInterpreter(layout));
   if (!interp || *interp == 0) return std::nullopt;
   auto sysdict = memory.ReadPointer(*interp + layout.interp.sysdict);
   if (!sysdict || *sysdict == 0) return std::nullopt;
-  auto value = objects.LookupStringKey(*sysdict, "hexversion");
+  auto value = objects.LookupStringKey(*sysdict, name);
   if (!value.ok() || *value == 0) return std::nullopt;
   auto number = objects.ReadInt(*value);
-  if (!number.ok() || *number <= 0 || *number > 0xffffffff) return std::nullopt;
+  if (!number.ok()) return std::nullopt;
+  return *number;
+}
+
+std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
+                                          uint64_t runtime) {
+  auto number = SysInt(memory, layout, runtime, "hexversion");
+  if (!number || *number <= 0 || *number > 0xffffffff) return std::nullopt;
   return static_cast<uint32_t>(*number);
+}
+
+// 2.7 is built with Py_UNICODE of 2 bytes (UCS2, sys.maxunicode 0xffff) or 4 (UCS4,
+// 0x10ffff, as pyenv's and Debian's are); the table says 4 until the target tells.
+void ReadUnicodeWidth(RemoteMemory& memory, RuntimeLocation& location) {
+  Layout& l = location.layout;
+  if (l.unicode.legacy_str == kAbsent) return;
+  const std::optional<int64_t> maxunicode = SysInt(memory, l, location.address, "maxunicode");
+  if (maxunicode == 0xffff) {
+    l.unicode.legacy_unit_bytes = 2;
+  } else if (maxunicode != 0x10ffff) {
+    location.warnings.push_back(
+        "sys.maxunicode is unreadable: unicode objects are read as UCS4 (4 bytes a character)");
+  }
 }
 
 // 3.7-3.10 allocate the main interpreter on the heap. Their runtimes lay out
@@ -348,6 +370,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
           location.layout.version.MinorString()));
     }
   }
+  ReadUnicodeWidth(memory, location);
   PYU_RETURN_IF_ERROR(ValidateLayout(location.layout));
   if (!location.layout.warning.empty()) location.warnings.push_back(location.layout.warning);
   return location;
