@@ -393,7 +393,7 @@ TEST_P(Python27Tasks, SaysThereIsNoAsyncio) {
     const std::string said = PyunwindError(r.out + r.err);
     EXPECT_EQ(said, "pyunwind: Python 2.7 has no asyncio: py-tasks has no tasks to show")
         << r.Describe();
-    EXPECT_EQ(Occurrences(r.out + r.err, "pyunwind"), 1u) << r.Describe();
+    EXPECT_EQ(Occurrences(r.out + r.err, "pyunwind: "), 1u) << r.Describe();
   });
 }
 
