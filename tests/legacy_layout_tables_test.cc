@@ -1,6 +1,6 @@
-// The 3.7-3.10 tables (core/layout/python37.cc ... python310.cc, with the facts of
-// core/layout/facts.cc they share) against the debug info of pyenv's builds 3.7.16, 3.8.18,
-// 3.9.18 and 3.10.13 (tests/data/layouts/VERSION.tsv, made by make_layout_tsv.py; their
+// The 2.7 and 3.6-3.10 tables (core/layout/python27.cc, python36.cc ... python310.cc, with
+// the facts of core/layout/facts.cc they share) against the debug info of pyenv's builds
+// 2.7.18, 3.6.15, 3.7.16, 3.8.18, 3.9.18 and 3.10.13 (tests/data/layouts/VERSION.tsv, made by make_layout_tsv.py; their
 // `sizeof` rows give each struct's size, their `NAME:bits` rows each bit-field's bit offset
 // and width): every int32 field a table sets must equal the fact, or be listed in kNoFact
 // with the reason no debug-info row can state it.
@@ -130,6 +130,7 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"unicode.state", l.unicode.state},
       {"unicode.ascii_data", l.unicode.ascii_data},
       {"unicode.compact_data", l.unicode.compact_data},
+      {"unicode.legacy_str", l.unicode.legacy_str},
       {"bytes.ob_size", l.bytes.ob_size},
       {"bytes.ob_sval", l.bytes.ob_sval},
       {"tuple.ob_size", l.tuple.ob_size},
@@ -143,11 +144,15 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"dict.keys_size", l.dict.keys_size},
       {"dict.keys_nentries", l.dict.keys_nentries},
       {"dict.keys_indices", l.dict.keys_indices},
+      {"dict.ma_mask", l.dict.ma_mask},
+      {"dict.ma_table", l.dict.ma_table},
       {"managed_dict.dict_before", l.managed_dict.dict_before},
       {"managed_dict.values_before", l.managed_dict.values_before},
       {"managed_dict.inline_valid", l.managed_dict.inline_valid},
       {"set.mask", l.set.mask},
       {"set.table", l.set.table},
+      {"set.entry_key", l.set.entry_key},
+      {"set.entry_hash", l.set.entry_hash},
       {"weakref.wr_object", l.weakref.wr_object},
       {"method.im_func", l.method.im_func},
       {"method.im_self", l.method.im_self},
@@ -172,6 +177,7 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"long.lv_tag", l.long_object.lv_tag},
       {"long.ob_digit", l.long_object.ob_digit},
       {"float.ob_fval", l.float_object.ob_fval},
+      {"int.ob_ival", l.int_object.ob_ival},
   };
 }
 
@@ -202,7 +208,14 @@ int32_t SizeOf(const LayoutFacts& f, const std::string& type) {
   return m ? m->size : -2;
 }
 
+// `minor` of Python 3, or 27 for 2.7.
 std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
+  const bool py27 = minor == 27;
+  // 2.7 and 3.6 list interpreters from interp_head, and keep the handled exception's
+  // type, value and traceback in the thread state.
+  const bool interp_head = py27 || minor == 6;
+  // PyObject_VAR_HEAD: 2.7 spells its members out, 3.x embeds a PyVarObject ob_base.
+  const std::string var_size = py27 ? "ob_size" : "ob_base.ob_size";
   const std::string rt = "struct pyruntimestate", is = "struct _is", ts = "struct _ts",
                     fr = "PyFrameObject", co = "PyCodeObject", gil = "struct _gil_runtime_state",
                     err = "struct _err_stackitem", keys = "struct _dictkeysobject";
@@ -212,9 +225,10 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
     const int32_t offset = f.Offset(type, member);
     return offset == -2 ? kAbsent : offset;
   };
-  // 3.6's tasks are not read (its FutureObj has no fut_callback0): its table leaves them absent.
+  // 3.6's tasks are not read (its FutureObj has no fut_callback0), 2.7 has none: their tables
+  // leave them absent.
   auto task_fact = [&](const std::string& type, const std::string& member) {
-    return minor == 6 ? kAbsent : where_declared(type, member);
+    return interp_head ? kAbsent : where_declared(type, member);
   };
   std::vector<Check> c = {
       {"interp.size", l.interp.size, SizeOf(f, is)},
@@ -235,19 +249,19 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"tstate.current_exception", l.tstate.current_exception, where_declared(ts, "curexc_type")},
       // 3.6 keeps the handled exception's type, value and traceback in the thread state.
       {"tstate.exc_state", l.tstate.exc_state,
-       where_declared(ts, minor == 6 ? "exc_type" : "exc_state")},
+       where_declared(ts, interp_head ? "exc_type" : "exc_state")},
       {"tstate.exc_info", l.tstate.exc_info, where_declared(ts, "exc_info")},
       {"tstate.dict", l.tstate.dict, where_declared(ts, "dict")},
       // 3.6 has no _PyErr_StackItem: the thread state's exc_value follows its exc_type.
       {"err_stackitem.exc_value", l.err_stackitem.exc_value,
-       minor == 6 ? where_declared(ts, "exc_value") - where_declared(ts, "exc_type")
+       interp_head ? where_declared(ts, "exc_value") - where_declared(ts, "exc_type")
                   : where_declared(err, "exc_value")},
       {"err_stackitem.previous_item", l.err_stackitem.previous_item,
        where_declared(err, "previous_item")},
       // The thread's own item (exc_state) is a _PyErr_StackItem laid out alike.
       {"tstate.exc_state + err_stackitem.exc_value",
        int64_t{l.tstate.exc_state} + l.err_stackitem.exc_value,
-       minor == 6 ? where_declared(ts, "exc_value") : where_declared(ts, "exc_state.exc_value")},
+       interp_head ? where_declared(ts, "exc_value") : where_declared(ts, "exc_state.exc_value")},
       {"frame.size", l.frame.size, SizeOf(f, fr)},
       {"frame.previous", l.frame.previous, where_declared(fr, "f_back")},
       {"frame.executable", l.frame.executable, where_declared(fr, "f_code")},
@@ -283,22 +297,15 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"type.tp_base", l.type.tp_base, where_declared("PyTypeObject", "tp_base")},
       {"type.tp_dictoffset", l.type.tp_dictoffset, where_declared("PyTypeObject", "tp_dictoffset")},
       {"type.ht_cached_keys", l.type.ht_cached_keys, where_declared("PyHeapTypeObject", "ht_cached_keys")},
-      {"unicode.length", l.unicode.length, where_declared("PyASCIIObject", "length")},
       {"unicode.state", l.unicode.state, where_declared("PyASCIIObject", "state")},
-      // Compact text starts right after the struct: sizeof(PyASCIIObject) for
-      // ASCII, sizeof(PyCompactUnicodeObject) for the other kinds.
-      {"unicode.ascii_data", l.unicode.ascii_data, SizeOf(f, "PyASCIIObject")},
-      {"unicode.compact_data", l.unicode.compact_data, SizeOf(f, "PyCompactUnicodeObject")},
-      // The bit-fields of `state`, as the NAME:bits rows give them (bit offset, width).
-      {"unicode.kind_shift", l.unicode.kind_shift, where_declared("PyASCIIObject", "state.kind:bits")},
-      {"unicode.compact_bit", l.unicode.compact_bit,
-       where_declared("PyASCIIObject", "state.compact:bits")},
-      {"unicode.ascii_bit", l.unicode.ascii_bit, where_declared("PyASCIIObject", "state.ascii:bits")},
-      {"bytes.ob_size", l.bytes.ob_size, where_declared("PyBytesObject", "ob_base.ob_size")},
-      {"bytes.ob_sval", l.bytes.ob_sval, where_declared("PyBytesObject", "ob_sval")},
-      {"tuple.ob_size", l.tuple.ob_size, where_declared("PyTupleObject", "ob_base.ob_size")},
+      // 2.7's str is PyStringObject, 3's bytes PyBytesObject.
+      {"bytes.ob_size", l.bytes.ob_size,
+       where_declared(py27 ? "PyStringObject" : "PyBytesObject", var_size)},
+      {"bytes.ob_sval", l.bytes.ob_sval,
+       where_declared(py27 ? "PyStringObject" : "PyBytesObject", "ob_sval")},
+      {"tuple.ob_size", l.tuple.ob_size, where_declared("PyTupleObject", var_size)},
       {"tuple.ob_item", l.tuple.ob_item, where_declared("PyTupleObject", "ob_item")},
-      {"list.ob_size", l.list.ob_size, where_declared("PyListObject", "ob_base.ob_size")},
+      {"list.ob_size", l.list.ob_size, where_declared("PyListObject", var_size)},
       {"list.ob_item", l.list.ob_item, where_declared("PyListObject", "ob_item")},
       {"dict.ma_used", l.dict.ma_used, where_declared("PyDictObject", "ma_used")},
       {"dict.ma_keys", l.dict.ma_keys, where_declared("PyDictObject", "ma_keys")},
@@ -306,11 +313,16 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"dict.keys_size", l.dict.keys_size, where_declared(keys, "dk_size")},
       {"dict.keys_nentries", l.dict.keys_nentries, where_declared(keys, "dk_nentries")},
       {"dict.keys_indices", l.dict.keys_indices, where_declared(keys, "dk_indices")},
-      {"long.ob_size", l.long_object.ob_size, where_declared("struct _longobject", "ob_base.ob_size")},
+      {"dict.ma_mask", l.dict.ma_mask, where_declared("PyDictObject", "ma_mask")},
+      {"dict.ma_table", l.dict.ma_table, where_declared("PyDictObject", "ma_table")},
+      {"int.ob_ival", l.int_object.ob_ival, where_declared("PyIntObject", "ob_ival")},
+      {"long.ob_size", l.long_object.ob_size, where_declared("struct _longobject", var_size)},
       {"long.ob_digit", l.long_object.ob_digit, where_declared("struct _longobject", "ob_digit")},
       {"float.ob_fval", l.float_object.ob_fval, where_declared("PyFloatObject", "ob_fval")},
       {"set.mask", l.set.mask, where_declared("PySetObject", "mask")},
       {"set.table", l.set.table, where_declared("PySetObject", "table")},
+      {"set.entry_key", l.set.entry_key, where_declared("setentry", "key")},
+      {"set.entry_hash", l.set.entry_hash, where_declared("setentry", "hash")},
       {"weakref.wr_object", l.weakref.wr_object, where_declared("PyWeakReference", "wr_object")},
       {"method.im_func", l.method.im_func, where_declared("PyMethodObject", "im_func")},
       {"method.im_self", l.method.im_self, where_declared("PyMethodObject", "im_self")},
@@ -320,11 +332,12 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"descriptor.d_name", l.descriptor.d_name, where_declared("PyDescrObject", "d_name")},
       // The method descriptors pyunwind meets open with the same PyDescr_COMMON.
       {"descriptor.d_type (PyMethodDescrObject)", l.descriptor.d_type,
-       where_declared("PyMethodDescrObject", "d_common.d_type")},
+       where_declared("PyMethodDescrObject", py27 ? "d_type" : "d_common.d_type")},
       {"descriptor.d_name (PyMethodDescrObject)", l.descriptor.d_name,
-       where_declared("PyMethodDescrObject", "d_common.d_name")},
+       where_declared("PyMethodDescrObject", py27 ? "d_name" : "d_common.d_name")},
+      // 2.7 has no __qualname__: its functions are named by func_name.
       {"function.func_qualname", l.function.func_qualname,
-       where_declared("PyFunctionObject", "func_qualname")},
+       where_declared("PyFunctionObject", py27 ? "func_name" : "func_qualname")},
       {"module.md_dict", l.module.md_dict, where_declared("PyModuleObject", "md_dict")},
       {"exception.args", l.exception.args, where_declared("PyBaseExceptionObject", "args")},
       {"cell.ob_ref", l.cell.ob_ref, where_declared("PyCellObject", "ob_ref")},
@@ -340,7 +353,28 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"task.callback0 (FutureObj)", l.task.callback0, task_fact("FutureObj", "fut_callback0")},
       {"task.callbacks (FutureObj)", l.task.callbacks, task_fact("FutureObj", "fut_callbacks")},
   };
-  if (minor == 6) {
+  if (py27) {
+    // PyUnicodeObject { PyObject_HEAD; length; str; ... }.
+    c.push_back({"unicode.length", l.unicode.length, where_declared("PyUnicodeObject", "length")});
+    c.push_back({"unicode.legacy_str", l.unicode.legacy_str, where_declared("PyUnicodeObject", "str")});
+  } else {
+    c.insert(c.end(), {
+        {"unicode.length", l.unicode.length, where_declared("PyASCIIObject", "length")},
+        // Compact text starts right after the struct: sizeof(PyASCIIObject) for
+        // ASCII, sizeof(PyCompactUnicodeObject) for the other kinds.
+        {"unicode.ascii_data", l.unicode.ascii_data, SizeOf(f, "PyASCIIObject")},
+        {"unicode.compact_data", l.unicode.compact_data, SizeOf(f, "PyCompactUnicodeObject")},
+        // The bit-fields of `state`, as the NAME:bits rows give them (bit offset, width).
+        {"unicode.kind_shift", l.unicode.kind_shift,
+         where_declared("PyASCIIObject", "state.kind:bits")},
+        {"unicode.compact_bit", l.unicode.compact_bit,
+         where_declared("PyASCIIObject", "state.compact:bits")},
+        {"unicode.ascii_bit", l.unicode.ascii_bit,
+         where_declared("PyASCIIObject", "state.ascii:bits")},
+        {"unicode.legacy_str (absent)", l.unicode.legacy_str, kAbsent},
+    });
+  }
+  if (interp_head) {
     // No _PyRuntime: the "runtime" is interp_head, the list's head itself; the GIL is statics.
     c.push_back({"runtime.interpreters_head", l.runtime.interpreters_head, 0});
     c.push_back({"runtime.interpreters_main (absent)", l.runtime.interpreters_main, kAbsent});
@@ -382,7 +416,7 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
 struct Build {
   uint32_t hexversion;
   std::string name;  // tests/data/layouts/<name>.tsv
-  int minor;
+  int minor;  // of Python 3; 27 for 2.7
 };
 
 void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
@@ -398,12 +432,15 @@ TEST_P(LegacyLayoutTablesTest, TableAgreesWithDebugInfo) {
   auto layout = LayoutFromTable(build.hexversion);
   ASSERT_TRUE(layout.ok()) << layout.error().message;
   ASSERT_TRUE(ValidateLayout(*layout).ok());
-  ASSERT_EQ(layout->version.minor(), build.minor);
+  const bool py27 = build.minor == 27;
+  ASSERT_EQ(layout->version.major() * 10 + layout->version.minor(), py27 ? 27 : 30 + build.minor);
   EXPECT_EQ(layout->frame_model, FrameModel::kFrameObjects);
-  EXPECT_EQ(layout->line_format,
-            build.minor == 10 ? LineTableFormat::kLineTable : LineTableFormat::kLnotab);
-  // f_lasti counts bytes before 3.10, code units in 3.10.
+  EXPECT_EQ(layout->line_format, build.minor == 10 ? LineTableFormat::kLineTable
+                                 : py27            ? LineTableFormat::kLnotab27
+                                                   : LineTableFormat::kLnotab);
+  // f_lasti counts bytes before 3.10, code units in 3.10; 2.7's code units are bytes.
   EXPECT_EQ(layout->frame.lasti_in_code_units, build.minor == 10);
+  EXPECT_EQ(layout->code.bytes_per_unit, py27 ? 1 : 2);
   EXPECT_TRUE(layout->tstate.current_exception_is_type);  // curexc_type
 
   std::set<std::string> checked;
@@ -421,7 +458,8 @@ TEST_P(LegacyLayoutTablesTest, TableAgreesWithDebugInfo) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, LegacyLayoutTablesTest,
-                         ::testing::Values(Build{0x03060ff0u, "3.6.15", 6},
+                         ::testing::Values(Build{0x020712f0u, "2.7.18", 27},
+                                           Build{0x03060ff0u, "3.6.15", 6},
                                            Build{0x030710f0u, "3.7.16", 7},
                                            Build{0x030812f0u, "3.8.18", 8},
                                            Build{0x030912f0u, "3.9.18", 9},

@@ -53,7 +53,8 @@ Result<AsyncSnapshot> CollectAsyncTasks(ObjectReader& objects, CodeCache& codes,
   out.python = threads.python;
   auto layout = AsyncioLayoutFor(objects.layout(), memory);
   if (!layout.ok()) {
-    if (AsyncioSurelyNotImported(objects, threads)) return out;
+    // 2.7 has no asyncio to import: its one line says so.
+    if (!IsPython2(objects.layout()) && AsyncioSurelyNotImported(objects, threads)) return out;
     return layout.error();
   }
   const AsyncioLayout& a = *layout;

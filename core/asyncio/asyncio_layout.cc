@@ -8,6 +8,11 @@ namespace pyunwind {
 
 Result<AsyncioLayout> AsyncioLayoutFor(const Layout& layout, RemoteMemory& memory) {
   const PythonVersion& v = layout.version;
+  if (v.major() == 2) {
+    return MakeError(ErrorKind::kUnsupportedVersion,
+                     fmt::format("Python {} has no asyncio: py-tasks has no tasks to show",
+                                 v.MinorString()));
+  }
   const bool coroutine_frames = UsesFrameObjects(layout)
                                     ? layout.gen.frame_pointer != kAbsent
                                     : layout.gen.iframe != kAbsent && layout.gen.frame_state != kAbsent;

@@ -20,8 +20,8 @@ struct KnownBuilds {
 
 std::vector<KnownBuilds> KnownCPythons() {
   std::vector<KnownBuilds> known;
-  for (const MinorVersion* minor : KnownMinorVersions()) {
-    KnownBuilds entry{fmt::format("3.{}", minor->minor), {"default"}};
+  for (const MinorVersion* minor : AllReadVersions()) {
+    KnownBuilds entry{fmt::format("{}.{}", minor->major, minor->minor), {"default"}};
     if (ReadsFreeThreaded(*minor)) entry.builds.push_back("free-threaded");
     known.push_back(std::move(entry));
   }

@@ -106,19 +106,15 @@ void AddFactsOf311And312(Layout& l) {
   l.managed_dict.dict_before = 24;
 }
 
-void AddFactsOf36To310(Layout& l) {
+void AddFrameObjectFactsOf27To310(Layout& l) {
   l.source = LayoutSource::kTable;
   l.frame_model = FrameModel::kFrameObjects;
   l.caret_rules = TracebackCaretRules::kPython311;  // unused: no columns before 3.11
 
   l.interp.next = 0;
   l.interp.threads_head = 8;
-
-  l.tstate.prev = 0;
-  l.tstate.next = 8;
-  l.tstate.interp = 16;
-  l.tstate.current_frame = 24;  // tstate->frame
   l.tstate.current_exception_is_type = true;  // curexc_type
+  // The exception being handled: exc_type, exc_value, exc_traceback.
   l.err_stackitem.exc_value = 8;
 
   // PyFrameObject { PyObject_VAR_HEAD; f_back; f_code; f_builtins; f_globals; f_locals; ... }.
@@ -135,13 +131,6 @@ void AddFactsOf36To310(Layout& l) {
   l.object.ob_size = 16;
   l.type.tp_name = 24;
   l.type.tp_flags = 168;
-  // PyASCIIObject { PyObject_HEAD; length; hash; state; wstr; }.
-  l.unicode.length = 16;
-  l.unicode.state = 32;
-  l.unicode.ascii_data = 48;
-  l.unicode.compact_data = 72;
-  l.bytes.ob_size = 16;
-  l.bytes.ob_sval = 32;
   l.tuple.ob_size = 16;
   l.tuple.ob_item = 24;
   l.list.ob_size = 16;
@@ -149,6 +138,22 @@ void AddFactsOf36To310(Layout& l) {
   l.long_object.ob_size = 16;
   l.long_object.ob_digit = 24;
   l.float_object.ob_fval = 16;
+}
+
+void AddFactsOf36To310(Layout& l) {
+  AddFrameObjectFactsOf27To310(l);
+  l.tstate.prev = 0;
+  l.tstate.next = 8;
+  l.tstate.interp = 16;
+  l.tstate.current_frame = 24;  // tstate->frame
+
+  // PyASCIIObject { PyObject_HEAD; length; hash; state; wstr; }.
+  l.unicode.length = 16;
+  l.unicode.state = 32;
+  l.unicode.ascii_data = 48;
+  l.unicode.compact_data = 72;
+  l.bytes.ob_size = 16;
+  l.bytes.ob_sval = 32;
   // PyDictObject { PyObject_HEAD; ma_used; ma_version_tag; ma_keys; ma_values; };
   // PyDictKeysObject { dk_refcnt; dk_size; dk_lookup; dk_usable; dk_nentries; dk_indices; }.
   l.dict.ma_used = 16;

@@ -22,12 +22,16 @@ void AddObjectFacts(Layout& l);
 // (their files add the rest).
 void AddFactsOf311And312(Layout& l);
 
-// 3.6 through 3.10, which keep PyFrameObjects: what they declare alike.
-// PyThreadState { prev; next; interp; frame; ... }, _PyErr_StackItem's (3.6:
-// the thread state's) exc_value after exc_type, PyFrameObject's f_back,
-// f_code, f_builtins, f_globals, f_locals and f_valuestack, gi_frame, the
-// compact dict (PyDictKeysObject with dk_size), and the objects 3.11 kept
-// unchanged (its file then adds AddObjectFacts).
+// 2.7 and 3.6 through 3.10, which keep PyFrameObjects: what they declare
+// alike. The interpreter list, _PyErr_StackItem's (2.7, 3.6: the thread
+// state's) exc_value after exc_type, PyFrameObject's f_back, f_code,
+// f_builtins, f_globals, f_locals and f_valuestack, gi_frame, and the object
+// headers of types, tuples, lists, longs and floats.
+void AddFrameObjectFactsOf27To310(Layout& l);
+
+// 3.6 through 3.10: the above, PyThreadState { prev; next; interp; frame; ... },
+// PEP 393 strings, bytes, and the compact dict (PyDictKeysObject with dk_size).
+// Their files then add AddObjectFacts.
 void AddFactsOf36To310(Layout& l);
 
 // 3.7 through 3.10: the rest of PyThreadState (exc_info, a stack of

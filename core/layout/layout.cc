@@ -22,7 +22,7 @@ Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded) {
     return MakeError(ErrorKind::kUnsupportedVersion,
                      fmt::format("Python {} has no free-threaded build", version.ToString()));
   }
-  const MinorVersion* known = version.major() == 3 ? FindMinorVersion(version.minor()) : nullptr;
+  const MinorVersion* known = FindVersionFile(version);
   if (known == nullptr || !known->debug_offsets_fields.empty()) {
     return MakeError(ErrorKind::kUnsupportedVersion,
                      fmt::format("no layout table for Python {}", version.ToString()));
@@ -47,8 +47,8 @@ Status ValidateLayout(const Layout& l) {
                      fmt::format("the layout of Python {} ({}) does not validate: {}",
                                  l.version.ToString(), DescribeLayoutSource(l), what));
   };
-  if (!l.version.AtLeast(3, OldestMinorVersion().minor)) {
-    return refuse("version older than 3." + std::to_string(OldestMinorVersion().minor));
+  if (!l.version.AtLeast(3, OldestMinorVersion().minor) && FindVersionFile(l.version) == nullptr) {
+    return refuse("a version pyunwind does not read (it reads " + KnownMinorRange() + ")");
   }
   struct Check {
     const char* name;
@@ -86,6 +86,7 @@ Status ValidateLayout(const Layout& l) {
       l.tstate.next == kAbsent || l.frame.previous == kAbsent ||
       l.frame.executable == kAbsent || l.code.filename == kAbsent ||
       l.code.linetable == kAbsent ||
+      l.code.bytes_per_unit < 1 || l.code.bytes_per_unit > 2 ||
       (UsesFrameObjects(l) ? l.code.code == kAbsent || l.frame.lasti == kAbsent
                            : l.code.code_adaptive == kAbsent) ||
       (l.tstate.current_frame == kAbsent && l.tstate.cframe == kAbsent)) {
@@ -115,7 +116,11 @@ Status ValidateLayout(const Layout& l) {
   if (l.unicode.size != 0 && !FieldFits(l.unicode.compact_data, 0, l.unicode.size)) {
     return refuse("the string object layout is not plausible");
   }
-  if (l.unicode.state == kAbsent || l.unicode.ascii_data <= 0 || l.unicode.ascii_data > 256 ||
+  if (l.unicode.legacy_str != kAbsent) {  // 2.7's PyUnicodeObject
+    if (l.unicode.legacy_unit_bytes != 2 && l.unicode.legacy_unit_bytes != 4) {
+      return refuse("the unicode object layout is not plausible");
+    }
+  } else if (l.unicode.state == kAbsent || l.unicode.ascii_data <= 0 || l.unicode.ascii_data > 256 ||
       l.unicode.compact_data < l.unicode.ascii_data || l.unicode.compact_data > 256 ||
       l.unicode.kind_shift > 24) {
     return refuse("the string object layout is not plausible");

@@ -42,6 +42,7 @@ enum class LineTableFormat {
   kLocations,  // 3.11+: co_linetable, the location table of PEP 657
   kLineTable,  // 3.10: co_linetable, (bytes, line delta) pairs of PEP 626
   kLnotab,     // 3.6-3.9: co_lnotab, (bytes, signed line delta) pairs
+  kLnotab27,   // 2.7: co_lnotab, (bytes, unsigned line delta) pairs, over bytecode of 1-3 bytes
 };
 
 struct Layout {
@@ -217,6 +218,9 @@ struct Layout {
     int32_t varnames = kAbsent;
     int32_t cellvars = kAbsent;
     int32_t freevars = kAbsent;
+    // Bytes of one code unit, the unit f_lasti and line ranges count in: 2 since 3.6's
+    // wordcode; 1 in 2.7, whose instructions are 1 or 3 bytes long.
+    int32_t bytes_per_unit = 2;
   } code;
 
   // How the eval loop lays out a call on the value stack, and the opcodes
@@ -248,6 +252,11 @@ struct Layout {
     uint32_t kind_shift = 2;         // bit position of `kind` in `state`
     uint32_t compact_bit = 5;
     uint32_t ascii_bit = 6;
+    // 2.7's PyUnicodeObject { PyObject_HEAD; length; str; ... }: `str` points at
+    // `length` Py_UNICODE units of `legacy_unit_bytes` each (4: a UCS4 build, 2: UCS2,
+    // as the target's sys.maxunicode tells).
+    int32_t legacy_str = kAbsent;
+    int32_t legacy_unit_bytes = 0;
   } unicode;
 
   struct Bytes {
@@ -278,6 +287,10 @@ struct Layout {
     int32_t keys_size = kAbsent;
     int32_t keys_nentries = kAbsent;
     int32_t keys_indices = kAbsent;
+    // 2.7: an open-addressing table of ma_mask + 1 PyDictEntry {me_hash, me_key,
+    // me_value} at ma_table, in hash order. Absent: the compact dict of 3.6+.
+    int32_t ma_mask = kAbsent;
+    int32_t ma_table = kAbsent;
   } dict;
 
   // Where an instance of a class with Py_TPFLAGS_MANAGED_DICT keeps its
@@ -292,9 +305,11 @@ struct Layout {
     int32_t inline_valid = kAbsent;   // 3.13+: the `valid` byte of the inline values
   } managed_dict;
 
-  struct Set {  // PySetObject; setentry {key, hash}
+  struct Set {  // PySetObject; setentry {key, hash} (2.7: {hash, key})
     int32_t mask = kAbsent;
     int32_t table = kAbsent;
+    int32_t entry_key = 0;  // in a 16-byte setentry
+    int32_t entry_hash = 8;
   } set;
 
   struct Weakref {  // PyWeakReference
@@ -358,11 +373,29 @@ struct Layout {
   struct Float {
     int32_t ob_fval = kAbsent;
   } float_object;
+
+  struct Int {  // 2.7's PyIntObject, beside its long
+    int32_t ob_ival = kAbsent;
+  } int_object;
+
+  // What the threading module calls what the thread header shows: a Thread's
+  // name and ident attributes, and the module attribute leading to the main
+  // thread (3.x: _main_thread itself; 2.7: `_shutdown`, the bound method
+  // _MainThread()._exitfunc, whose self is the main Thread).
+  struct Threading {
+    const char* name_attribute = "_name";
+    const char* ident_attribute = "_ident";
+    const char* main_thread = "_main_thread";
+    bool main_thread_is_bound_method = false;
+  } threading;
 };
+
+// CPython 2's object model: PyStringObject (bytes) and PyUnicodeObject, int beside long.
+inline bool IsPython2(const Layout& l) { return l.version.major() == 2; }
 
 inline bool UsesFrameObjects(const Layout& l) { return l.frame_model == FrameModel::kFrameObjects; }
 
-// The whole layout of a version without _Py_DebugOffsets (3.6-3.12), from
+// The whole layout of a version without _Py_DebugOffsets (2.7, 3.6-3.12), from
 // its minor version's file.
 Result<Layout> LayoutFromTable(uint32_t hexversion, bool free_threaded = false);
 

@@ -16,6 +16,17 @@ std::vector<const MinorVersion*> KnownMinorVersions() {
   return {std::begin(kMinorVersions), std::end(kMinorVersions)};
 }
 
+std::vector<const MinorVersion*> AllReadVersions() {
+  std::vector<const MinorVersion*> all = {&kCPython27};
+  all.insert(all.end(), std::begin(kMinorVersions), std::end(kMinorVersions));
+  return all;
+}
+
+const MinorVersion* FindVersionFile(const PythonVersion& version) {
+  if (version.major() == 2) return version.minor() == kCPython27.minor ? &kCPython27 : nullptr;
+  return version.major() == 3 ? FindMinorVersion(version.minor()) : nullptr;
+}
+
 const MinorVersion* FindMinorVersion(int minor) {
   for (const MinorVersion* known : kMinorVersions) {
     if (known->minor == minor) return known;
@@ -28,14 +39,14 @@ const MinorVersion& NewestMinorVersion() { return *kMinorVersions[std::size(kMin
 const MinorVersion& OldestMinorVersion() { return *kMinorVersions[0]; }
 
 std::string KnownMinorRange(std::string_view separator) {
-  return "3." + std::to_string(OldestMinorVersion().minor) + std::string(separator) + "3." +
+  return "2.7 and 3." + std::to_string(OldestMinorVersion().minor) + std::string(separator) + "3." +
          std::to_string(NewestMinorVersion().minor);
 }
 
 std::vector<uint32_t> VersionsWithoutDebugOffsets() {
   std::vector<uint32_t> out;
-  for (const MinorVersion* known : kMinorVersions) {
-    if (known->debug_offsets_fields.empty()) out.push_back(0x03000000u | uint32_t(known->minor) << 16);
+  for (const MinorVersion* known : AllReadVersions()) {
+    if (known->debug_offsets_fields.empty()) out.push_back(known->hexversion());
   }
   return out;
 }

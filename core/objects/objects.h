@@ -44,7 +44,7 @@ class ObjectReader {
   // `max_length` bytes (marked "...").
   Result<std::string> ReadCString(uint64_t address, size_t max_length);
 
-  // A compact str object's first `max_chars` characters.
+  // A compact str object's first `max_chars` characters (2.7: a str or unicode object's).
   Result<StrText> ReadStrText(uint64_t address, size_t max_chars);
   // A str object as UTF-8. Text beyond `max_chars` characters is cut and
   // marked with "...".
@@ -62,6 +62,9 @@ class ObjectReader {
   // RemoteCollections::DictGetString.
   Result<uint64_t> LookupStringKey(uint64_t dict_address, std::string_view key);
 
+  // The tp_flags of an object's type (type_flags.h).
+  Result<uint64_t> TypeFlagsOf(uint64_t object);
+
   RemoteMemory& memory() { return memory_; }
   const Layout& layout() const { return layout_; }
 
@@ -73,6 +76,11 @@ class ObjectReader {
   StrHasher* str_hasher() { return str_hasher_ ? &*str_hasher_ : nullptr; }
 
  private:
+  // 2.7: a str (bytes, as UTF-8 text where they are) or a unicode object.
+  Result<StrText> ReadPython2Text(uint64_t address, size_t max_chars);
+  // 2.7: a PyIntObject, as digits.
+  Result<IntDigits> ReadPython2Int(uint64_t address);
+
   RemoteMemory& memory_;
   const Layout& layout_;
   std::optional<StrHasher> str_hasher_;

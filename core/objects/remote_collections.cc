@@ -90,8 +90,47 @@ Result<uint64_t> RemoteCollections::ValuesSlot(uint64_t values, int64_t index) {
   return *value;
 }
 
+Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::Python2DictItems(
+    uint64_t dict, size_t max_entries) {
+  const Layout::Dict& d = layout_.dict;
+  auto used = memory_.ReadValue<int64_t>(dict + d.ma_used);
+  auto mask = memory_.ReadValue<int64_t>(dict + d.ma_mask);
+  auto table = memory_.ReadPointer(dict + d.ma_table);
+  if (!used || !mask || !table || !Aligned(*table)) {
+    return UnreadableMemory(fmt::format("cannot read the dict at {:#x}", dict));
+  }
+  // ma_mask + 1 slots, a power of two, of which ma_used hold an item.
+  const uint64_t slots = static_cast<uint64_t>(*mask) + 1;
+  if (*mask < 0 || slots > kMaxSetSlots || (slots & (slots - 1)) != 0 || *used < 0 ||
+      static_cast<uint64_t>(*used) > slots) {
+    return MakeError(fmt::format("the dict at {:#x} is not plausible", dict));
+  }
+  if (static_cast<size_t>(*used) > max_entries) {
+    return MakeError(fmt::format("the dict at {:#x} has more than {} entries", dict, max_entries));
+  }
+  PYU_RETURN_IF_ERROR(SpendEntries(slots));
+  // PyDictEntry { me_hash; me_key; me_value; }.
+  std::vector<uint64_t> raw(slots * 3);
+  const bool large = raw.size() * 8 > (1u << 20);  // read once, kept by no one
+  if (!(large ? memory_.ReadUncached(*table, raw.data(), raw.size() * 8)
+              : memory_.Read(*table, raw.data(), raw.size() * 8))) {
+    return UnreadableMemory(fmt::format("cannot read the entries of the dict at {:#x}", dict));
+  }
+  std::vector<std::pair<uint64_t, uint64_t>> items;
+  for (uint64_t i = 0; i < slots && items.size() < static_cast<size_t>(*used); ++i) {
+    const uint64_t key = raw[3 * i + 1], value = raw[3 * i + 2];
+    if (key == 0 || value == 0) continue;  // never used, or the dummy of a deleted key
+    items.emplace_back(key, value);
+  }
+  return items;
+}
+
 Result<std::vector<std::pair<uint64_t, uint64_t>>> RemoteCollections::DictItems(
     uint64_t dict, size_t max_entries) {
+  if (layout_.dict.ma_table != kAbsent) {
+    if (!Aligned(dict)) return MakeError(fmt::format("bad dict pointer {:#x}", dict));
+    return Python2DictItems(dict, max_entries);
+  }
   PYU_ASSIGN_OR_RETURN(DictTables tables, ReadDict(dict));
   const Keys& keys = tables.keys;
   if (static_cast<size_t>(keys.entries) > max_entries) {
@@ -203,7 +242,7 @@ std::optional<int64_t> RemoteCollections::IndexByHash(const Keys& keys, std::str
 
 Result<uint64_t> RemoteCollections::DictGetString(uint64_t dict, std::string_view key) {
   // By the key's hash where that settles it; else every key is read.
-  if (objects_.str_hasher() != nullptr) {
+  if (objects_.str_hasher() != nullptr && layout_.dict.ma_table == kAbsent) {
     if (auto tables = ReadDict(dict); tables.ok()) {
       if (auto index = IndexByHash(tables->keys, key)) {
         if (*index < 0) return uint64_t{0};
@@ -242,8 +281,8 @@ Result<std::vector<uint64_t>> RemoteCollections::SetItems(uint64_t set, size_t m
   }
   std::vector<uint64_t> items;
   for (uint64_t i = 0; i < slots; ++i) {
-    const uint64_t key = raw[2 * i];
-    const int64_t hash = static_cast<int64_t>(raw[2 * i + 1]);
+    const uint64_t key = raw[2 * i + layout_.set.entry_key / 8];
+    const int64_t hash = static_cast<int64_t>(raw[2 * i + layout_.set.entry_hash / 8]);
     if (key == 0 || hash == -1) continue;  // empty, or the dummy of a deleted key
     if (items.size() >= max_entries) {
       if (!cut) {
@@ -329,8 +368,7 @@ Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
 Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
   const Layout::Type& t = layout_.type;
-  if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent ||
-      t.ht_cached_keys == kAbsent) {
+  if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent) {
     return MakeError("the layout does not say where a type keeps its instance dicts");
   }
   auto flags = memory_.ReadValue<uint64_t>(type + t.tp_flags);
@@ -344,6 +382,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     return DictGetString(dict, name);
   };
   auto lookup_values = [&](uint64_t values) -> Result<uint64_t> {
+    if (t.ht_cached_keys == kAbsent) return MakeError("the layout does not say where a class keeps its shared keys");
     auto keys_address = memory_.ReadPointer(type + t.ht_cached_keys);
     if (!keys_address) return UnreadableMemory("cannot read a class's shared keys");
     PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
@@ -356,7 +395,8 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     if (!dict) return UnreadableMemory(fmt::format("cannot read the dict of {:#x}", object));
     return lookup_dict(*dict);
   }
-  if (!(*flags & kManagedDict)) return uint64_t{0};
+  // 2.7 has no managed dicts (its bit 4 is Py_TPFLAGS_CHECKTYPES).
+  if (!(*flags & kManagedDict) || IsPython2(layout_)) return uint64_t{0};
   const Layout::ManagedDict& m = layout_.managed_dict;
   if (m.dict_before == kAbsent) return MakeError("the layout does not say where managed dicts are");
   auto dict = memory_.ReadPointer(object - m.dict_before);

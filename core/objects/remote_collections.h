@@ -74,6 +74,9 @@ class RemoteCollections {
     uint64_t KeyOffset() const { return unicode ? 0 : 8; }  // in an entry
   };
   Result<Keys> ReadKeys(uint64_t keys_address);
+  // 2.7's dict: its open-addressing table, in slot order.
+  Result<std::vector<std::pair<uint64_t, uint64_t>>> Python2DictItems(uint64_t dict,
+                                                                      size_t max_entries);
   // A dict's keys, and its values where the table is split (0 otherwise).
   struct DictTables {
     Keys keys;

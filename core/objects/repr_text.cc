@@ -69,7 +69,7 @@ void CutUtf8(std::string& text, size_t limit) {
   text.resize(end);
 }
 
-std::string ValueFormatter::StrRepr(const std::u32string& text, bool truncated) {
+std::string ValueFormatter::StrRepr(const std::u32string& text, bool truncated, bool ascii_only) {
   bool has_single = false, has_double = false;
   for (char32_t c : text) {
     has_single = has_single || c == '\'';
@@ -82,7 +82,7 @@ std::string ValueFormatter::StrRepr(const std::u32string& text, bool truncated) 
     if (AppendCommonEscape(out, c, quote)) continue;
     if (c < 0x20 || c == 0x7F) {
       out += fmt::format("\\x{:02x}", c);
-    } else if (c < 0x7F || PrintableNonAscii(c)) {
+    } else if (c < 0x7F || (!ascii_only && PrintableNonAscii(c))) {
       AppendUtf8(out, c);
     } else if (c < 0x100) {
       out += fmt::format("\\x{:02x}", c);

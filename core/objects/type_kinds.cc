@@ -3,35 +3,53 @@
 #include <fmt/format.h>
 
 #include "core/base/address.h"
+#include "core/objects/type_flags.h"
 #include "core/objects/values.h"
 
 namespace pyunwind {
 namespace {
 
-// Py_TPFLAGS_* (Include/object.h, unchanged 3.11-3.15).
-constexpr uint64_t kHeapType = 1ull << 9;
-constexpr uint64_t kLongSubclass = 1ull << 24;
-constexpr uint64_t kListSubclass = 1ull << 25;
-constexpr uint64_t kTupleSubclass = 1ull << 26;
-constexpr uint64_t kBytesSubclass = 1ull << 27;
-constexpr uint64_t kUnicodeSubclass = 1ull << 28;
-constexpr uint64_t kDictSubclass = 1ull << 29;
+using Kind = ValueFormatter::Kind;
 
-}  // namespace
+// The builtin types by name, and the subclass flag CPython sets on each.
+struct Builtin {
+  const char* name;
+  Kind kind;
+  uint64_t required_flag;  // 0: none
+};
 
-namespace {
+const Builtin kBuiltins3[] = {
+    {"NoneType", Kind::kNone, 0},   {"bool", Kind::kBool, kLongSubclassFlag},
+    {"int", Kind::kInt, kLongSubclassFlag},     {"float", Kind::kFloat, 0},
+    {"str", Kind::kStr, kUnicodeSubclassFlag},  {"bytes", Kind::kBytes, kBytesSubclassFlag},
+    {"tuple", Kind::kTuple, kTupleSubclassFlag}, {"list", Kind::kList, kListSubclassFlag},
+    {"dict", Kind::kDict, kDictSubclassFlag},   {"set", Kind::kSet, 0},
+    {"frozenset", Kind::kFrozenSet, 0},         {"cell", Kind::kCell, 0}};
 
-ValueFormatter::Kind KindOfBuiltin(const std::string& name) {
-  using Kind = ValueFormatter::Kind;
-  static const std::pair<const char*, Kind> kKinds[] = {
-      {"NoneType", Kind::kNone}, {"bool", Kind::kBool},   {"int", Kind::kInt},
-      {"float", Kind::kFloat},   {"str", Kind::kStr},     {"bytes", Kind::kBytes},
-      {"tuple", Kind::kTuple},   {"list", Kind::kList},   {"dict", Kind::kDict},
-      {"set", Kind::kSet},       {"frozenset", Kind::kFrozenSet}, {"cell", Kind::kCell}};
-  for (const auto& [known, kind] : kKinds) {
-    if (name == known) return kind;
-  }
-  return Kind::kOther;
+// 2.7: str is bytes (PyStringObject), unicode is text, and int (PyIntObject, bool's base)
+// sits beside long.
+const Builtin kBuiltins2[] = {
+    {"NoneType", Kind::kNone, 0},   {"bool", Kind::kBool, kIntSubclassFlag},
+    {"int", Kind::kInt, kIntSubclassFlag},      {"long", Kind::kInt, kLongSubclassFlag},
+    {"float", Kind::kFloat, 0},     {"str", Kind::kBytes, kBytesSubclassFlag},
+    {"unicode", Kind::kStr, kUnicodeSubclassFlag}, {"tuple", Kind::kTuple, kTupleSubclassFlag},
+    {"list", Kind::kList, kListSubclassFlag},   {"dict", Kind::kDict, kDictSubclassFlag},
+    {"set", Kind::kSet, 0},         {"frozenset", Kind::kFrozenSet, 0},
+    {"cell", Kind::kCell, 0}};
+
+const Builtin* FindBuiltin(const Layout& l, const std::string& name) {
+  auto find = [&](const auto& table) -> const Builtin* {
+    for (const Builtin& builtin : table) {
+      if (name == builtin.name) return &builtin;
+    }
+    return nullptr;
+  };
+  return IsPython2(l) ? find(kBuiltins2) : find(kBuiltins3);
+}
+
+Kind KindOfBuiltin(const Layout& l, const std::string& name) {
+  const Builtin* builtin = FindBuiltin(l, name);
+  return builtin ? builtin->kind : Kind::kOther;
 }
 
 }  // namespace
@@ -51,6 +69,7 @@ void ValueFormatter::ReadBuiltins() {
   for (const auto& [key, value] : *items) {
     auto name = objects_.ReadString(key, 64);
     if (!name.ok()) continue;
+    if (IsPython2(l) && *name == "bytes") continue;  // 2.7: another name of str
     if (*name == "type") type_type = value;
     named.emplace_back(*name, value);
   }
@@ -58,7 +77,7 @@ void ValueFormatter::ReadBuiltins() {
     if (type == 0 || types_.count(type)) return;
     TypeInfo info;
     info.name = name;
-    info.kind = KindOfBuiltin(name);
+    info.kind = KindOfBuiltin(l, name);
     if (l.type.tp_flags != kAbsent) {
       if (auto flags = objects_.memory().ReadValue<uint64_t>(type + l.type.tp_flags)) info.flags = *flags;
     }
@@ -131,16 +150,13 @@ Result<ValueFormatter::TypeInfo> ValueFormatter::ReadTypeInfo(uint64_t type) {
   }
   // A name alone does not make a builtin: it must be a static type with the
   // subclass bit CPython sets for it.
-  const bool static_type = !(info.flags & kHeapType);
-  static const std::pair<const char*, uint64_t> kRequired[] = {
-      {"bool", kLongSubclass},     {"int", kLongSubclass},     {"str", kUnicodeSubclass},
-      {"bytes", kBytesSubclass},   {"tuple", kTupleSubclass},  {"list", kListSubclass},
-      {"dict", kDictSubclass}};
-  Kind kind = readable && static_type ? KindOfBuiltin(info.name) : Kind::kOther;
-  for (const auto& [name, flag] : kRequired) {
-    if (info.name == name && l.type.tp_flags != kAbsent && !(info.flags & flag)) kind = Kind::kOther;
+  const bool static_type = !(info.flags & kHeapTypeFlag);
+  const Builtin* builtin = readable && static_type ? FindBuiltin(l, info.name) : nullptr;
+  info.kind = builtin ? builtin->kind : Kind::kOther;
+  if (builtin && builtin->required_flag != 0 && l.type.tp_flags != kAbsent &&
+      !(info.flags & builtin->required_flag)) {
+    info.kind = Kind::kOther;
   }
-  info.kind = kind;
   return info;
 }
 

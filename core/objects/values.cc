@@ -4,6 +4,7 @@
 
 #include "core/base/address.h"
 #include "core/objects/repr_text.h"
+#include "core/objects/type_flags.h"
 
 namespace pyunwind {
 
@@ -40,6 +41,12 @@ Status ValueFormatter::AppendStr(uint64_t address, std::string& out) {
   return Ok{};
 }
 
+Status ValueFormatter::AppendPython2Unicode(uint64_t address, std::string& out) {
+  PYU_ASSIGN_OR_RETURN(StrText str, objects_.ReadStrText(address, limits_.max_length + 1));
+  out += "u" + StrRepr(str.text, str.truncated(), /*ascii_only=*/true);
+  return Ok{};
+}
+
 Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
   PYU_ASSIGN_OR_RETURN(TypeInfo type, TypeOf(address));
   RemoteMemory& memory = objects_.memory();
@@ -59,7 +66,9 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       return Ok{};
     }
     case Kind::kInt:
-      return AppendInt(address, out);
+      PYU_RETURN_IF_ERROR(AppendInt(address, out));
+      if (IsPython2(l) && (type.flags & kLongSubclassFlag)) out += 'L';  // 2.7's long
+      return Ok{};
     case Kind::kFloat: {
       if (l.float_object.ob_fval == kAbsent) break;
       auto value = memory.ReadValue<double>(address + l.float_object.ob_fval);
@@ -68,8 +77,9 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       return Ok{};
     }
     case Kind::kStr:
+      if (IsPython2(l)) return AppendPython2Unicode(address, out);
       return AppendStr(address, out);
-    case Kind::kBytes: {
+    case Kind::kBytes: {  // 2.7: str
       auto size = memory.ReadValue<int64_t>(address + l.bytes.ob_size);
       if (!size || *size < 0) {
         return UnreadableMemory(fmt::format("cannot read the bytes at {:#x}", address));
@@ -80,7 +90,8 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
         return UnreadableMemory(
             fmt::format("cannot read the contents of the bytes at {:#x}", address));
       }
-      out += BytesRepr(data, static_cast<uint64_t>(*size) > count);
+      const std::string repr = BytesRepr(data, static_cast<uint64_t>(*size) > count);
+      out += IsPython2(l) ? repr.substr(1) : repr;  // 2.7's str repr has no b
       return Ok{};
     }
     case Kind::kTuple:

@@ -60,7 +60,9 @@ class ValueFormatter {
   // Python's repr of a float (shortest round-trip digits, repr's rules for
   // when to use an exponent) and of text given as code points.
   static std::string FloatRepr(double value);
-  static std::string StrRepr(const std::u32string& text, bool truncated = false);
+  // `ascii_only`: escape every character past ASCII, as 2.7's unicode repr does.
+  static std::string StrRepr(const std::u32string& text, bool truncated = false,
+                             bool ascii_only = false);
   static std::string BytesRepr(const std::string& data, bool truncated = false);
   // Decimal digits of a magnitude given as little-endian 30-bit digits.
   static std::string DigitsToDecimal(std::vector<uint32_t> digits);
@@ -93,6 +95,8 @@ class ValueFormatter {
   // Appends the repr of `address` to `out`; errors only for the outermost object.
   Status Append(uint64_t address, int depth, std::string& out);
   Status AppendInt(uint64_t address, std::string& out);
+  // 2.7's unicode: u'...', escaped to ASCII.
+  Status AppendPython2Unicode(uint64_t address, std::string& out);
   Status AppendStr(uint64_t address, std::string& out);
   // Reads the builtins dict UseBuiltinsOf named, the first time only.
   void ReadBuiltins();

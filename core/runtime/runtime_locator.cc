@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <optional>
 #include <regex>
 
@@ -36,25 +37,47 @@ bool PointsToEmbeddedInterpreter(const Layout& l, uint64_t runtime, uint64_t mai
 }
 
 // Where the runtime keeps the interpreter a match is checked through: interpreters.main, or
-// in 3.6 (whose "runtime" is pystate.c's interp_head) the head of the list.
+// in 2.7 and 3.6 (whose "runtime" is pystate.c's interp_head) the head of the list.
 int32_t CheckedInterpreter(const Layout& l) {
   return l.runtime.interpreters_main != kAbsent ? l.runtime.interpreters_main
                                                 : l.runtime.interpreters_head;
 }
 
-// sys.hexversion, read through the main interpreter's sys dict.
-std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
-                                          uint64_t runtime) {
+// An int of the sys module (sys.hexversion, sys.maxunicode), read through the main
+// interpreter's sys dict.
+std::optional<int64_t> SysInt(RemoteMemory& memory, const Layout& layout, uint64_t runtime,
+                              std::string_view name) {
   ObjectReader objects(memory, layout);
   auto interp = memory.ReadPointer(runtime + CheckedInterpreter(layout));
   if (!interp || *interp == 0) return std::nullopt;
   auto sysdict = memory.ReadPointer(*interp + layout.interp.sysdict);
   if (!sysdict || *sysdict == 0) return std::nullopt;
-  auto value = objects.LookupStringKey(*sysdict, "hexversion");
+  auto value = objects.LookupStringKey(*sysdict, name);
   if (!value.ok() || *value == 0) return std::nullopt;
   auto number = objects.ReadInt(*value);
-  if (!number.ok() || *number <= 0 || *number > 0xffffffff) return std::nullopt;
+  if (!number.ok()) return std::nullopt;
+  return *number;
+}
+
+std::optional<uint32_t> HexversionFromSys(RemoteMemory& memory, const Layout& layout,
+                                          uint64_t runtime) {
+  auto number = SysInt(memory, layout, runtime, "hexversion");
+  if (!number || *number <= 0 || *number > 0xffffffff) return std::nullopt;
   return static_cast<uint32_t>(*number);
+}
+
+// 2.7 is built with Py_UNICODE of 2 bytes (UCS2, sys.maxunicode 0xffff) or 4 (UCS4,
+// 0x10ffff, as pyenv's and Debian's are); the table says 4 until the target tells.
+void ReadUnicodeWidth(RemoteMemory& memory, RuntimeLocation& location) {
+  Layout& l = location.layout;
+  if (l.unicode.legacy_str == kAbsent) return;
+  const std::optional<int64_t> maxunicode = SysInt(memory, l, location.address, "maxunicode");
+  if (maxunicode == 0xffff) {
+    l.unicode.legacy_unit_bytes = 2;
+  } else if (maxunicode != 0x10ffff) {
+    location.warnings.push_back(
+        "sys.maxunicode is unreadable: unicode objects are read as UCS4 (4 bytes a character)");
+  }
 }
 
 // 3.7-3.10 allocate the main interpreter on the heap. Their runtimes lay out
@@ -86,29 +109,47 @@ bool TableMatches(RemoteMemory& memory, const Layout& l, uint64_t runtime) {
   return back && *back == runtime;
 }
 
-// How far from the exported _PyThreadState_Current a 3.6 interp_head is looked for: both
-// are statics of pystate.c, so in the same data section (16 bytes apart in pyenv's 3.6.15).
+// How far from the exported _PyThreadState_Current an interp_head is looked for: both
+// are statics of pystate.c, so in the same data section (16 bytes apart in pyenv's 3.6.15,
+// 8 in its 2.7.18).
 constexpr uint64_t kInterpHeadNeighborhood = 64 * 1024;
 
-// 3.6 has no _PyRuntime: its interpreters are listed from pystate.c's static interp_head,
-// found by its symbol, or else among the words near _PyThreadState_Current, each candidate
-// checked as a 3.7-3.10 runtime is (a thread state pointing back, sys.hexversion).
-std::optional<RuntimeLocation> LocateInterpHead(RemoteMemory& memory) {
+// Where pystate.c's autoInterpreterState (the main interpreter, in a process without
+// subinterpreters) follows interp_head: the next word (3.6.15), or the one after, with
+// autoTLSkey between (2.7.18). Compilers keep a file's statics in order.
+constexpr uint64_t kAutoInterpreterAfterHead[] = {8, 16};
+
+// The versions whose interpreter list starts at interp_head (2.7, 3.6), the hinted one first.
+std::vector<Layout> InterpHeadTables(uint32_t hexversion_hint) {
+  std::vector<Layout> tables;
+  for (uint32_t version : VersionsWithoutDebugOffsets()) {
+    auto layout = LayoutFromTable(version);
+    if (layout.ok() && layout->runtime.interpreters_main == kAbsent) tables.push_back(*layout);
+  }
+  std::stable_partition(tables.begin(), tables.end(), [&](const Layout& l) {
+    return l.version.hexversion >> 16 == hexversion_hint >> 16;
+  });
+  return tables;
+}
+
+// 2.7 and 3.6 have no _PyRuntime: their interpreters are listed from pystate.c's static
+// interp_head, found by its symbol, or else among the words near _PyThreadState_Current,
+// each candidate checked as a 3.7-3.10 runtime is (a thread state pointing back,
+// sys.hexversion).
+std::optional<RuntimeLocation> LocateInterpHead(RemoteMemory& memory, uint32_t hexversion_hint) {
   Target& target = memory.target();
-  for (const MinorVersion* known : KnownMinorVersions()) {
-    auto layout = LayoutFromTable(0x03000000u | uint32_t(known->minor) << 16);
-    if (!layout.ok() || layout->runtime.interpreters_main != kAbsent) continue;
+  for (const Layout& layout : InterpHeadTables(hexversion_hint)) {
     if (auto head = target.FindSymbol("interp_head");
-        head && HeapInterpreterMatches(memory, *layout, *head)) {
-      return RuntimeLocation{*head, *layout, "the interp_head symbol", {}};
+        head && HeapInterpreterMatches(memory, layout, *head)) {
+      return RuntimeLocation{*head, layout, "the interp_head symbol", {}};
     }
     auto current = target.FindSymbol("_PyThreadState_Current");
     if (!current || *current < kInterpHeadNeighborhood) continue;
     for (uint64_t word = *current - kInterpHeadNeighborhood;
          word < *current + kInterpHeadNeighborhood; word += 8) {
       if (memory.target().Interrupted()) return std::nullopt;
-      if (HeapInterpreterMatches(memory, *layout, word)) {
-        return RuntimeLocation{word, *layout, "a scan near _PyThreadState_Current", {}};
+      if (HeapInterpreterMatches(memory, layout, word)) {
+        return RuntimeLocation{word, layout, "a scan near _PyThreadState_Current", {}};
       }
     }
   }
@@ -171,17 +212,17 @@ Result<Layout> IdentifyRuntimeAt(RemoteMemory& memory, uint64_t address, uint32_
 
 Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
                                        const std::vector<MemoryRegion>& regions) {
-  std::vector<Layout> tables;       // with a _PyRuntime (3.7-3.12)
-  std::vector<Layout> head_tables;  // 3.6: interp_head
+  std::vector<Layout> tables;  // with a _PyRuntime (3.7-3.12)
   for (uint32_t version : VersionsWithoutDebugOffsets()) {
     Layout table = *LayoutFromTable(version);
-    (table.runtime.interpreters_main != kAbsent ? tables : head_tables).push_back(std::move(table));
+    if (table.runtime.interpreters_main != kAbsent) tables.push_back(std::move(table));
   }
+  const std::vector<Layout> head_tables = InterpHeadTables(0);  // 2.7, 3.6: interp_head
   uint64_t cookie_word;
   std::memcpy(&cookie_word, kDebugOffsetsCookie, 8);
 
   std::optional<RuntimeLocation> found;
-  uint64_t previous_word = 0;
+  uint64_t previous_word = 0, word_before = 0;  // the two words before `here`
   // Why the first debug-offsets cookie found was refused (a version pyunwind does
   // not read, a damaged block): said if nothing else is found.
   std::optional<Error> cookie_error;
@@ -199,16 +240,23 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
           }
           return ScanStep::kContinue;
         }
+        const bool plausible = value != 0 && Aligned(value);
+        const uint64_t back[] = {previous_word, word_before};  // 8 and 16 bytes before
+        word_before = previous_word;
+        previous_word = value;
         // 3.7-3.10: interpreters.head and .main side by side point at one interpreter on
         // the heap (a process without subinterpreters).
-        const bool head_is_main = value != 0 && Aligned(value) && value == previous_word;
-        previous_word = value;
-        // 3.6: pystate.c's interp_head is followed by autoInterpreterState, the main
+        const bool head_is_main = plausible && value == back[0];
+        // 2.7, 3.6: pystate.c's interp_head is followed by autoInterpreterState, the main
         // interpreter too in a process without subinterpreters.
-        for (const Layout& table : head_tables) {
-          if (head_is_main && HeapInterpreterMatches(memory, table, here - 8)) {
-            found = RuntimeLocation{here - 8, table, "a scan for interp_head", {}};
-            return ScanStep::kStop;
+        for (size_t k = 0; k < std::size(kAutoInterpreterAfterHead); ++k) {
+          const uint64_t distance = kAutoInterpreterAfterHead[k];
+          if (!plausible || value != back[k] || here < distance) continue;
+          for (const Layout& table : head_tables) {
+            if (HeapInterpreterMatches(memory, table, here - distance)) {
+              found = RuntimeLocation{here - distance, table, "a scan for interp_head", {}};
+              return ScanStep::kStop;
+            }
           }
         }
         for (const Layout& table : tables) {
@@ -238,7 +286,7 @@ Result<RuntimeLocation> ScanForRuntime(RemoteMemory& memory,
 }
 
 std::string DescribeLocation(const RuntimeLocation& location) {
-  // 3.6 lists its interpreters from a static of its own, not a _PyRuntime.
+  // 2.7 and 3.6 list their interpreters from a static of their own, not a _PyRuntime.
   const char* head =
       location.layout.runtime.interpreters_main == kAbsent ? "interp_head" : "_PyRuntime";
   return fmt::format("{} at {:#x}, found by {}; layout from {}", head, location.address,
@@ -275,7 +323,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     }
   }
   if (location.address == 0) {
-    if (auto head = LocateInterpHead(memory)) location = std::move(*head);
+    if (auto head = LocateInterpHead(memory, hint)) location = std::move(*head);
   }
   if (location.address == 0) {
     // The program is Python, but one we cannot read: say which.
@@ -284,7 +332,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
                        fmt::format("Python {} is not supported: pyunwind reads {}",
                                    PythonVersion{*symbol_version}.ToString(), KnownMinorRange()));
     }
-    if (named && (named->major() != 3 || FindMinorVersion(named->minor()) == nullptr)) {
+    if (named && FindVersionFile(*named) == nullptr) {
       return MakeError(ErrorKind::kUnsupportedVersion,
                        fmt::format("Python {} is not supported: pyunwind reads {}",
                                    named->MinorString(), KnownMinorRange()));
@@ -322,6 +370,7 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
           location.layout.version.MinorString()));
     }
   }
+  ReadUnicodeWidth(memory, location);
   PYU_RETURN_IF_ERROR(ValidateLayout(location.layout));
   if (!location.layout.warning.empty()) location.warnings.push_back(location.layout.warning);
   return location;

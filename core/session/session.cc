@@ -13,7 +13,8 @@ TargetSession::TargetSession(Target& target, std::unique_ptr<RelayTarget> relay)
 Status TargetSession::Locate() {
   // Through the session's own cache, so --stats counts these reads too.
   PYU_ASSIGN_OR_RETURN(location_, LocateRuntime(memory_));
-  objects_.UseHashSecret(ReadHashSecret(memory_));
+  // 2.7 hashes str with its own function, not SipHash: its dicts are read key by key.
+  if (!IsPython2(location_.layout)) objects_.UseHashSecret(ReadHashSecret(memory_));
   return Ok{};
 }
 

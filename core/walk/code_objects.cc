@@ -104,7 +104,7 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
       return UnreadableMemory(fmt::format("cannot read the bytecode of the code object at {:#x}", address));
     }
     info.bytecode_address = bytecode + objects_.layout().bytes.ob_sval;
-    info.code_units = *size / 2;
+    info.code_units = *size / objects_.layout().code.bytes_per_unit;
   } else {
     info.bytecode_address = address + c.code_adaptive;
     info.code_units = FieldAt<int64_t>(raw, objects_.layout().object.ob_size);
@@ -123,6 +123,7 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
     case LineTableFormat::kLocations: info.lines = DecodeLocationTable(table, info.first_line); break;
     case LineTableFormat::kLineTable: info.lines = DecodeLineTable310(table, info.first_line); break;
     case LineTableFormat::kLnotab: info.lines = DecodeLnotab(table, info.first_line); break;
+    case LineTableFormat::kLnotab27: info.lines = DecodeLnotab27(table, info.first_line); break;
   }
   // Counted after the fact: one decode is bounded by the table's size (1 MiB).
   if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return budget.StopError();

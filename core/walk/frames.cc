@@ -45,6 +45,7 @@ struct CodePoint {
 };
 // Where the frame whose head is `raw` runs: a _PyInterpreterFrame's instruction
 // pointer, or a PyFrameObject's f_lasti (in bytes before 3.10; -1 before the first).
+// 2.7's code units are bytes.
 Result<CodePoint> CodePointOf(CodeCache& codes, const Layout& l, const uint8_t* raw,
                               size_t raw_size) {
   const Layout::Frame& f = l.frame;
@@ -52,7 +53,9 @@ Result<CodePoint> CodePointOf(CodeCache& codes, const Layout& l, const uint8_t* 
   PYU_ASSIGN_OR_RETURN(const CodeInfo* code, codes.Get(code_address));
   if (UsesFrameObjects(l)) {
     const int32_t lasti = FieldAt<int32_t>(raw, raw_size, f.lasti);
-    const int64_t index = lasti < 0 ? -1 : f.lasti_in_code_units ? lasti : lasti / 2;
+    const int64_t index = lasti < 0                ? -1
+                          : f.lasti_in_code_units ? lasti
+                                                  : lasti / l.code.bytes_per_unit;
     return CodePoint{code, index};
   }
   const uint64_t instruction = FieldAt<uint64_t>(raw, raw_size, f.instr_ptr);

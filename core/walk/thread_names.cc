@@ -12,14 +12,25 @@ namespace {
 
 constexpr size_t kMaxThreadName = 256;  // characters kept of a name
 
-// The `_name` of a threading.Thread object.
+// The `_name` of a threading.Thread object (2.7: `_Thread__name`).
 Result<std::string> NameOf(RemoteCollections& c, uint64_t thread_object) {
-  PYU_ASSIGN_OR_RETURN(uint64_t name, c.InstanceAttribute(thread_object, "_name"));
+  const char* attribute = c.objects().layout().threading.name_attribute;
+  PYU_ASSIGN_OR_RETURN(uint64_t name, c.InstanceAttribute(thread_object, attribute));
   if (name == 0) return MakeError("a Thread without _name");
   return c.objects().ReadString(name, kMaxThreadName);
 }
 
-// ident -> Thread object of threading._active, and of _main_thread (its `_ident`).
+// The main thread's Thread object: threading._main_thread, or 2.7's
+// threading._shutdown, the bound method _MainThread()._exitfunc; 0 when there is none.
+Result<uint64_t> MainThreadObject(RemoteCollections& c, uint64_t threading_dict) {
+  const Layout::Threading& t = c.objects().layout().threading;
+  PYU_ASSIGN_OR_RETURN(uint64_t main, c.DictGetString(threading_dict, t.main_thread));
+  if (main == 0 || !t.main_thread_is_bound_method) return main;
+  PYU_ASSIGN_OR_RETURN(auto function_and_self, c.BoundMethod(main));
+  return function_and_self.second;
+}
+
+// ident -> Thread object of threading._active, and of the main thread (its `_ident`).
 Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& c,
                                                              uint64_t threading_dict,
                                                              std::optional<uint64_t>& main_ident) {
@@ -32,9 +43,9 @@ Result<std::unordered_map<uint64_t, uint64_t>> ThreadObjects(RemoteCollections& 
       if (ident.ok()) objects.emplace(static_cast<uint64_t>(*ident), thread_object);
     }
   }
-  auto main = c.DictGetString(threading_dict, "_main_thread");
+  auto main = MainThreadObject(c, threading_dict);
   if (main.ok() && *main != 0) {
-    auto ident_object = c.InstanceAttribute(*main, "_ident");
+    auto ident_object = c.InstanceAttribute(*main, c.objects().layout().threading.ident_attribute);
     if (ident_object.ok() && *ident_object != 0) {
       auto ident = c.objects().ReadInt(*ident_object);
       if (ident.ok()) {

@@ -144,9 +144,12 @@ std::vector<uint64_t> ThreadStates(RemoteMemory& memory, const Layout& l, uint64
   return states;
 }
 
-// The thread whose id threading._main_thread holds becomes the main thread.
-void MarkMainFromThreading(const ThreadNames& names, Interpreter& interpreter) {
+// The thread whose id threading._main_thread (2.7: _shutdown's self) holds becomes the main
+// thread.
+void MarkMainFromThreading(const Layout& l, const ThreadNames& names, Interpreter& interpreter) {
   const std::optional<uint64_t> ident = names.MainThreadIdent();
+  const std::string source = std::string("threading.") + l.threading.main_thread +
+                             (l.threading.main_thread_is_bound_method ? "'s self" : "");
   if (!ident) {
     interpreter.main_thread_source = "unknown: this build records none, and threading is not imported";
     return;
@@ -155,11 +158,11 @@ void MarkMainFromThreading(const ThreadNames& names, Interpreter& interpreter) {
     if (thread.python_id != ident) continue;
     thread.is_main = true;
     thread.status.insert(thread.status.begin(), "main");
-    interpreter.main_thread_source = "from threading._main_thread";
+    interpreter.main_thread_source = "from " + source;
     return;
   }
   interpreter.main_thread_source =
-      fmt::format("none: no thread state has threading._main_thread's ident {:#x}", *ident);
+      fmt::format("none: no thread state has {}'s ident {:#x}", source, *ident);
 }
 
 }  // namespace
@@ -190,7 +193,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     Interpreter& interpreter = snapshot.interpreters.emplace_back();
     interpreter.address = interp;
     if (l.interp.id == kAbsent) {
-      // 3.6 numbers none: the list runs newest first, so the main one is last.
+      // 2.7 and 3.6 number none: the list runs newest first, so the main one is last.
       interpreter.id = static_cast<int64_t>(interpreters.size() - 1 - index);
     } else if (auto id = memory.ReadValue<int64_t>(interp + l.interp.id); id) {
       interpreter.id = *id;
@@ -239,8 +242,8 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     ThreadNames names(objects, interpreter, snapshot.warnings);
     if (main.tstate == 0 && is_main_interpreter && l.runtime.main_thread == kAbsent &&
         l.interp.threads_main == kAbsent) {
-      // 3.6 records the main thread nowhere but in threading (_main_thread's ident).
-      MarkMainFromThreading(names, interpreter);
+      // 2.7 and 3.6 record the main thread nowhere but in threading.
+      MarkMainFromThreading(l, names, interpreter);
     }
     if (options.observer != nullptr) options.observer->InterpreterStarted(interpreter);
     for (Thread& thread : interpreter.threads) {

@@ -8,6 +8,13 @@ Run with each of pyenv's interpreters whose tables the test covers:
       /root/.pyenv/versions/$v/bin/python$m tests/data/make_legacy_line_tables.py \\
           tests/data/legacy_line_tables_3${m#3.}.json
     done
+    /root/.pyenv/versions/2.7.18/bin/python2.7 tests/data/make_legacy_line_tables.py \\
+        tests/data/legacy_line_tables_27.json
+
+2.7 compiles the same source with what it has no syntax for (async, yield from, a
+generator's return value) blanked line for line, so every other line keeps its number.
+Its bytecode is not wordcode: its code units are bytes, and "before_start" is at byte
+offset -1 (its f_lasti of -1).
 
 The source below is compiled (never run). For every code object in it,
 recursively through co_consts, the output holds co_firstlineno, the raw line
@@ -19,10 +26,15 @@ is PyCode_Addr2Line at byte offset -2, a frame that has not started (3.10's
 f_lasti of -1 code units). Cross-checks: dis.findlinestarts (3.7-3.9) and
 co_lines() (3.10) must agree with PyCode_Addr2Line.
 """
+import binascii
 import ctypes
 import dis
 import json
 import sys
+
+PYTHON2 = sys.version_info[0] == 2
+# Bytes of one code unit: 3.6+ wordcode; 2.7's 1- and 3-byte instructions.
+UNIT = 1 if PYTHON2 else 2
 
 # Varied shapes of line table: multi-line expressions, loops, try/except/
 # finally, comprehensions, lambdas, decorators, nested functions, generators,
@@ -237,6 +249,20 @@ def walrus(xs, /, y):
     return n
 '''
 
+# What 2.7 cannot compile, each replaced by as many lines it can.
+PYTHON3_ONLY = [
+    ("    yield from range(n)\n    x = yield\n    return x\n",
+     "    for i in range(n): yield i\n    x = yield\n    del x\n"),
+]
+if PYTHON2:
+    start = SOURCE_HEAD.index("async def coroutine")
+    end = SOURCE_HEAD.index("def closures")
+    SOURCE_HEAD = (SOURCE_HEAD[:start] + "\n" * SOURCE_HEAD[start:end].count("\n") +
+                   SOURCE_HEAD[end:])
+    for python3, python2 in PYTHON3_ONLY:
+        assert python3 in SOURCE_HEAD and python3.count("\n") == python2.count("\n")
+        SOURCE_HEAD = SOURCE_HEAD.replace(python3, python2)
+
 HEAD = SOURCE_HEAD + LONG_LINE + LONG_JUMPS
 if sys.version_info >= (3, 8):
     HEAD += SOURCE_38
@@ -262,7 +288,8 @@ def code_objects(code, path=""):
     yield name, code
     for const in code.co_consts:
         if hasattr(const, "co_code"):
-            yield from code_objects(const, name)
+            for inner in code_objects(const, name):
+                yield inner
 
 
 def table_of(code):
@@ -271,7 +298,7 @@ def table_of(code):
 
 def lines_per_code_unit(name, code):
     size = len(code.co_code)
-    lines = [_ADDR2LINE(code, offset) for offset in range(0, size, 2)]
+    lines = [_ADDR2LINE(code, offset) for offset in range(0, size, UNIT)]
     if sys.version_info >= (3, 10):
         from_co_lines = [-1] * (size // 2)
         for start, end, line in code.co_lines():
@@ -282,7 +309,7 @@ def lines_per_code_unit(name, code):
         from_starts = []
         line = code.co_firstlineno
         starts = dict(dis.findlinestarts(code))
-        for offset in range(0, size, 2):
+        for offset in range(0, size, UNIT):
             line = starts.get(offset, line)
             from_starts.append(line)
         assert from_starts == lines, name
@@ -297,9 +324,9 @@ def main():
         entries.append({
             "name": name,
             "firstlineno": code.co_firstlineno,
-            "table": table_of(code).hex(),
+            "table": binascii.hexlify(table_of(code)).decode("ascii"),
             "lines": lines_per_code_unit(name, code),
-            "before_start": _ADDR2LINE(code, -2),
+            "before_start": _ADDR2LINE(code, -UNIT),
         })
     document = {
         "python": "%d.%d.%d" % sys.version_info[:3],

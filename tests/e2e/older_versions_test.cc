@@ -9,6 +9,7 @@
 //     (CompareWithTruth: filename, line, name, qualname; the threading name) and is_main.
 //   * Locals: tests/data/legacy_locals.py, `py-bt --all --locals --json`: the worker's
 //     frames, local names, types and the reprs of the simple types (tests/locals_truth.h).
+//   * Python27Tasks: `py-tasks` on 2.7 says in one line that 2.7 has no asyncio.
 //   * Tasks (3.7+): tests/data/legacy_asyncio.py, `py-tasks --json`: tasks matched by their
 //     coroutine function (task names are 3.8+), coroutine stacks, awaited_by edges and kinds,
 //     the running task.
@@ -26,12 +27,14 @@
 // distribution build: static, non-PIE, stripped (only .dynsym: _PyRuntime is exported), its
 // layout that of pyenv's 3.9 but with nothing of its debug info at hand.
 //
-// Refusal: on a version pyunwind cannot read, its one error line names the version.
+// Refusal: on a version pyunwind cannot read (a program named python2.6 or python3.5), its
+// one error line names the version.
 #include <unistd.h>
 
 #include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <regex>
@@ -49,7 +52,7 @@ namespace {
 
 // The versions the core reads: their cells must pass. Add a version here when the core
 // learns it; the others' failures are skips.
-const std::set<std::string> kSupportedLegacyVersions = {"3.6.15", "3.7.16", "3.8.18", "3.9.18",
+const std::set<std::string> kSupportedLegacyVersions = {"2.7.18", "3.6.15", "3.7.16", "3.8.18", "3.9.18",
                                                          "3.10.13", "3.11.7", kBullseyeInterp};
 
 const std::vector<std::string> kVersions = {"2.7.18", "3.6.15",  "3.7.16", "3.8.18",
@@ -59,12 +62,6 @@ const std::vector<std::string> kVersions = {"2.7.18", "3.6.15",  "3.7.16", "3.8.
 const std::vector<std::string> kDebian11 = {kBullseyeInterp};
 
 bool IsBullseye(const std::string& version) { return version == kBullseyeInterp; }
-
-// "3.9" of "3.9.18" or "bullseye_3.9".
-std::string MinorOf(const std::string& version) {
-  if (IsBullseye(version)) return "3.9";
-  return version.substr(0, version.rfind('.'));
-}
 
 enum class Open { kLive, kCoreAlone, kCoreWithExecutable };
 
@@ -385,6 +382,23 @@ INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersionsTasks, ::testing::ValuesIn(Cells(kV
 INSTANTIATE_TEST_SUITE_P(Debian11, OlderVersionsTasks, ::testing::ValuesIn(Cells(kDebian11, true)),
                          CellName);
 
+// 2.7 has no asyncio: py-tasks says so in one line, and nothing else.
+class Python27Tasks : public OlderVersions {};
+
+TEST_P(Python27Tasks, SaysThereIsNoAsyncio) {
+  script_ = "legacy_locals";
+  Verdict([&] {
+    RunResult r = RunDebugger(GetParam().debugger, *install_, target_, {"py-tasks"}, 120);
+    ASSERT_TRUE(r.exited) << r.Describe();
+    const std::string said = PyunwindError(r.out + r.err);
+    EXPECT_EQ(said, "pyunwind: Python 2.7 has no asyncio: py-tasks has no tasks to show")
+        << r.Describe();
+    EXPECT_EQ(Occurrences(r.out + r.err, "pyunwind: "), 1u) << r.Describe();
+  });
+}
+
+INSTANTIATE_TEST_SUITE_P(Pyenv, Python27Tasks, ::testing::ValuesIn(Cells({"2.7.18"})), CellName);
+
 // ---------------------------------------------------------------- Debian 11: how _PyRuntime is found
 
 // Debian 11's stripped binary: live and with the executable, _PyRuntime comes from .dynsym
@@ -417,35 +431,57 @@ INSTANTIATE_TEST_SUITE_P(Debian11, Debian11Runtime, ::testing::ValuesIn(Cells(kD
 
 // ---------------------------------------------------------------- refusal
 
-// A version pyunwind cannot read gets one error line naming it ("Python 3.8 is not
-// supported: pyunwind reads ..."), live, in each debugger.
-class Refusal : public OlderVersions {};
+// A version pyunwind cannot read gets one error line naming it ("Python 3.5 is not
+// supported: pyunwind reads 2.7 and 3.6 to 3.15"), live, in each debugger. Every pyenv
+// interpreter installed is read, so the target is a copy of /bin/sleep under the file name
+// such an interpreter has: the name is all the core has to go by when no runtime is found.
+struct RefusedCell {
+  std::string version;  // "2.6", "3.5"
+  Debugger debugger = Debugger::kLldb;
+};
+
+void PrintTo(const RefusedCell& c, std::ostream* os) {
+  *os << "python" << c.version << ", " << DebuggerName(c.debugger);
+}
+
+class Refusal : public ::testing::TestWithParam<RefusedCell> {};
 
 TEST_P(Refusal, ErrorNamesTheVersion) {
-  const Cell& c = GetParam();
-  if (kSupportedLegacyVersions.count(c.version)) GTEST_SKIP() << "pyunwind reads " << c.version;
-  script_ = "legacy_locals";  // no spinning thread
-  if (!Start(script_)) {
-    if (!skip_.empty()) GTEST_SKIP() << skip_;
-    return;
+  const RefusedCell& c = GetParam();
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const std::string program = TempDir() + "/python" + c.version;
+  if (!FileExists(program)) {
+    ASSERT_EQ(std::system(("cp /bin/sleep " + program).c_str()), 0) << program;
   }
-  RunResult r = RunDebugger(c.debugger, *install_, target_, {"py-bt --all"}, 120);
+  ProcessOptions options;
+  options.argv = {program, "600"};
+  auto process = Process::Spawn(options, &error);
+  ASSERT_NE(process, nullptr) << error;
+  Target target;
+  target.pid = process->pid();
+  RunResult r = RunDebugger(c.debugger, *install, target, {"py-bt --all"}, 120);
   ASSERT_TRUE(r.exited) << r.Describe();
   const std::string said = PyunwindError(r.out + r.err);
-  if (said.empty()) GTEST_SKIP() << "pyunwind reads Python " << c.version << ": nothing refused";
-  const std::string minor = MinorOf(c.version);
-  EXPECT_NE(said.find("Python " + minor + " is not supported"), std::string::npos) << said;
+  EXPECT_NE(said.find("Python " + c.version + " is not supported: pyunwind reads 2.7 and 3.6 to 3.15"),
+            std::string::npos)
+      << said << "\n" << r.Describe();
   EXPECT_EQ(said.find('\n'), std::string::npos) << said;
 }
 
-std::vector<Cell> LiveCells() {
-  std::vector<Cell> cells;
-  for (const std::string& version : kVersions)
-    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({version, Open::kLive, d});
+std::vector<RefusedCell> RefusedCells() {
+  std::vector<RefusedCell> cells;
+  for (const char* version : {"2.6", "3.5"})
+    for (Debugger d : {Debugger::kLldb, Debugger::kGdb}) cells.push_back({version, d});
   return cells;
 }
 
-INSTANTIATE_TEST_SUITE_P(Pyenv, Refusal, ::testing::ValuesIn(LiveCells()), CellName);
+INSTANTIATE_TEST_SUITE_P(Named, Refusal, ::testing::ValuesIn(RefusedCells()),
+                         [](const ::testing::TestParamInfo<RefusedCell>& info) {
+                           return SanitizeName("python" + info.param.version + "_" +
+                                               DebuggerName(info.param.debugger));
+                         });
 
 }  // namespace
 }  // namespace pyunwind_e2e

@@ -59,7 +59,7 @@ TEST_P(Version, NamesReleaseRevisionDebuggerAndCPythons) {
     EXPECT_EQ(revision, "unknown");
   }
   json expected = json::array();
-  for (const char* minor : {"3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12"}) {
+  for (const char* minor : {"2.7", "3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12"}) {
     expected.push_back({{"version", minor}, {"builds", {"default"}}});
   }
   for (const char* minor : {"3.13", "3.14", "3.15"}) {

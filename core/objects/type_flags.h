@@ -1,0 +1,19 @@
+// Py_TPFLAGS_* (Include/object.h): the bits a builtin type and its subclasses
+// carry, alike in 2.7 and 3.x (2.7's bit 27 marks str, which is 3's bytes),
+// and 2.7's int.
+#pragma once
+
+#include <cstdint>
+
+namespace pyunwind {
+
+inline constexpr uint64_t kHeapTypeFlag = 1ull << 9;
+inline constexpr uint64_t kIntSubclassFlag = 1ull << 23;  // 2.7 only: PyIntObject
+inline constexpr uint64_t kLongSubclassFlag = 1ull << 24;
+inline constexpr uint64_t kListSubclassFlag = 1ull << 25;
+inline constexpr uint64_t kTupleSubclassFlag = 1ull << 26;
+inline constexpr uint64_t kBytesSubclassFlag = 1ull << 27;  // 2.7: str (PyStringObject)
+inline constexpr uint64_t kUnicodeSubclassFlag = 1ull << 28;
+inline constexpr uint64_t kDictSubclassFlag = 1ull << 29;
+
+}  // namespace pyunwind
