@@ -146,6 +146,24 @@ TEST(MergeNativeFrames, LeftoverPythonFramesComeLast) {
   EXPECT_FALSE(merged.native_of_python[0].has_value());
 }
 
+// 2.7's loop is PyEval_EvalFrameEx; 3.x keeps a PyEval_EvalFrameEx (a C API entry that
+// calls _PyEval_EvalFrameDefault), which then runs no frame of its own.
+TEST(MergeNativeFrames, Python2EvalLoopOnlyOnAStackWithoutTheDefault) {
+  const std::vector<NativeFrame> python2 = {{0x10, "sem_wait", "libc.so.6"},
+                                            {0x20, "PyEval_EvalFrameEx", "python2.7"},
+                                            {0x30, "PyEval_EvalFrameEx.cold", "python2.7"},
+                                            {0x40, "main", "python2.7"}};
+  EXPECT_EQ(Names(MergeNativeFrames({Py("leaf", true), Py("main", true)}, python2)),
+            (std::vector<std::string>{"#sem_wait", "#PyEval_EvalFrameEx", "leaf",
+                                      "#PyEval_EvalFrameEx.cold", "main", "#main"}));
+  const std::vector<NativeFrame> python3 = {{0x10, "_PyEval_EvalFrameDefault", "python3"},
+                                            {0x20, "PyEval_EvalFrameEx", "python3"},
+                                            {0x30, "main", "python3"}};
+  EXPECT_EQ(Names(MergeNativeFrames({Py("leaf", true), Py("main", true)}, python3)),
+            (std::vector<std::string>{"#_PyEval_EvalFrameDefault", "leaf",
+                                      "#PyEval_EvalFrameEx", "#main", "main"}));
+}
+
 TEST(IsEvalLoopFunction, Names) {
   EXPECT_TRUE(IsEvalLoopFunction("_PyEval_EvalFrameDefault"));
   EXPECT_TRUE(IsEvalLoopFunction("_PyEval_EvalFrameDefault.cold"));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/base/limits.h"
 #include "core/base/printable.h"
 #include "core/commands/arguments.h"
@@ -18,9 +20,20 @@ bool StartsWith(std::string_view s, std::string_view prefix) {
   return s.substr(0, prefix.size()) == prefix;
 }
 
+// `function` or one of GCC's clones of it ("function.cold", "function.part.0").
+bool IsFunctionOrClone(std::string_view name, std::string_view function) {
+  return name == function || (StartsWith(name, function) && name.size() > function.size() &&
+                              name[function.size()] == '.');
+}
+
 bool IsEvalFrameDefault(std::string_view name) {
-  constexpr std::string_view kName = "_PyEval_EvalFrameDefault";
-  return name == kName || (StartsWith(name, kName) && name[kName.size()] == '.');
+  return IsFunctionOrClone(name, "_PyEval_EvalFrameDefault");
+}
+
+// 2.7's eval loop. 3.x still has a PyEval_EvalFrameEx, a C API entry that calls
+// _PyEval_EvalFrameDefault: it counts only on a stack without the latter.
+bool IsPython2EvalLoop(std::string_view name) {
+  return IsFunctionOrClone(name, "PyEval_EvalFrameEx");
 }
 
 bool IsTailCall(std::string_view name) { return StartsWith(name, "_TAIL_CALL_"); }
@@ -37,6 +50,9 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
   merged.native_of_python.assign(python.size(), std::nullopt);
   size_t next_python = 0;
   bool inner_was_tail_call = false;
+  const bool python2_stack = std::none_of(native.begin(), native.end(), [](const NativeFrame& n) {
+    return IsEvalLoopFunction(n.function);
+  });
   for (size_t i = 0; i < native.size(); ++i) {
     const NativeFrame& n = native[i];
     Frame frame;
@@ -48,7 +64,9 @@ MergedStack MergeNativeFrames(const std::vector<Frame>& python,
     // top of the _PyEval_EvalFrameDefault that started it: one call.
     const bool same_call = inner_was_tail_call && IsEvalFrameDefault(n.function);
     inner_was_tail_call = IsTailCall(n.function);
-    if (!IsEvalLoopFunction(n.function) || same_call) continue;
+    const bool eval_loop =
+        IsEvalLoopFunction(n.function) || (python2_stack && IsPython2EvalLoop(n.function));
+    if (!eval_loop || same_call) continue;
     while (next_python < python.size()) {
       const Frame& p = python[next_python];
       merged.frames.push_back(p);

@@ -31,7 +31,8 @@ struct MergedStack {
   std::vector<std::optional<size_t>> native_of_python;
 };
 
-// Every native frame in the debugger's order; after each eval-loop frame the
+// Every native frame in the debugger's order; after each eval-loop frame (or, on a stack
+// without one, 2.7's PyEval_EvalFrameEx) the
 // Python frames that call of the loop runs, innermost first, up to and
 // including the frame marked is_entry. A _TAIL_CALL_ frame and the
 // _PyEval_EvalFrameDefault right outside it are one call. Python frames left
