@@ -13,12 +13,13 @@ Threads (role: where it is parked):
             the generator -> time.sleep: a slot wrapper on the stack
 
 Truth: {"scenario", "pid", "python", "threads": [{"native_id", "role", "frames"}],
-"reprs": {what: repr()}}: the frames innermost first, and repr() of the callables the frames
-call, as the process itself gives them.
+"reprs": {global: repr()}}: the frames innermost first, and repr() of the C-level callables
+kept in globals (CALLABLES), as the process itself gives them.
 """
 import sys
 import threading
 import time
+import types
 
 from scenario_truth import Roll, truth_of, write_truth
 
@@ -62,20 +63,32 @@ class MyList(list):
     def __init__(self, iterable):
         super().__init__(iterable)
 
+    def total(self):
+        return sum(self)
+
 
 def make_list():
     return MyList(items())
 
 
+# The C-level callables py-print shows as repr() does, each a global of this module.
+SAMPLE = MyList([])
+C_FUNCTION = len
+C_METHOD = SAMPLE.append
+METHOD_WRAPPER = super(MyList, SAMPLE).__init__
+SLOT_WRAPPER = object.__init__
+METHOD_DESCRIPTOR = type(threading.Lock()).acquire
+# Bound to a tuple, whose repr pyunwind rebuilds (a list subclass's own __repr__ it does not).
+BOUND_METHOD = types.MethodType(MyList.total, (1, 2))
+CALLABLES = {name: globals()[name] for name in (
+    "C_FUNCTION", "C_METHOD", "METHOD_WRAPPER", "SLOT_WRAPPER", "METHOD_DESCRIPTOR",
+    "BOUND_METHOD")}
+
+
 def main():
     for role, target in (("callback", outer), ("slot", make_list)):
         threading.Thread(target=target, name=role, daemon=True).start()
-    mine = MyList([])
-    reprs = {"sleep": repr(time.sleep), "sorted": repr(sorted), "len": repr(len),
-             "append": repr([].append), "method_wrapper": repr(super(MyList, mine).__init__),
-             "bound_method": repr(mine.__init__),
-             "slot_wrapper": repr(object.__init__),
-             "method": repr(type(threading.Lock()).acquire)}
+    reprs = {name: repr(value) for name, value in CALLABLES.items()}
     recorder = threading.Thread(
         target=lambda: write_truth(TRUTH, dict(truth_of("stopped_in_c", ROLL.threads(
             leave_out={threading.get_ident()})), reprs=reprs)), daemon=True)

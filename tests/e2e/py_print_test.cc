@@ -44,7 +44,7 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
       "local 'deep' = " + deep + "\n",
       "cell 'counted' = " + truth.at("counted").get<std::string>() + "\n",
       "global 'GLOBAL_TABLE' = " + truth.at("GLOBAL_TABLE").get<std::string>() + "\n",
-      "builtin 'len' = <builtin_function_or_method object at 0x",
+      "builtin 'len' = <built-in function len>\n",
       "local 'long_text' = " + long_text.substr(0, 50) + "...\n",
       "local 'deep' = [[...], {...}]\n",
       // By default at most 10,000 characters; --max-chars raises it.

@@ -4,8 +4,9 @@
 // frame of Python frame 0 (baz): py-down first says there is nothing newer and selects
 // nothing; the first py-up selects baz (#0), as GDB's `up` and libpython's py-up do, and its
 // summary carries the C call py-bt prints under baz; py-locals then shows baz's locals; py-up
-// reaches bar (#1), and py-down twice comes back to baz and says it is the newest. One scenario
-// process per interpreter serves both debuggers.
+// reaches bar (#1), and py-down twice comes back to baz and says it is the newest. py-print
+// shows C-level callables as repr() does in the process. One scenario process per interpreter
+// serves both debuggers and both tests.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -93,6 +94,22 @@ TEST_P(StoppedInC, PyUpStartsFromTheSelectedNativeFrame) {
   // The first py-down selected no frame: nothing but its note before py-up's baz.
   const size_t note = run.out.find(want[0]);
   EXPECT_EQ(run.out.find("#", note), run.out.find(want[1])) << run.Describe();
+}
+
+// py-print of each C-level callable the scenario keeps in a global, as repr() gives it in the
+// process: a C function, a C method bound to an instance, a method-wrapper, a slot wrapper, a
+// method descriptor and a bound Python method.
+TEST_P(StoppedInC, PyPrintShowsCallablesAsRepr) {
+  const json& reprs = scenario_->truth().at("reprs");
+  ASSERT_EQ(reprs.size(), 6u) << reprs.dump();
+  std::vector<std::string> commands;
+  for (const auto& [name, repr] : reprs.items()) commands.push_back("py-print " + name);
+  const RunResult run = RunDebugger(std::get<1>(GetParam()), *install_, target_, commands);
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  for (const auto& [name, repr] : reprs.items()) {
+    const std::string want = "global '" + name + "' = " + repr.get<std::string>() + "\n";
+    EXPECT_NE(run.out.find(want), std::string::npos) << want << run.Describe();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, StoppedInC,
