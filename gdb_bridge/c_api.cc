@@ -88,6 +88,9 @@ pyunwind::CommandOutput RunGuarded(const pyunwind_callbacks* callbacks, const ch
     const std::vector<std::string> args =
         pyunwind::SplitCommandLine(argument_line == nullptr ? "" : argument_line);
     if (stop == nullptr) return pyunwind::RunCommand(command_name, args, context);
+    if (stop->selected_native_frame >= 0) {
+      context.selected_native_frame = static_cast<size_t>(stop->selected_native_frame);
+    }
     pyunwind::CommandOutput output;
     {
       auto kept = pyunwind::KeptState::Take();

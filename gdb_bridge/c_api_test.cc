@@ -187,7 +187,7 @@ TEST(CApi, ProcessStateIsRefusedInTheCoresWords) {
        {std::pair{PYUNWIND_NO_PROCESS,
                   "pyunwind: no process: attach to a process or load a core file first\n"},
         std::pair{PYUNWIND_RUNNING, "pyunwind: the process is running: stop it first (Ctrl-C)\n"}}) {
-    pyunwind_stop stop{state, 1, 1, 0, 101};
+    pyunwind_stop stop{state, 1, 1, 0, 101, -1};
     int failed = -1;
     int64_t native_frame = 7;
     char* text = pyunwind_run_command_at(&cb, "py-bt", "", &stop, 0, &native_frame, &failed);
@@ -228,14 +228,14 @@ TEST_P(NestedCommand, IsRefused) {
     auto* n = static_cast<Nested*>(ctx);
     if (n->inner_failed != -1) return 0;  // asked once
     n->served = pyunwind::gdb::WorkerRelay::Serving();
-    pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101};
+    pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101, -1};
     char* text = pyunwind_run_command_at(&n->callbacks, "py-bt", "", &stop, 0, nullptr,
                                          &n->inner_failed);
     n->inner_text = text != nullptr ? text : "";
     pyunwind_free(text);
     return 0;
   };
-  pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101};
+  pyunwind_stop stop{PYUNWIND_STOPPED, 1, 1, 0, 101, -1};
   int failed = -1;
   char* text = pyunwind_run_command_at(&nested.callbacks, "py-bt", "", &stop, 0, nullptr, &failed);
   ASSERT_NE(text, nullptr);
@@ -265,7 +265,7 @@ TEST(CApi, VersionNeedsNoProcess) {
   FakeTarget t;
   auto cb = CallbacksFor(t);
   cb.debugger_version = [](void*) -> const char* { return "GDB 99.1"; };
-  pyunwind_stop stop{PYUNWIND_NO_PROCESS, 0, 0, 0, -1};
+  pyunwind_stop stop{PYUNWIND_NO_PROCESS, 0, 0, 0, -1, -1};
   int failed = -1;
   char* text = pyunwind_run_command_at(&cb, "version", "--json", &stop, 0, nullptr, &failed);
   ASSERT_NE(text, nullptr);
@@ -308,7 +308,7 @@ TEST(CApi, FramesAtAStopSayWhetherThereIsPython) {
   FakeTarget t;  // zeroed memory, no symbol
   t.regions = "0x10000 0x110000 0x100000 0x0 rw-p\n";
   auto cb = CallbacksFor(t);
-  pyunwind_stop stop{PYUNWIND_STOPPED, 77, 1, 5, 101};
+  pyunwind_stop stop{PYUNWIND_STOPPED, 77, 1, 5, 101, -1};
   int has_python = 7;
   char* text = pyunwind_python_frames_by_native_frame_at(&cb, &stop, &has_python);
   ASSERT_NE(text, nullptr);
@@ -338,7 +338,7 @@ TEST(CApi, FramesAtAStopSayWhetherThereIsPython) {
   broken.reads_fail = true;
   broken.runtime_address = 0x20000;
   auto broken_cb = CallbacksFor(broken);
-  stop = {PYUNWIND_STOPPED, 78, 2, 1, 101};
+  stop = {PYUNWIND_STOPPED, 78, 2, 1, 101, -1};
   text = pyunwind_python_frames_by_native_frame_at(&broken_cb, &stop, &has_python);
   pyunwind_free(text);
   EXPECT_EQ(has_python, -1);
@@ -346,7 +346,7 @@ TEST(CApi, FramesAtAStopSayWhetherThereIsPython) {
   // whether there is one is not known.
   FakeTarget unlisted;
   auto unlisted_cb = CallbacksFor(unlisted);
-  stop = {PYUNWIND_STOPPED, 79, 3, 1, 101};
+  stop = {PYUNWIND_STOPPED, 79, 3, 1, 101, -1};
   text = pyunwind_python_frames_by_native_frame_at(&unlisted_cb, &stop, &has_python);
   pyunwind_free(text);
   EXPECT_EQ(has_python, -1);

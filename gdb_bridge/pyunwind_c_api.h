@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 9
+#define PYUNWIND_ABI_VERSION 10
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -144,6 +144,10 @@ struct pyunwind_stop {
   uint64_t instance;           /* the debugger's id of the process object */
   uint64_t stop_id;            /* changes whenever the process resumes */
   int64_t selected_thread_id;  /* LWP of the selected thread, -1 if none */
+  /* (ABI 10) the debugger's selected frame in that thread (0 = innermost), where
+   * py-up / py-down start unless one of them selected a Python frame since; -1:
+   * unknown, Python frame 0 is taken to be selected */
+  int64_t selected_native_frame;
 };
 
 /* (ABI 3) pyunwind_run_command as a debugger runs it: refuses (one error line,

@@ -138,7 +138,11 @@ class PyunwindCommand final : public lldb::SBCommandPluginInterface {
     context.debugger = DebuggerVersion();
     context.front_end_notes = {lldb_target.MemorySourceNote(), pyunwind_lldb::FrameProviderNote()};
     lldb::SBThread thread = process.IsValid() ? process.GetSelectedThread() : lldb::SBThread();
-    if (thread.IsValid()) context.selected_thread_id = thread.GetThreadID();
+    if (thread.IsValid()) {
+      context.selected_thread_id = thread.GetThreadID();
+      lldb::SBFrame frame = thread.GetSelectedFrame();
+      if (frame.IsValid()) context.selected_native_frame = frame.GetFrameID();
+    }
     // Where the text goes: the console, or the result (command_line_output.h). Decided at
     // the first text, as deciding walks the stack: a command that fails or prints nothing
     // does not pay for it.

@@ -160,6 +160,9 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"cfunction.m_self", l.cfunction.m_self},
       {"descriptor.d_type", l.descriptor.d_type},
       {"descriptor.d_name", l.descriptor.d_name},
+      {"descriptor.d_base", l.descriptor.d_base},
+      {"method_wrapper.descr", l.method_wrapper.descr},
+      {"method_wrapper.self", l.method_wrapper.self},
       {"function.func_qualname", l.function.func_qualname},
       {"module.md_dict", l.module.md_dict},
       {"exception.args", l.exception.args},
@@ -201,6 +204,10 @@ const std::set<std::string> kNoFact = {
     // module's own); tests/e2e/older_versions_test.cc checks the loop threads it gives.
     "running_loop.holder_loop",
     "running_loop.holder_size",
+    // wrapperobject (a method-wrapper) is Objects/descrobject.c's own: no rows;
+    // tests/e2e/stopped_in_c_test.cc checks the reprs they give.
+    "method_wrapper.descr",
+    "method_wrapper.self",
 };
 
 int32_t SizeOf(const LayoutFacts& f, const std::string& type) {
@@ -330,6 +337,7 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"cfunction.m_self", l.cfunction.m_self, where_declared("PyCFunctionObject", "m_self")},
       {"descriptor.d_type", l.descriptor.d_type, where_declared("PyDescrObject", "d_type")},
       {"descriptor.d_name", l.descriptor.d_name, where_declared("PyDescrObject", "d_name")},
+      {"descriptor.d_base", l.descriptor.d_base, where_declared("PyWrapperDescrObject", "d_base")},
       // The method descriptors pyunwind meets open with the same PyDescr_COMMON.
       {"descriptor.d_type (PyMethodDescrObject)", l.descriptor.d_type,
        where_declared("PyMethodDescrObject", py27 ? "d_type" : "d_common.d_type")},

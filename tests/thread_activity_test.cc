@@ -53,10 +53,22 @@ TEST(ThreadActivity, EvalLoopAndCWorkAreRunning) {
   EXPECT_EQ(Classify(Stack({"list_sort_impl", "_PyEval_EvalFrameDefault"})), Activity::kRunning);
 }
 
-TEST(ThreadActivity, WaitingForTheGilIsRunning) {
+TEST(ThreadActivity, WaitingForTheGil) {
   EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common", "pthread_cond_timedwait", "take_gil",
                             "PyEval_RestoreThread", "time_sleep", "_PyEval_EvalFrameDefault"})),
-            Activity::kRunning);
+            Activity::kWaitingForGil);
+  // The eval loop's own wait, asked to switch (3.11: take_gil under _PyEval_EvalFrameDefault).
+  EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common64", "__pthread_cond_wait_common",
+                            "___pthread_cond_timedwait64", "take_gil", "_PyEval_EvalFrameDefault"})),
+            Activity::kWaitingForGil);
+  // 3.15 says it in the thread state, whatever the stack.
+  Thread t;
+  t.status.push_back("gil_requested");
+  ClassifyActivity(t, {});
+  EXPECT_EQ(t.activity, Activity::kWaitingForGil);
+}
+
+TEST(ThreadActivity, GivingTheGilUpIsRunning) {
   // Giving the GIL up on request: waiting for its mutex, then (3.12/3.13's forced
   // switching) until the asking thread has it. Both are the running thread's hand-over.
   EXPECT_EQ(Classify(Stack({"__lll_lock_wait", "___pthread_mutex_lock", "drop_gil",

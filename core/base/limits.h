@@ -34,6 +34,9 @@ inline constexpr uint64_t kMaxOutputLinesForTasks = 1ull << 24;
 // GDB's bt: the Python frames named beside one eval-loop frame (3.11+ runs a whole Python
 // call chain in one), then "and N more"; and the characters of each name shown there.
 inline constexpr size_t kMaxPythonFramesPerNativeFrame = 8;
+// Threads py-bt unwinds natively (without --native) per command to see whether they wait for
+// the GIL another thread holds: GDB takes tens of milliseconds a thread.
+inline constexpr size_t kMaxGilWaitUnwinds = 16;
 inline constexpr size_t kMaxNameInNativeFrame = 200;
 
 // The work budget of one command (core/base/work_budget.h): what it may spend in

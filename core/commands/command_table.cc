@@ -172,7 +172,9 @@ std::vector<CommandSpec> MakeTable() {
        .description =
            "Select the Python frame N (default 1) levels older than the selected one in the\n"
            "selected thread, and the native eval-loop frame that runs it. py-list and py-locals\n"
-           "then show that frame. The selection is forgotten when the process resumes.\n",
+           "then show that frame. The selection is forgotten when the process resumes. It\n"
+           "starts from the debugger's selected frame: in C code that Python frame 0 called,\n"
+           "the first py-up selects frame 0.\n",
        .operands = "[N]",
        .max_operands = 1,
        .run = RunPyUp},

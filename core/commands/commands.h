@@ -31,6 +31,10 @@ struct CommandContext {
   // selected Python frame" (py-list, py-locals) read it, py-up / py-down /
   // py-frame set it.
   std::optional<size_t> selected_python_frame = std::nullopt;
+  // The debugger's selected frame in the selected thread (its frame number, 0 =
+  // innermost), where py-up / py-down start when no Python frame was selected
+  // since (core/commands/native.h, StartingPosition); nullopt where unknown.
+  std::optional<size_t> selected_native_frame = std::nullopt;
   // Out: the native frame (the debugger's frame number in the selected thread)
   // whose eval loop runs the Python frame just selected; the front-end selects
   // it so that `frame variable` / `info frame` mean the same frame.

@@ -105,6 +105,8 @@ Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
   return stack;
 }
 
+// The frame's summary: its header, its source line and, as py-bt shows it under
+// the frame, the C call it is in.
 std::string DescribeFrame(const Frame& frame, size_t index) {
   std::string out = FrameHeader(frame, index);
   if (frame.line) {
@@ -113,8 +115,38 @@ std::string DescribeFrame(const Frame& frame, size_t index) {
       out += "    " + (start == std::string::npos ? std::string() : PrintableText(source->substr(start))) + "\n";
     }
   }
+  if (frame.calling) out += "    " + PrintableText(*frame.calling) + "\n";
   return out;
 }
+
+}  // namespace
+
+FramePosition StartingPosition(const std::vector<std::optional<size_t>>& native_of_python,
+                               std::optional<size_t> kept, std::optional<size_t> selected_native) {
+  const size_t last = native_of_python.size() - 1;
+  if (kept) {
+    const size_t at = std::min(*kept, last);
+    // Kept while the debugger still has its eval-loop frame selected: `up` or
+    // `frame N` since then moved away from it.
+    if (!selected_native || !native_of_python[at] || *native_of_python[at] == *selected_native) {
+      return {at, false};
+    }
+  }
+  if (!selected_native) return {0, false};
+  bool any_known = false;
+  for (size_t i = 0; i <= last; ++i) {
+    if (!native_of_python[i]) continue;
+    any_known = true;
+    if (*native_of_python[i] >= *selected_native) {
+      return {i, *native_of_python[i] > *selected_native};
+    }
+  }
+  // No eval-loop frame at or above the selected one: older than them all, or
+  // an unwind without names, where frame 0 is taken to be selected.
+  return {any_known ? last : 0, false};
+}
+
+namespace {
 
 // py-up, py-down or py-frame (`name`) with its one operand, N.
 CommandOutput RunPyFrameSelection(std::string_view name, const ParsedArgs& args,
@@ -136,12 +168,17 @@ CommandOutput RunPyFrameSelection(std::string_view name, const ParsedArgs& args,
                                *context.selected_thread_id));
   }
   const size_t last = frames.size() - 1;
-  size_t current = std::min(context.selected_python_frame.value_or(0), last);
+  const FramePosition at = StartingPosition(stack->merged.native_of_python,
+                                            context.selected_python_frame,
+                                            context.selected_native_frame);
+  const size_t current = at.frame;
   std::string note;
   size_t target = current;
   if (name == "py-up") {
-    const size_t step = count.value_or(1);
-    if (current == last) {
+    // From C code newer than frame `current`, the first step up reaches it.
+    const size_t asked = count.value_or(1);
+    const size_t step = at.in_newer_native && asked > 0 ? asked - 1 : asked;
+    if (current == last && !at.in_newer_native) {
       note = "Oldest Python frame reached.\n";
     } else {
       target = step > last - current ? last : current + step;
@@ -149,6 +186,8 @@ CommandOutput RunPyFrameSelection(std::string_view name, const ParsedArgs& args,
   } else if (name == "py-down") {
     const size_t step = count.value_or(1);
     if (current == 0) {
+      // Nothing newer: from C code the selection stays where it is.
+      if (at.in_newer_native) return {"Newest Python frame reached.\n", false};
       note = "Newest Python frame reached.\n";
     } else {
       target = step > current ? 0 : current - step;

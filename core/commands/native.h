@@ -40,6 +40,23 @@ struct MergedStack {
 MergedStack MergeNativeFrames(const std::vector<Frame>& python,
                               const std::vector<NativeFrame>& native);
 
+// Where py-up / py-down start in the selected thread's Python frames.
+struct FramePosition {
+  size_t frame = 0;
+  // The debugger's selected native frame is newer than the eval-loop frame of
+  // `frame` (C code it called): the first step up reaches `frame` itself.
+  bool in_newer_native = false;
+};
+
+// The start, given each Python frame's eval-loop frame (MergedStack, at least
+// one frame), the Python frame py-up / py-down / py-frame kept at this stop and
+// the debugger's selected native frame: the kept one while the debugger still
+// has its eval-loop frame selected, else the first Python frame whose eval loop
+// is at or older than the selected native frame, as GDB's `up` and libpython's
+// py-up go; frame 0 where the eval loops are not known.
+FramePosition StartingPosition(const std::vector<std::optional<size_t>>& native_of_python,
+                               std::optional<size_t> kept, std::optional<size_t> selected_native);
+
 // py-up, py-down, py-frame (command_table.cc).
 CommandOutput RunPyUp(const ParsedArgs& args, CommandContext& context);
 CommandOutput RunPyDown(const ParsedArgs& args, CommandContext& context);

@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "core/asyncio/asyncio.h"
+#include "core/base/limits.h"
 #include "core/commands/command_session.h"
 #include "core/commands/native.h"
 #include "core/commands/source_commands.h"
@@ -55,14 +57,25 @@ PyBtOptions OptionsOf(const ParsedArgs& args) {
 // Returns the native frames asked for (--native, or a collection running in `interp`).
 std::vector<NativeFrame> PrepareThread(TargetSession& target, Target& debugger,
                                        const PyBtOptions& options, const Interpreter& interp,
-                                       Thread& thread, std::vector<std::string>& warnings) {
+                                       Thread& thread, std::vector<std::string>& warnings,
+                                       size_t& gil_wait_unwinds) {
   // The debugger's native stacks: --native's merge, what each thread is doing
-  // (idle/running) and which thread runs the collector. Asked of the debugger
-  // only for --native and while a collection runs: GDB unwinds a thread in tens
-  // of milliseconds, so otherwise idle/running comes from the Python frames.
+  // (idle/running/waiting for the GIL) and which thread runs the collector. Asked
+  // of the debugger for --native, while a collection runs, and (a few threads a
+  // command) for a thread that may wait for the GIL another holds where the thread
+  // state does not say so (before 3.15): GDB unwinds a thread in tens of
+  // milliseconds, so otherwise idle/running comes from the Python frames.
   std::vector<NativeFrame> native;
   if (thread.native_id) {
-    if (options.native || interp.gc_collecting) native = target.NativeFrames(*thread.native_id);
+    const bool gil_wait_unknown =
+        interp.gil_holder && thread.holds_gil == false &&
+        std::find(thread.status.begin(), thread.status.end(), "gil_requested") == thread.status.end();
+    if (options.native || interp.gc_collecting) {
+      native = target.NativeFrames(*thread.native_id);
+    } else if (gil_wait_unknown && gil_wait_unwinds > 0) {
+      --gil_wait_unwinds;
+      native = target.NativeFrames(*thread.native_id);
+    }
     // The text shows the OS's name only where threading has none (ThreadTitle): a
     // debugger call per thread that GDB makes through Python, 20 us each.
     if (options.json || !thread.name) {
@@ -107,7 +120,7 @@ class ThreadsShownAsWalked : public WalkObserver {
   }
   void ThreadDone(const Interpreter& interp, Thread& thread) override {
     if (!showing_) return;
-    PrepareThread(target_, context_.target, options_, interp, thread, warnings_);
+    PrepareThread(target_, context_.target, options_, interp, thread, warnings_, gil_wait_unwinds_);
     if (!options_.no_source) sources_.Add({&thread}, source_texts_);
     text_->AddThread(thread);
   }
@@ -136,6 +149,7 @@ class ThreadsShownAsWalked : public WalkObserver {
   std::vector<std::shared_ptr<const SourceText>> source_texts_;
   bool showing_ = true;
   size_t interpreters_shown_ = 0;
+  size_t gil_wait_unwinds_ = kMaxGilWaitUnwinds;
 };
 
 CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
@@ -178,6 +192,9 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
     }
     for (const std::string& note : context.front_end_notes) snapshot->warnings.push_back(note);
   }
+  // Before the threads not asked for are left out: a holder among them is not
+  // "not shown" but not asked for (thread apply all py-bt said it once a thread).
+  for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (!options.all) {
     auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);
     if (!selected.ok()) {
@@ -193,17 +210,18 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   // through the Python frames' addresses.
   AddRunningTasks(target.objects(), target.codes(), *snapshot);
   std::vector<Thread*> rest;
+  size_t gil_wait_unwinds = kMaxGilWaitUnwinds;
   for (size_t i = shown; i < snapshot->interpreters.size(); ++i) {
     Interpreter& interp = snapshot->interpreters[i];
     std::vector<std::vector<NativeFrame>> native_by_thread;
     for (Thread& thread : interp.threads) {
       native_by_thread.push_back(
-          PrepareThread(target, context.target, options, interp, thread, snapshot->warnings));
+          PrepareThread(target, context.target, options, interp, thread, snapshot->warnings,
+                        gil_wait_unwinds));
       rest.push_back(&thread);
     }
     MarkCollectingThreads(interp, native_by_thread);
   }
-  for (std::string& warning : GilHolderWarnings(*snapshot)) snapshot->warnings.push_back(std::move(warning));
   if (options.locals) AddLocals(target.objects(), *snapshot);
   // Text shows source lines unless --no-source; JSON only with --source.
   if (options.json ? options.json_source : !options.no_source) {

@@ -24,11 +24,17 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.method.im_func, 16 + d);
   SetIfAbsent(l.method.im_self, 24 + d);
   // PyCFunctionObject { PyObject_HEAD; m_ml; m_self; ... };
-  // PyDescr_COMMON { PyObject_HEAD; d_type; d_name; d_qualname; }.
+  // PyDescr_COMMON { PyObject_HEAD; d_type; d_name; d_qualname; };
+  // PyWrapperDescrObject { PyDescr_COMMON; struct wrapperbase *d_base; ... };
+  // wrapperobject { PyObject_HEAD; PyWrapperDescrObject *descr; PyObject *self; }
+  // (Objects/descrobject.c, 3.6 to 3.15).
   SetIfAbsent(l.cfunction.m_ml, 16 + d);
   SetIfAbsent(l.cfunction.m_self, 24 + d);
   SetIfAbsent(l.descriptor.d_type, 16 + d);
   SetIfAbsent(l.descriptor.d_name, 24 + d);
+  SetIfAbsent(l.descriptor.d_base, 40 + d);
+  SetIfAbsent(l.method_wrapper.descr, 16 + d);
+  SetIfAbsent(l.method_wrapper.self, 24 + d);
   // PyFunctionObject { PyObject_HEAD; globals; builtins; name; qualname; ... }.
   SetIfAbsent(l.function.func_qualname, 40 + d);
   // PyModuleObject { PyObject_HEAD; md_dict; ... }; PyCellObject { PyObject_HEAD; ob_ref; }.

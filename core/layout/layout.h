@@ -330,7 +330,12 @@ struct Layout {
   struct Descriptor {  // PyDescr_COMMON
     int32_t d_type = kAbsent;
     int32_t d_name = kAbsent;
+    int32_t d_base = kAbsent;  // PyWrapperDescrObject's, after PyDescr_COMMON
   } descriptor;
+  struct MethodWrapper {  // wrapperobject (Objects/descrobject.c): a slot bound to its self
+    int32_t descr = kAbsent;
+    int32_t self = kAbsent;
+  } method_wrapper;
 
   struct Function {  // PyFunctionObject
     int32_t func_qualname = kAbsent;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "core/base/address.h"
+#include "core/objects/callable_repr.h"
 #include "core/objects/repr_text.h"
 #include "core/objects/type_flags.h"
 
@@ -182,8 +183,39 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
     case Kind::kOther:
       break;
   }
+  // Python's own repr of the C-level callables; where one cannot be read, the
+  // plain form below, which is true of any object.
+  if (auto callable = CCallableRepr(objects_, address, type.name); callable.ok() && *callable) {
+    out += **callable;
+    return Ok{};
+  }
+  if (type.name == "method") {
+    if (auto qualname = BoundMethodQualname(address)) {
+      auto self = memory.ReadPointer(address + l.method.im_self);
+      if (self && *self != 0) {
+        // Objects/classobject.c, method_repr.
+        out += "<bound method " + *qualname + " of ";
+        nested(*self);
+        out += ">";
+        return Ok{};
+      }
+    }
+  }
   out += fmt::format("<{} object at {:#x}>", type.name, address);
   return Ok{};
+}
+
+std::optional<std::string> ValueFormatter::BoundMethodQualname(uint64_t method) {
+  const Layout& l = objects_.layout();
+  auto function = objects_.memory().ReadPointer(method + l.method.im_func);
+  if (!function || *function == 0) return std::nullopt;
+  auto type = objects_.TypeName(*function);
+  if (!type.ok() || *type != "function") return std::nullopt;
+  auto qualname = objects_.memory().ReadPointer(*function + l.function.func_qualname);
+  if (!qualname || *qualname == 0) return std::nullopt;
+  auto text = objects_.ReadString(*qualname, kMaxQualnameInRepr);
+  if (!text.ok()) return std::nullopt;
+  return *text;
 }
 
 Result<std::string> ValueFormatter::Repr(uint64_t address) {

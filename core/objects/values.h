@@ -98,6 +98,9 @@ class ValueFormatter {
   // 2.7's unicode: u'...', escaped to ASCII.
   Status AppendPython2Unicode(uint64_t address, std::string& out);
   Status AppendStr(uint64_t address, std::string& out);
+  // The __qualname__ of a bound method's function (a Python function only).
+  std::optional<std::string> BoundMethodQualname(uint64_t method);
+  static constexpr size_t kMaxQualnameInRepr = 256;
   // Reads the builtins dict UseBuiltinsOf named, the first time only.
   void ReadBuiltins();
   // The type object at `type` as its own memory describes it: no builtins, no cache.

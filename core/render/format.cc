@@ -54,7 +54,6 @@ std::string ThreadFlags(const Thread& thread) {
   if (thread.holds_gil.value_or(false)) flags.push_back("holds the GIL");
   for (const std::string& status : thread.status) {
     if (status == "gc") flags.push_back("collecting garbage");
-    if (status == "gil_requested") flags.push_back("waiting for the GIL");
     if (status == "exception") {
       std::string flag = thread.exception_state == ExceptionState::kRaised ? "raising " : "handling ";
       flag += PrintableText(thread.exception.value_or("?"));
@@ -158,6 +157,8 @@ std::string_view ActivityName(Activity activity) {
       return "idle";
     case Activity::kRunning:
       return "running";
+    case Activity::kWaitingForGil:
+      return "waiting for the GIL";
     case Activity::kUnknown:
       return "unknown";
   }

@@ -102,8 +102,9 @@ struct Frame {
 };
 
 // Whether a thread is blocked in a known wait (a lock, a condition, sleep,
-// select/poll/epoll, a socket read) or not; its JSON name is ActivityName.
-enum class Activity { kUnknown, kIdle, kRunning };
+// select/poll/epoll, a socket read), waits for the GIL, or runs; its JSON name
+// is ActivityName.
+enum class Activity { kUnknown, kIdle, kRunning, kWaitingForGil };
 
 // What the thread state says of exceptions; its JSON name is ExceptionStateName.
 enum class ExceptionState {

@@ -97,18 +97,23 @@ bool IsEvalLoop(std::string_view function) {
   return function.find("_PyEval_EvalFrameDefault") != std::string_view::npos;
 }
 
-// The GIL's hand-over (and the free-threaded build's attach): a thread waiting
-// here wants to run. drop_gil waits too: for gil->mutex, and then (FORCE_SWITCHING)
-// until the thread that asked for the GIL has taken it.
-bool IsGilHandover(std::string_view function) {
-  static constexpr std::string_view kHandover[] = {
-      "take_gil", "drop_gil", "PyEval_RestoreThread", "PyEval_AcquireThread",
-      "_PyEval_AcquireLock", "_PyEval_ReleaseLock", "_PyThreadState_Attach",
-      "tstate_wait_attach", "PyGILState_Ensure"};
-  for (std::string_view handover : kHandover) {
-    if (function == handover) return true;
+// Taking the GIL (and the free-threaded build's attach): a thread waiting here
+// waits for the GIL.
+bool IsGilAcquire(std::string_view function) {
+  static constexpr std::string_view kAcquire[] = {
+      "take_gil", "PyEval_RestoreThread", "PyEval_AcquireThread", "_PyEval_AcquireLock",
+      "_PyThreadState_Attach", "tstate_wait_attach", "PyGILState_Ensure"};
+  for (std::string_view acquire : kAcquire) {
+    if (function == acquire) return true;
   }
   return false;
+}
+
+// Giving the GIL up: drop_gil waits for gil->mutex, and then (FORCE_SWITCHING)
+// until the thread that asked for the GIL has taken it: the running thread's
+// hand-over.
+bool IsGilRelease(std::string_view function) {
+  return function == "drop_gil" || function == "_PyEval_ReleaseLock";
 }
 
 // The stdlib's Python-level waits, innermost frame alone (no native stack).
@@ -134,7 +139,8 @@ Activity FromNative(const std::vector<NativeFrame>& native) {
       continue;
     }
     if (i == 0 || (!waits && i < 4)) waits = waits || IsWait(function);
-    if (IsGilHandover(function)) return Activity::kRunning;
+    if (IsGilRelease(function)) return Activity::kRunning;
+    if (IsGilAcquire(function)) return Activity::kWaitingForGil;
     if (IsEvalLoop(function)) break;
   }
   return waits ? Activity::kIdle : Activity::kRunning;
@@ -150,8 +156,17 @@ bool IsCollection(std::string_view function) {
 }  // namespace
 
 void ClassifyActivity(Thread& thread, const std::vector<NativeFrame>& native) {
+  // 3.15 records the wait in the thread state.
+  if (std::find(thread.status.begin(), thread.status.end(), "gil_requested") != thread.status.end()) {
+    thread.activity = Activity::kWaitingForGil;
+    return;
+  }
   if (!native.empty()) {
     thread.activity = FromNative(native);
+    // One that has just taken it holds it.
+    if (thread.activity == Activity::kWaitingForGil && thread.holds_gil == true) {
+      thread.activity = Activity::kRunning;
+    }
     if (thread.activity != Activity::kUnknown) return;
   }
   // Without a native stack that names where it is: the innermost Python frame,

@@ -1,5 +1,5 @@
-"""A thread waiting for the GIL, for 3.15's thread_state.gil_requested ("waiting for the
-GIL" in the thread header, status "gil_requested" in JSON).
+"""A thread waiting for the GIL ("waiting for the GIL" in the thread header and JSON activity;
+3.15 records it in thread_state.gil_requested, status "gil_requested" in JSON).
 
 usage: python gil_wait.py TRUTH_JSON
 

@@ -20,7 +20,7 @@
 //   * py-locals in the debugger. py-up / py-down / py-frame / py-list in batch mode on a live
 //     process are in native_test.cc (PyUpDownFrameList, both debuggers); py-locals is run in
 //     no debugger by any other test: here, live Debian 3.11 locals.py, the worker thread
-//     selected with the debugger's own command (py-bt then names it), `py-up` twice,
+//     selected with the debugger's own command (py-bt then names it), `py-up 2` and `py-up`,
 //     `py-locals` prints middle()'s header line and locals, and `py-locals --frame 1`
 //     innermost()'s (exact text).
 #include <gtest/gtest.h>
@@ -166,7 +166,7 @@ TEST_P(PyLocalsLive, SelectedFrameAndFrameOption) {
   // debuggers (checked below with py-bt's header, which names the selected thread).
   const std::string select = d == Debugger::kLldb ? "thread select 2" : "thread 2";
   RunResult run = RunDebugger(d, *install, TargetOf(c, *source),
-                              {select, "py-bt", "py-up", "py-up", "py-locals", "py-locals --frame 1"});
+                              {select, "py-bt", "py-up 2", "py-up", "py-locals", "py-locals --frame 1"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   const std::string& o = run.out;
   // "Thread ID:" or "Thread ID "name" (flags):", the header py-bt starts the thread with.
@@ -180,7 +180,7 @@ TEST_P(PyLocalsLive, SelectedFrameAndFrameOption) {
            "\", line " + std::to_string(f.at("line").get<int>()) + ", in " +
            f.at("name").get<std::string>() + "\n";
   };
-  // py-locals after py-up twice: middle(), frame 2.
+  // py-locals after py-up 2 and py-up (from the sleep's C code: frames 0, 1, 2): middle().
   const std::string middle = header(2) +
                              "  account = 1234\n"
                              "  tags = ['red', 'green']\n"

@@ -202,12 +202,13 @@ std::string FilterText(const json& frame) {
          filename.substr(filename.rfind('/') + 1) + ":" + std::to_string(frame.at("line").get<int>());
 }
 
+// The main thread is stopped in time.sleep's C code: py-up 2 reaches frame 0, then frame 1.
 TEST_P(Native, PyUpDownFrameList) {
   const Debugger d = GetParam().debugger;
   const std::string frame_info = d == Debugger::kLldb ? "frame info" : "info frame";
   const std::string select_main = d == Debugger::kLldb ? "thread select 1" : "thread 1";
   RunResult run = RunDebugger(d, install(), target(),
-                              {select_main, "py-up", frame_info, "py-list", "py-up", "py-down",
+                              {select_main, "py-up 2", frame_info, "py-list", "py-up", "py-down",
                                "py-frame", "py-frame 0", "py-down"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   const json& frames = MainThreadOf(truth()).at("frames");

@@ -5,7 +5,7 @@
 // inside the process ("print_truth"). In LLDB and GDB, live and from a gcore core, on
 // Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 where installed, py-print must print exactly
 // that repr, say where the name was found (local, cell, global, builtin) in Python's lookup
-// order, follow py-up, cut at --max-chars, and say in one line when a name is not there.
+// order, follow py-frame N, cut at --max-chars, and say in one line when a name is not there.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,7 +36,7 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
       {"py-print long_text", "py-print deep", "py-print counted", "py-print GLOBAL_TABLE",
        "py-print len", "py-print long_text --max-chars 50", "py-print deep --depth 1",
        "py-print huge_text", "py-print huge_text --max-chars 30000",
-       "py-locals", "py-up", "py-print outer_arg", "py-print deep"});
+       "py-locals", "py-frame 1", "py-print outer_arg", "py-print deep"});
   ASSERT_TRUE(r.exited) << r.Describe();
   const std::string all = r.out + r.err;
   const std::vector<std::string> want = {
@@ -44,7 +44,7 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
       "local 'deep' = " + deep + "\n",
       "cell 'counted' = " + truth.at("counted").get<std::string>() + "\n",
       "global 'GLOBAL_TABLE' = " + truth.at("GLOBAL_TABLE").get<std::string>() + "\n",
-      "builtin 'len' = <builtin_function_or_method object at 0x",
+      "builtin 'len' = <built-in function len>\n",
       "local 'long_text' = " + long_text.substr(0, 50) + "...\n",
       "local 'deep' = [[...], {...}]\n",
       // By default at most 10,000 characters; --max-chars raises it.

@@ -83,7 +83,7 @@ TEST_P(StopCache, ANewStopShowsTheNewStackAndTheSameStopReadsNothing) {
       lldb ? "process continue" : "continue",
   };
   if (!lldb) commands.insert(commands.end(), {marker, "bt"});
-  commands.insert(commands.end(), {marker, "py-bt --json --stats", marker, "py-up", marker,
+  commands.insert(commands.end(), {marker, "py-bt --json --stats", marker, "py-up 2", marker,
                                    "py-list", marker, "py-bt --json --stats", marker});
   const RunResult run = RunDebugger(d, *install, {scenario->pid(), "", ""}, commands);
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
@@ -137,7 +137,8 @@ TEST_P(StopCache, ANewStopShowsTheNewStackAndTheSameStopReadsNothing) {
               std::string::npos)
         << bt;
   }
-  // py-up and py-list: the caller in the new stack.
+  // py-up 2 (from getppid's C code: frame 0, then its caller) and py-list: the caller in the
+  // new stack.
   const int caller_line = second.at(1).at("line");
   EXPECT_NE(parts[4].find("#1 File \"" + second.at(1).at("filename").get<std::string>() +
                           "\", line " + std::to_string(caller_line) + ", in first_place"),

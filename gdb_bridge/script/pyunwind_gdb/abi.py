@@ -7,7 +7,7 @@ header's struct, and that every lib.pyunwind_* named here is exported)."""
 
 import ctypes
 
-ABI_VERSION = 9
+ABI_VERSION = 10
 
 READ = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                         ctypes.c_uint64)
@@ -45,6 +45,7 @@ class Stop(ctypes.Structure):
         ("instance", ctypes.c_uint64),
         ("stop_id", ctypes.c_uint64),
         ("selected_thread_id", ctypes.c_int64),
+        ("selected_native_frame", ctypes.c_int64),
     ]
 
 

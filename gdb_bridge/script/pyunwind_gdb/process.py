@@ -5,7 +5,7 @@ another."""
 import gdb
 
 from . import abi
-from .session import os_thread_id
+from .session import MAX_NATIVE_FRAMES, os_thread_id
 
 # Events after which memory or registers may have changed: the process resumed or stopped,
 # `set var`, an inferior call.
@@ -71,9 +71,26 @@ def selected_thread_id():
     return os_thread_id(thread)
 
 
+def selected_frame_level():
+    """The selected frame's number in the selected thread (0 = newest), -1 if none. Counted
+    from the newest frame: GDB 10 has no Frame.level()."""
+    try:
+        selected = gdb.selected_frame()
+        frame = gdb.newest_frame()
+        level = 0
+        while frame is not None and level < MAX_NATIVE_FRAMES:
+            if frame == selected:
+                return level
+            frame = frame.older()
+            level += 1
+    except gdb.error:  # no stack
+        pass
+    return -1
+
+
 def stop(state, inferior, stop_id):
     """The abi.Stop of `inferior` (None: no inferior) in `state` at stop `stop_id`."""
     if inferior is None:
-        return abi.Stop(state, 0, 0, stop_id, selected_thread_id())
+        return abi.Stop(state, 0, 0, stop_id, selected_thread_id(), -1)
     return abi.Stop(state, max(inferior.pid, 0), target_instance(inferior), stop_id,
-                    selected_thread_id())
+                    selected_thread_id(), selected_frame_level() if state == abi.STOPPED else -1)

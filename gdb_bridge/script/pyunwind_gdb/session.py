@@ -11,6 +11,9 @@ import gdb
 from . import output
 from . import swallowed
 
+# The native frames of a thread handed to the library, newest first.
+MAX_NATIVE_FRAMES = 4096
+
 
 class Running:
     """The session of the library's run that is going on, or None: commands (and the frame
@@ -142,7 +145,7 @@ class Session:
             if switched:
                 thread.switch()
             frame = gdb.newest_frame()
-            while frame is not None and len(lines) < 4096:
+            while frame is not None and len(lines) < MAX_NATIVE_FRAMES:
                 if self.interrupted:
                     break
                 pc = frame.pc()

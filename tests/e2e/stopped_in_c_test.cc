@@ -1,0 +1,124 @@
+// Python frames stopped inside C code they called (tests/data/stopped_in_c.py), live on
+// Debian's python3.11 and its debug build python3.11d, in LLDB and GDB. Attached, the debugger
+// selects the main thread's frame 0, inside time.sleep's C code, newer than the eval-loop
+// frame of Python frame 0 (baz): py-down first says there is nothing newer and selects
+// nothing; the first py-up selects baz (#0), as GDB's `up` and libpython's py-up do, and its
+// summary carries the C call py-bt prints under baz; py-locals then shows baz's locals; py-up
+// reaches bar (#1), and py-down twice comes back to baz and says it is the newest. py-print
+// shows C-level callables as repr() does in the process. One scenario process per interpreter
+// serves both debuggers and both tests.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+const char* const kScript = "tests/data/stopped_in_c.py";
+
+using Cell = std::tuple<std::string, Debugger>;  // interpreter, debugger
+
+class StoppedInC : public ::testing::TestWithParam<Cell> {
+ public:
+  static void TearDownTestSuite() { ScenarioMatrixTest::TearDownTestSuite(); }
+
+ protected:
+  void SetUp() override {
+    std::string skip, error;
+    scenario_ = MatrixScenario(std::get<0>(GetParam()), kScript, &skip, &error);
+    if (!skip.empty()) GTEST_SKIP() << skip;
+    ASSERT_NE(scenario_, nullptr) << error;
+    install_ = Installed(&error);
+    ASSERT_NE(install_, nullptr) << error;
+    target_.pid = scenario_->pid();
+  }
+
+  // The truth's thread of `role`.
+  const json& ThreadOf(const std::string& role) {
+    for (const json& thread : scenario_->truth().at("threads")) {
+      if (thread.at("role") == role) return thread;
+    }
+    ADD_FAILURE() << "no thread " << role;
+    static const json none = json::object();
+    return none;
+  }
+
+  const Scenario* scenario_ = nullptr;
+  const Install* install_ = nullptr;
+  Target target_;
+};
+
+// "#N File "F", line L, in Q\n" of frame `n` of `thread` in the truth.
+std::string Header(const json& thread, size_t n) {
+  const json& f = thread.at("frames").at(n);
+  return "#" + std::to_string(n) + " File \"" + f.at("filename").get<std::string>() +
+         "\", line " + std::to_string(f.at("line").get<int>()) + ", in " +
+         f.at("qualname").get<std::string>() + "\n";
+}
+
+TEST_P(StoppedInC, PyUpStartsFromTheSelectedNativeFrame) {
+  const json& main = ThreadOf("main");
+  ASSERT_GE(main.value("frames", json::array()).size(), 3u);
+  const RunResult run = RunDebugger(
+      std::get<1>(GetParam()), *install_, target_,
+      {"py-bt --no-source", "py-down", "py-up", "py-locals", "py-up", "py-down", "py-down"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  const std::string baz = Header(main, 0);
+  // The C call py-bt prints under baz: the line after baz's.
+  const size_t in_bt = run.out.find(baz.substr(3, baz.size() - 3));
+  ASSERT_NE(in_bt, std::string::npos) << run.Describe();
+  const size_t call_start = in_bt + baz.size() - 3;
+  const std::string call = run.out.substr(call_start, run.out.find('\n', call_start) - call_start);
+  ASSERT_EQ(call.rfind("    <", 0), 0u) << "no C call under baz in py-bt\n" << run.Describe();
+  // In order, each after the one before.
+  const std::vector<std::string> want = {
+      "Newest Python frame reached.\n",                              // py-down: nothing newer
+      baz + "    time.sleep(3600)  # parked\n" + call + "\n",       // py-up: baz, its C call
+      baz + "  args = (1, 2, 3)\n",                                  // py-locals: baz's
+      Header(main, 1) + "    baz(a, b, c)\n",                        // py-up: bar
+      baz,                                                           // py-down: baz
+      "Newest Python frame reached.\n" + baz,                        // py-down: the newest
+  };
+  size_t at = 0;
+  for (const std::string& text : want) {
+    const size_t found = run.out.find(text, at);
+    ASSERT_NE(found, std::string::npos) << "missing, in this order: " << text << "\n"
+                                        << run.Describe();
+    at = found + text.size();
+  }
+  // The first py-down selected no frame: nothing but its note before py-up's baz.
+  const size_t note = run.out.find(want[0]);
+  EXPECT_EQ(run.out.find("#", note), run.out.find(want[1])) << run.Describe();
+}
+
+// py-print of each C-level callable the scenario keeps in a global, as repr() gives it in the
+// process: a C function, a C method bound to an instance, a method-wrapper, a slot wrapper, a
+// method descriptor and a bound Python method.
+TEST_P(StoppedInC, PyPrintShowsCallablesAsRepr) {
+  const json& reprs = scenario_->truth().at("reprs");
+  ASSERT_EQ(reprs.size(), 6u) << reprs.dump();
+  std::vector<std::string> commands;
+  for (const auto& [name, repr] : reprs.items()) commands.push_back("py-print " + name);
+  const RunResult run = RunDebugger(std::get<1>(GetParam()), *install_, target_, commands);
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  for (const auto& [name, repr] : reprs.items()) {
+    const std::string want = "global '" + name + "' = " + repr.get<std::string>() + "\n";
+    EXPECT_NE(run.out.find(want), std::string::npos) << want << run.Describe();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, StoppedInC,
+                         ::testing::Combine(::testing::Values("debian_3.11", "debian_3.11d"),
+                                            ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
+                         [](const ::testing::TestParamInfo<Cell>& info) {
+                           return SanitizeName(std::get<0>(info.param)) + "_" +
+                                  DebuggerName(std::get<1>(info.param));
+                         });
+
+}  // namespace
+}  // namespace pyunwind_e2e
