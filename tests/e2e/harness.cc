@@ -202,10 +202,23 @@ bool FileExists(const std::string& path) {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read in one piece, sized first: a debugger's output may be hundreds of MB
+  // (tests/e2e/hostile_output_test.cc), which a stringstream copies twice.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamsize size = in.tellg();
+  if (size <= 0) {
+    // Not a regular file (a /proc file says 0): read it to its end.
+    in.seekg(0);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), size);
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 // ---------------------------------------------------------------- processes
