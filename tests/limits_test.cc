@@ -20,6 +20,7 @@
 #include "core/commands/native.h"
 #include "core/objects/values.h"
 #include "core/target/forwarding_target.h"
+#include "core/target/memory.h"
 #include "core/walk/locals.h"
 #include "core/objects/remote_collections.h"
 #include "core/pysource/source_file.h"
@@ -265,9 +266,11 @@ struct Printed {
   bool failed = false;
 };
 
+// `args` run under `limit`, reading through `through` (default: the process itself).
 Printed RunLimited(Limits& p, const std::vector<std::string>& args, OutputLimit limit,
-                   bool pieces = false) {
-  CommandContext context{p.target, uint64_t{1}, false, std::nullopt, std::nullopt};
+                   bool pieces = false, Target* through = nullptr) {
+  CommandContext context{through ? *through : p.target, uint64_t{1}, false, std::nullopt,
+                         std::nullopt};
   context.output_limit = limit;
   Printed printed;
   if (pieces) {
@@ -354,6 +357,106 @@ TEST(Limits, OutputOfAnyCommandIsCutWhereItIsReturned) {
                           "(more than 1 lines): the rest is not shown...truncated\n"),
             std::string::npos)
       << out.text.substr(0, 300);
+}
+
+// Notes which of some addresses (one per frame) a read of the target covered.
+class ReadsNoted : public ForwardingTarget {
+ public:
+  ReadsNoted(Target* inner, std::vector<uint64_t> watched)
+      : ForwardingTarget(inner), watched_(std::move(watched)), read_(watched_.size()) {}
+  bool ReadMemory(uint64_t address, void* out, size_t size) override {
+    for (size_t i = 0; i < watched_.size(); ++i) {
+      if (watched_[i] >= address && watched_[i] - address < size) read_[i] = true;
+    }
+    return ForwardingTarget::ReadMemory(address, out, size);
+  }
+  size_t Read() const { return static_cast<size_t>(std::count(read_.begin(), read_.end(), true)); }
+
+ private:
+  const std::vector<uint64_t> watched_;
+  std::vector<bool> read_;
+};
+
+// A thread of `frames` frames of one code object with `locals` locals, named by strs of
+// `name_size` characters (a frame's locals print locals x name_size bytes). Each
+// frame's locals hold an int of its own, far from the others' (no fetch of the target reads
+// two); returns those ints' addresses, frame by frame.
+std::vector<uint64_t> ThreadOfWideFrames(Limits& p, size_t frames, size_t locals,
+                                         size_t name_size) {
+  const Layout& l = p.layout;
+  const uint64_t code = p.OneLineCode();
+  const uint64_t tuple = p.heap.Alloc(l.tuple.ob_item + 8 * locals + 8);
+  p.target.Put<int64_t>(tuple + l.tuple.ob_size, locals);
+  for (size_t i = 0; i < locals; ++i) {
+    const std::string name = fmt::format("v{:04}", i) + std::string(name_size - 5, 'v');
+    p.target.PutU64(tuple + l.tuple.ob_item + 8 * i, p.objects.Str(name));
+  }
+  p.target.PutU64(code + l.code.localsplusnames, tuple);
+  p.target.PutU64(code + l.code.localspluskinds, p.objects.Bytes(std::string(locals, '\x20')));
+  std::vector<uint64_t> values;
+  uint64_t chain = 0;
+  for (size_t f = 0; f < frames; ++f) {
+    const uint64_t gap = RemoteMemory::kMaxPagesPerFetch * RemoteMemory::kPageSize;
+    p.heap.Alloc(gap);
+    values.push_back(p.objects.Int(static_cast<int64_t>(f)));
+    p.heap.Alloc(gap);
+    const uint64_t frame = p.heap.Alloc(l.frame.localsplus + 8 * locals);
+    p.target.PutU64(frame + l.frame.executable, code);
+    p.target.PutU64(frame + l.frame.instr_ptr, code + l.code.code_adaptive + 2);
+    p.target.PutU64(frame + l.frame.previous, chain);
+    for (size_t i = 0; i < locals; ++i) p.target.PutU64(frame + l.frame.localsplus + 8 * i, values.back());
+    chain = frame;
+  }
+  const Thread311 thread = p.AddThread(1, 0x7f0000000001);
+  p.SetMainThread(thread);
+  p.SetCurrentFrame(thread, chain);
+  std::reverse(values.begin(), values.end());  // innermost (shown) first
+  return values;
+}
+
+// py-bt --locals reads a frame's locals just before it shows the frame: once the output
+// budget is spent, no further frame's locals are read. 64 frames of 128 locals of
+// 4,000-character names (about 0.5 MB of text each) under a 2 MiB limit: the frames shown,
+// and at most the one that no longer fitted, are read. Checked to fail when py-bt read every
+// frame's locals before printing (all 64 read).
+TEST(Limits, LocalsAreReadOnlyForTheFramesTheOutputBudgetShows) {
+  constexpr size_t kFrames = 64;
+  const OutputLimit limit{2 << 20, kMaxOutputLinesPerCommand};
+  const std::string frame_line = "File \"/limits.py\", line 1, in f\n";
+  for (bool json : {false, true}) {
+    SCOPED_TRACE(json);
+    std::vector<std::string> args = {"py-bt", "--all", "--locals", "--no-source"};
+    if (json) args.push_back("--json");
+    Limits p(32 << 20);
+    const std::vector<uint64_t> values = ThreadOfWideFrames(p, kFrames, 128, 4000);
+    ReadsNoted limited(&p.target, values);
+    const Printed out = RunLimited(p, args, limit, /*pieces=*/false, &limited);
+    ASSERT_FALSE(out.failed) << out.text.substr(0, 300);
+    size_t shown = 0;
+    if (json) {
+      const Json doc = Json::parse(out.text);  // whole, though cut
+      ASSERT_TRUE(doc.at("interpreters").at(0).at("threads").at(0).contains("truncated"))
+          << out.text.substr(out.text.size() - 600);
+      shown = doc.at("interpreters").at(0).at("threads").at(0).at("frames").size();
+      EXPECT_EQ(doc.at("interpreters").at(0).at("threads").at(0).at("truncated"),
+                "the output budget of one command ran out (more than 2097152 bytes): the rest is "
+                "not shown...truncated");
+    } else {
+      shown = Count(out.text, frame_line);
+      EXPECT_NE(out.text.find("  ...truncated: the output budget of one command ran out"),
+                std::string::npos);
+    }
+    EXPECT_GE(shown, 2u);
+    EXPECT_LE(shown, 5u);
+    EXPECT_GE(limited.Read(), shown);
+    EXPECT_LE(limited.Read(), shown + 1);
+
+    // Under the default budget every frame is shown, so every frame's locals are read.
+    ReadsNoted whole(&p.target, values);
+    const Printed all = RunLimited(p, args, OutputLimit{}, false, &whole);
+    EXPECT_EQ(whole.Read(), kFrames);
+    EXPECT_EQ(all.text.find("output budget"), std::string::npos);
+  }
 }
 
 // GDB's bt: one eval-loop frame runs the whole chain (3.11+); its line names the first

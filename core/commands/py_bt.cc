@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 
 #include "core/asyncio/asyncio.h"
 #include "core/base/limits.h"
@@ -153,12 +152,10 @@ class ThreadsShownAsWalked : public WalkObserver {
 };
 
 CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
-  const auto started = std::chrono::steady_clock::now();
-
+  FormatOptions format;  // first: its `started` times the command
   auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
-  FormatOptions format;
   format.color = context.output_is_terminal && !options.no_color && !options.json;
   format.verbose = options.verbose;
   format.frame_limit = options.limit;
@@ -222,7 +219,14 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
     }
     MarkCollectingThreads(interp, native_by_thread);
   }
-  if (options.locals) AddLocals(target.objects(), *snapshot);
+  // --locals: each frame's locals are read as the frame is shown, so that the output budget
+  // stops the reading where it stops the output.
+  FrameLocalsReader locals(target.objects());
+  if (options.locals) {
+    format.locals = [&locals](const Interpreter& interp, const Frame& frame) {
+      return locals.Read(interp, frame);
+    };
+  }
   // Text shows source lines unless --no-source; JSON only with --source.
   if (options.json ? options.json_source : !options.no_source) {
     std::optional<std::string> refused;
@@ -235,8 +239,6 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
     // Refused files are counted, and said once, under -v only: never a line per frame.
     if (options.verbose && refused) snapshot->warnings.push_back(std::move(*refused));
   }
-  format.elapsed_ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - started).count();
   if (options.json) return {FormatJson(*snapshot, format), false};
   if (!early || early->text() == nullptr) {
     return {FormatText(*snapshot, format, context.write_output), false};
@@ -246,7 +248,7 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
     text.AddInterpreter(snapshot->interpreters[i]);
     for (const Thread& thread : snapshot->interpreters[i].threads) text.AddThread(thread);
   }
-  return {text.Finish(*snapshot, format.elapsed_ms), false};
+  return {text.Finish(*snapshot), false};
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ CommandOutput RunPyLocals(const ParsedArgs& args, CommandContext& context) {
     if (json) return CommandOutput{FormatLocalsJson(frame, selected.index), false};
     std::string out = FrameHeader(frame, selected.index);
     if (!frame.locals->error && frame.locals->shown.empty()) out += "  (no locals)\n";
-    out += LocalsText(frame, "  ");
+    out += LocalsText(*frame.locals, "  ");
     return CommandOutput{out, false};
   });
 }

@@ -97,10 +97,9 @@ std::string ModuleName(const std::string& path) {
 // code points escaped (DumpJson).
 std::string Dump(const Json& value) { return DumpJson(value); }
 
-Json LocalsJson(const Frame& frame) {
+Json LocalsJson(const FrameLocals& frame_locals) {
   Json locals = Json::object();
-  if (!frame.locals) return locals;
-  for (const LocalVariable& local : frame.locals->shown) {
+  for (const LocalVariable& local : frame_locals.shown) {
     Json value = {{"type", local.type.empty() ? Json(nullptr) : Json(local.type)},
                   {"repr", local.repr ? Json(*local.repr) : Json(nullptr)}};
     if (local.error) value["error"] = *local.error;
@@ -127,6 +126,12 @@ std::string StatsLine(const MemoryStats& s, double elapsed_ms, size_t frames, bo
       s.target_reads, s.target_bytes, s.failed_reads, s.cache_hits, s.cache_misses, frames,
       frames ? static_cast<double>(s.target_reads) / frames : 0.0, elapsed_ms,
       kept ? ", reusing what an earlier command read at this stop" : "");
+}
+
+// The command's time until now, for the stats.
+double ElapsedMs(const FormatOptions& options) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                   options.started).count();
 }
 
 size_t CountFrames(const Snapshot& snapshot) {
@@ -206,13 +211,12 @@ std::string FrameHeader(const Frame& frame, size_t index) {
                      frame.line ? std::to_string(*frame.line) : "?", PrintableText(frame.qualname()));
 }
 
-std::string LocalsText(const Frame& frame, const std::string& indent) {
+std::string LocalsText(const FrameLocals& locals, const std::string& indent) {
   std::string out;
-  if (!frame.locals) return out;
-  if (frame.locals->error) {
-    out += fmt::format("{}(locals not readable: {})\n", indent, PrintableText(*frame.locals->error));
+  if (locals.error) {
+    out += fmt::format("{}(locals not readable: {})\n", indent, PrintableText(*locals.error));
   }
-  for (const LocalVariable& local : frame.locals->shown) {
+  for (const LocalVariable& local : locals.shown) {
     if (local.repr) {
       out += fmt::format("{}{} = {}\n", indent, PrintableText(local.name), PrintableText(*local.repr));
     } else {
@@ -221,9 +225,9 @@ std::string LocalsText(const Frame& frame, const std::string& indent) {
                          PrintableText(local.error.value_or("?")));
     }
   }
-  if (frame.locals->not_shown > 0) {
+  if (locals.not_shown > 0) {
     out += fmt::format("{}... {} more locals not shown (the first {} are)...truncated\n", indent,
-                       frame.locals->not_shown, kMaxLocalsPerFrame);
+                       locals.not_shown, kMaxLocalsPerFrame);
   }
   return out;
 }
@@ -234,7 +238,7 @@ std::string FormatLocalsJson(const Frame& frame, size_t index) {
                          {"line", frame.line ? Json(*frame.line) : Json(nullptr)},
                          {"name", frame.name()},
                          {"qualname", frame.qualname()}}},
-              {"locals", LocalsJson(frame)}};
+              {"locals", frame.locals ? LocalsJson(*frame.locals) : Json::object()}};
   if (frame.locals && frame.locals->error) doc["locals_error"] = *frame.locals->error;
   if (frame.locals && frame.locals->not_shown > 0) doc["locals_not_shown"] = frame.locals->not_shown;
   return Dump(doc) + "\n";
@@ -331,6 +335,12 @@ struct TracebackText::Parts {
     counted = out.size();
   }
 
+  // What --locals shows under `frame`: read now (FormatOptions::locals), or as the walk left it.
+  std::shared_ptr<const FrameLocals> LocalsOf(const Frame& frame) const {
+    if (!options.locals) return frame.locals;
+    return interp != nullptr ? options.locals(*interp, frame) : nullptr;
+  }
+
   // Appends `text` if the output budget has room for it; else marks the cut once and
   // from then on adds nothing.
   bool Add(std::string_view text) {
@@ -359,6 +369,7 @@ struct TracebackText::Parts {
   size_t counted = 0;  // the bytes of `out` counted against options.output
   bool cut = false;    // the output budget ran out: nothing more is added
   bool first_thread = true;
+  const Interpreter* interp = nullptr;  // of the threads added now
 };
 
 TracebackText::TracebackText(const FormatOptions& options, TracebackCaretRules rules,
@@ -378,6 +389,7 @@ TracebackText::~TracebackText() = default;
 
 void TracebackText::AddInterpreter(const Interpreter& interp) {
   Parts& t = *parts_;
+  t.interp = &interp;
   if (t.several_interpreters) {
     t.Add(fmt::format("{}Interpreter {}{}\n", t.palette.header, interp.id, t.palette.reset));
   }
@@ -418,7 +430,9 @@ void TracebackText::AddThread(const Thread& thread) {
     if (!t.Add(t.drawn.Lines(frame))) break;
     // Under the frame, as GDB's libpython py-bt shows the C call it is in.
     if (frame.calling && !t.Add("    " + PrintableText(*frame.calling) + "\n")) break;
-    if (frame.locals && !t.Add(LocalsText(frame, "    "))) break;
+    // Read only once the frame's own lines fit: past the budget, no more locals are read.
+    const std::shared_ptr<const FrameLocals> locals = t.LocalsOf(frame);
+    if (locals && !t.Add(LocalsText(*locals, "    "))) break;
   }
   if (t.cut) {
     t.HandOver(t.thread_end_piece_bytes);
@@ -432,7 +446,7 @@ void TracebackText::AddThread(const Thread& thread) {
   t.HandOver(t.thread_end_piece_bytes);
 }
 
-std::string TracebackText::Finish(const Snapshot& snapshot, double elapsed_ms) {
+std::string TracebackText::Finish(const Snapshot& snapshot) {
   Parts& t = *parts_;
   std::string& out = t.out;
   if (t.first_thread) out += "No Python threads.\n";
@@ -446,7 +460,7 @@ std::string TracebackText::Finish(const Snapshot& snapshot, double elapsed_ms) {
   if (t.cut) out += fmt::format("warning: {}\n", t.options.output->Reason());
   t.Counted();
   if (t.options.stats) {
-    out += StatsLine(*t.options.stats, elapsed_ms, CountFrames(snapshot),
+    out += StatsLine(*t.options.stats, ElapsedMs(t.options), CountFrames(snapshot),
                      t.options.session_kept) + "\n";
     if (t.options.work) out += WorkStatsText(*t.options.work) + "\n";
   }
@@ -462,7 +476,7 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
     text.AddInterpreter(interp);
     for (const Thread& thread : interp.threads) text.AddThread(thread);
   }
-  return text.Finish(snapshot, options.elapsed_ms);
+  return text.Finish(snapshot);
 }
 
 namespace {
@@ -470,7 +484,8 @@ namespace {
 // One Python frame's JSON object, written as text: py-bt --all --json writes thousands of
 // them, and building each as a JSON value first cost three times the text output. The keys
 // and their order are those of docs/json-output.md.
-void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_source) {
+void AppendPythonFrameJson(std::string& out, const Frame& frame, const FrameLocals* locals,
+                           bool with_source) {
   auto number = [&out](const std::optional<int>& value) {
     if (value) {
       fmt::format_to(std::back_inserter(out), "{}", *value);
@@ -508,13 +523,13 @@ void AppendPythonFrameJson(std::string& out, const Frame& frame, bool with_sourc
     text(frame.source ? std::optional<std::string>(StripPythonWhitespace(frame.source->line))
                            : std::nullopt);
   }
-  if (frame.locals) out += ",\"locals\":" + Dump(LocalsJson(frame));
-  if (frame.locals && frame.locals->error) {
+  if (locals) out += ",\"locals\":" + Dump(LocalsJson(*locals));
+  if (locals && locals->error) {
     out += ",\"locals_error\":";
-    AppendJsonString(out, *frame.locals->error);
+    AppendJsonString(out, *locals->error);
   }
-  if (frame.locals && frame.locals->not_shown > 0) {
-    fmt::format_to(std::back_inserter(out), ",\"locals_not_shown\":{}", frame.locals->not_shown);
+  if (locals && locals->not_shown > 0) {
+    fmt::format_to(std::back_inserter(out), ",\"locals_not_shown\":{}", locals->not_shown);
   }
   out += '}';
 }
@@ -582,7 +597,10 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
                        {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
                        {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
         } else {
-          AppendPythonFrameJson(out, frame, options.json_source);
+          // Read once the frames before fit: past the budget, no more locals are read.
+          const std::shared_ptr<const FrameLocals> locals =
+              options.locals ? options.locals(interp, frame) : frame.locals;
+          AppendPythonFrameJson(out, frame, locals.get(), options.json_source);
         }
         if (!fits()) {
           out.resize(frame_start);
@@ -611,7 +629,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
     out += ",\"stats\":" + Dump({{"target_reads", s.target_reads}, {"target_bytes", s.target_bytes},
                                   {"failed_reads", s.failed_reads}, {"cache_hits", s.cache_hits},
                                   {"cache_misses", s.cache_misses}, {"frames", CountFrames(snapshot)},
-                                  {"elapsed_ms", options.elapsed_ms},
+                                  {"elapsed_ms", ElapsedMs(options)},
                                   {"session_kept", options.session_kept},
                                   {"work", options.work ? WorkStatsJson(*options.work) : Json(nullptr)}});
   }

@@ -2,6 +2,8 @@
 // the JSON document of docs/json-output.md.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -13,6 +15,10 @@
 
 namespace pyunwind {
 
+// The locals of a frame of `interp`, read when asked (null: none to show).
+using FrameLocalsSource =
+    std::function<std::shared_ptr<const FrameLocals>(const Interpreter& interp, const Frame& frame)>;
+
 struct FormatOptions {
   bool color = false;
   bool verbose = false;          // print how the runtime was found, layout source
@@ -20,10 +26,14 @@ struct FormatOptions {
   const MemoryStats* stats = nullptr;  // printed when set (--stats)
   const WorkBudget* work = nullptr;    // its spending printed with the stats
   bool session_kept = false;  // the stats say the command reused an earlier one's reads
-  double elapsed_ms = 0;
+  // When the command started: the stats give its time until they are written.
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
   bool json_source = false;  // --json --source: each frame's stripped source line
   // What the command may still print (CommandContext::output_budget); null: no bound.
   OutputBudget* output = nullptr;
+  // py-bt --locals: reads a Python frame's locals just before the frame is shown, so that
+  // the output budget stops the reading where it stops the output. Unset: Frame::locals.
+  FrameLocalsSource locals;
 };
 
 // A frame's "kind" in JSON: "python", "native", "gc".
@@ -55,8 +65,8 @@ class TracebackText {
   void AddInterpreter(const Interpreter& interp);
   void AddThread(const Thread& thread);
   // "No Python threads." if none was added, the version (verbose), `snapshot`'s warnings and
-  // the stats (`elapsed_ms`: the command's time until now); returns what was not handed over.
-  std::string Finish(const Snapshot& snapshot, double elapsed_ms);
+  // the stats; returns what was not handed over.
+  std::string Finish(const Snapshot& snapshot);
 
  private:
   struct Parts;
@@ -70,7 +80,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options);
 
 // The locals of one frame (filled by core/walk/locals.h) as `name = repr` lines,
 // each starting with `indent`; and as the JSON document py-locals --json prints.
-std::string LocalsText(const Frame& frame, const std::string& indent);
+std::string LocalsText(const FrameLocals& locals, const std::string& indent);
 std::string FormatLocalsJson(const Frame& frame, size_t index);
 
 }  // namespace pyunwind

@@ -189,18 +189,16 @@ FrameLocals ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
   return out;
 }
 
-void AddLocals(ObjectReader& objects, Snapshot& snapshot) {
-  for (Interpreter& interp : snapshot.interpreters) {
-    ValueFormatter values(objects);
-    values.UseBuiltinsOf(interp.address);
-    for (Thread& thread : interp.threads) {
-      for (Frame& frame : thread.frames) {
-        if (frame.kind != FrameKind::kPython || frame.frame_address == 0) continue;
-        frame.locals = std::make_shared<const FrameLocals>(
-            ReadFrameLocals(objects, values, frame.frame_address, frame.code_address));
-      }
-    }
+std::shared_ptr<const FrameLocals> FrameLocalsReader::Read(const Interpreter& interp,
+                                                           const Frame& frame) {
+  if (frame.kind != FrameKind::kPython || frame.frame_address == 0) return nullptr;
+  if (!values_ || interp_ != interp.address) {
+    values_ = std::make_unique<ValueFormatter>(objects_);
+    values_->UseBuiltinsOf(interp.address);
+    interp_ = interp.address;
   }
+  return std::make_shared<const FrameLocals>(
+      ReadFrameLocals(objects_, *values_, frame.frame_address, frame.code_address));
 }
 
 }  // namespace pyunwind

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -44,7 +45,22 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
 FrameLocals ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,
                             uint64_t frame_address, uint64_t code_address);
 
-// Fills `frame.locals` for every Python frame of every thread of `snapshot`.
-void AddLocals(ObjectReader& objects, Snapshot& snapshot);
+// Reads the locals of one frame at a time, as a command shows them (py-bt --locals): a frame
+// the output budget leaves out is never read. A hostile frame's locals print megabytes
+// (1,024 names of 4,096 characters), so reading every frame first held gigabytes that were
+// never shown.
+class FrameLocalsReader {
+ public:
+  explicit FrameLocalsReader(ObjectReader& objects) : objects_(objects) {}
+
+  // The locals of `frame`, a frame of `interp` (whose builtins tell which types are
+  // which); null for a frame that is not a Python frame.
+  std::shared_ptr<const FrameLocals> Read(const Interpreter& interp, const Frame& frame);
+
+ private:
+  ObjectReader& objects_;
+  uint64_t interp_ = 0;
+  std::unique_ptr<ValueFormatter> values_;  // for interp_
+};
 
 }  // namespace pyunwind

@@ -9,6 +9,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -201,10 +202,23 @@ bool FileExists(const std::string& path) {
 }
 
 std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  // Read in one piece, sized first: a debugger's output may be hundreds of MB
+  // (tests/e2e/hostile_output_test.cc), which a stringstream copies twice.
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) return "";
+  const std::streamsize size = in.tellg();
+  if (size <= 0) {
+    // Not a regular file (a /proc file says 0): read it to its end.
+    in.seekg(0);
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  std::string text(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  in.read(text.data(), size);
+  text.resize(static_cast<size_t>(in.gcount()));
+  return text;
 }
 
 // ---------------------------------------------------------------- processes
@@ -334,7 +348,9 @@ void Process::Record(int status) {
 bool Process::Running() {
   if (reaped_) return false;
   int status = 0;
-  pid_t r = waitpid(pid_, &status, WNOHANG);
+  struct rusage usage {};
+  pid_t r = wait4(pid_, &status, WNOHANG, &usage);
+  if (r == pid_) max_rss_kb_ = usage.ru_maxrss;
   if (r == pid_) {
     Record(status);
     return false;
@@ -390,10 +406,13 @@ RunResult RunCommand(const std::vector<std::string>& argv, double timeout_s,
     return result;
   }
   result.started = true;
+  const auto started = std::chrono::steady_clock::now();
   if (!process->Wait(timeout_s)) {
     result.timed_out = true;
     process->Kill();
   }
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  result.max_rss_kb = process->max_rss_kb();
   result.exited = process->exited();
   result.exit_code = process->exit_code();
   result.term_signal = process->term_signal();

@@ -115,6 +115,9 @@ class Process {
   bool exited() const { return exited_; }
   int exit_code() const { return exit_code_; }
   int term_signal() const { return term_signal_; }
+  // The child's peak resident set (wait4's ru_maxrss) once it exited by itself; 0 before,
+  // or when it was killed.
+  long max_rss_kb() const { return max_rss_kb_; }
 
  private:
   explicit Process(pid_t pid) : pid_(pid) {}
@@ -124,6 +127,7 @@ class Process {
   bool exited_ = false;
   int exit_code_ = -1;
   int term_signal_ = 0;
+  long max_rss_kb_ = 0;
 };
 
 struct RunResult {
@@ -135,6 +139,8 @@ struct RunResult {
   std::string out;
   std::string err;
   std::string command;  // the command line, for messages
+  double seconds = 0;   // from start to exit (or to the kill)
+  long max_rss_kb = 0;  // the command's own peak resident set (Process::max_rss_kb)
   // "exit 0", "killed by signal 11", "timed out (killed)", ...
   std::string Status() const;
   // The command, its status and (the start of) its output, for failure messages.
