@@ -286,8 +286,8 @@ TEST(CApi, VersionNeedsNoProcess) {
       if (build == "free-threaded") free_threaded.push_back(known.at("version"));
     }
   }
-  EXPECT_EQ(versions, (std::vector<std::string>{"3.6", "3.7", "3.8", "3.9", "3.10", "3.11", "3.12",
-                                                "3.13", "3.14", "3.15"}));
+  EXPECT_EQ(versions, (std::vector<std::string>{"2.7", "3.6", "3.7", "3.8", "3.9", "3.10", "3.11",
+                                                "3.12", "3.13", "3.14", "3.15"}));
   EXPECT_EQ(free_threaded, (std::vector<std::string>{"3.13", "3.14", "3.15"}));
   EXPECT_EQ(t.reads, 0);
   // Text, and no debugger callback: "unknown".
