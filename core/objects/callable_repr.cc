@@ -7,17 +7,6 @@ namespace {
 
 constexpr size_t kMaxNameLength = 256;
 
-// PyDescr_COMMON's d_name (a str) and d_type's tp_name.
-Result<std::pair<std::string, std::string>> DescriptorNames(ObjectReader& objects,
-                                                            uint64_t descriptor) {
-  const Layout::Descriptor& d = objects.layout().descriptor;
-  auto type = objects.memory().ReadPointer(descriptor + d.d_type);
-  auto name = objects.memory().ReadPointer(descriptor + d.d_name);
-  if (!type || !name) return UnreadableMemory("cannot read a descriptor");
-  PYU_ASSIGN_OR_RETURN(std::string type_name, objects.TypeNameOfType(*type));
-  PYU_ASSIGN_OR_RETURN(std::string text, objects.ReadString(*name, kMaxNameLength));
-  return std::make_pair(std::move(text), std::move(type_name));
-}
 
 // The C name of a slot: wrapperbase.name (its first member) of a wrapper_descriptor's d_base.
 Result<std::string> SlotName(ObjectReader& objects, uint64_t wrapper_descriptor) {
@@ -59,6 +48,17 @@ Result<std::string> MethodWrapperRepr(ObjectReader& objects, uint64_t wrapper) {
 }
 
 }  // namespace
+
+Result<std::pair<std::string, std::string>> DescriptorNames(ObjectReader& objects,
+                                                            uint64_t descriptor) {
+  const Layout::Descriptor& d = objects.layout().descriptor;
+  auto type = objects.memory().ReadPointer(descriptor + d.d_type);
+  auto name = objects.memory().ReadPointer(descriptor + d.d_name);
+  if (!type || !name) return UnreadableMemory("cannot read a descriptor");
+  PYU_ASSIGN_OR_RETURN(std::string type_name, objects.TypeNameOfType(*type));
+  PYU_ASSIGN_OR_RETURN(std::string text, objects.ReadString(*name, kMaxNameLength));
+  return std::make_pair(std::move(text), std::move(type_name));
+}
 
 Result<std::optional<std::string>> CCallableRepr(ObjectReader& objects, uint64_t callable,
                                                  std::string_view type_name) {

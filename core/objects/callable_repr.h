@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/base/result.h"
 #include "core/objects/objects.h"
@@ -23,5 +24,9 @@ namespace pyunwind {
 // nullopt for any other type; an error where the object cannot be read.
 Result<std::optional<std::string>> CCallableRepr(ObjectReader& objects, uint64_t callable,
                                                  std::string_view type_name);
+
+// PyDescr_COMMON's d_name (a str) and its d_type's tp_name: (name, type name).
+Result<std::pair<std::string, std::string>> DescriptorNames(ObjectReader& objects,
+                                                            uint64_t descriptor);
 
 }  // namespace pyunwind

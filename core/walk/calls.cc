@@ -5,6 +5,7 @@
 #include <memory>
 #include <string_view>
 
+#include "core/objects/callable_repr.h"
 #include "core/walk/frames.h"
 #include "core/walk/stack_depth.h"
 
@@ -15,13 +16,8 @@ constexpr size_t kMaxNameLength = 256;
 constexpr size_t kMaxExceptionTableBytes = 1 << 20;
 
 Result<std::string> DescriptorName(ObjectReader& objects, uint64_t descriptor) {
-  const Layout::Descriptor& d = objects.layout().descriptor;
-  auto type = objects.memory().ReadPointer(descriptor + d.d_type);
-  auto name = objects.memory().ReadPointer(descriptor + d.d_name);
-  if (!type || !name) return UnreadableMemory("cannot read a descriptor");
-  PYU_ASSIGN_OR_RETURN(std::string type_name, objects.TypeNameOfType(*type));
-  PYU_ASSIGN_OR_RETURN(std::string text, objects.ReadString(*name, kMaxNameLength));
-  return fmt::format("'{}' of '{}' objects", text, type_name);
+  PYU_ASSIGN_OR_RETURN(auto names, DescriptorNames(objects, descriptor));
+  return fmt::format("'{}' of '{}' objects", names.first, names.second);
 }
 
 // The slot `from_top` below the top of a value stack `depth` deep.
