@@ -7,7 +7,8 @@
 // from inside (PyBtAll every cell; the others live and on the core alone, and not on 3.11.7:
 // kLiveAndCoreAlone, kOlderVersions):
 //   * PyBtAll: tests/data/legacy_threads.py, `py-bt --all --json`: every thread's frames
-//     (CompareWithTruth: filename, line, name, qualname; the threading name) and is_main.
+//     (CompareWithTruth: filename, line, name, qualname; the threading name), is_main and
+//     holds_gil (the spinning thread's alone).
 //   * Locals: tests/data/legacy_locals.py, `py-bt --all --locals --json`: the worker's
 //     frames, local names, types and the reprs of the simple types (tests/locals_truth.h).
 //   * Python27Tasks: `py-tasks` on 2.7 says in one line that 2.7 has no asyncio.
@@ -262,6 +263,26 @@ void ExpectIsMain(const json& truth, const json& got) {
   }
 }
 
+// holds_gil of every truth thread: true for the spinner's only. Null (unknown) is accepted
+// where the version gives nothing to read it from: 2.7 and 3.6 name the holder only in the
+// exported _PyThreadState_Current, which a core alone in GDB has no symbol for.
+void ExpectHoldsGil(const Cell& cell, const json& truth, const json& got) {
+  const bool may_be_unknown = cell.open == Open::kCoreAlone && cell.debugger == Debugger::kGdb &&
+                              (cell.version.rfind("2.", 0) == 0 ||
+                               cell.version.rfind("3.6.", 0) == 0);
+  const std::string holder = truth.at("gil_holder_role");
+  const auto threads = ThreadsByNativeId(got);
+  for (const json& want : truth.at("threads")) {
+    auto it = threads.find(want.at("native_id").get<uint64_t>());
+    if (it == threads.end()) continue;  // CompareWithTruth said so
+    const json& holds = it->second.at("holds_gil");
+    if (holds.is_null() && may_be_unknown) continue;
+    EXPECT_EQ(holds, want.at("role") == holder)
+        << "holds_gil of thread " << it->first << " (" << want.at("role").get<std::string>()
+        << ")";
+  }
+}
+
 TEST_P(OlderVersions, PyBtAll) {
   script_ = "legacy_threads";
   Verdict([&] {
@@ -271,6 +292,7 @@ TEST_P(OlderVersions, PyBtAll) {
     const std::string diff = CompareWithTruth(*truth_, *got);
     EXPECT_TRUE(diff.empty()) << "py-bt --all --json differs from the truth: " << diff;
     ExpectIsMain(*truth_, *got);
+    ExpectHoldsGil(GetParam(), *truth_, *got);
   });
 }
 
