@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "tests/e2e/harness.h"
+#include "tests/e2e/tasks_truth.h"
 #include "tests/locals_truth.h"
 
 namespace pyunwind_e2e {
@@ -361,12 +362,6 @@ std::string Label(const json& task) {
   return stack.empty() ? "" : stack.back().at("name").get<std::string>();
 }
 
-json StackKey(const json& stack) {
-  json out = json::array();
-  for (const json& f : stack) out.push_back({f.at("filename"), f.at("line"), f.at("name"), f.at("qualname")});
-  return out;
-}
-
 class OlderVersionsTasks : public OlderVersions {};
 
 TEST_P(OlderVersionsTasks, PyTasks) {
@@ -376,10 +371,7 @@ TEST_P(OlderVersionsTasks, PyTasks) {
     if (!got) return;
     EXPECT_TRUE(got->at("warnings").empty()) << got->at("warnings").dump();
     EXPECT_EQ(got->at("asyncio_imported"), true);
-    uint64_t loop = 0;
-    for (const json& t : truth_->at("threads")) {
-      if (t.at("role") == "loop") loop = t.at("native_id");
-    }
+    const uint64_t loop = LoopThread(*truth_);
     std::map<std::string, json> by_label;
     std::map<std::string, std::string> label_of_id;
     for (const json& task : got->at("tasks")) {
