@@ -300,7 +300,11 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   EXPECT_NE(d.out.find("is running task b-main [0x"), std::string::npos) << d.Describe();
   const size_t chain = d.out.find("is running task b-main [0x");
   const size_t first = d.out.find('\n', chain) + 1;
-  EXPECT_EQ(d.out.compare(first, 5, "  c5 "), 0) << d.out.substr(chain, 400);
+  // Innermost first: park, the plain function blocking the loop, runs for the task too.
+  const std::string park = "  loop_main.<locals>.park ";
+  EXPECT_EQ(d.out.compare(first, park.size(), park), 0) << d.out.substr(chain, 400);
+  const size_t second = d.out.find('\n', first) + 1;
+  EXPECT_EQ(d.out.compare(second, 5, "  c5 "), 0) << d.out.substr(chain, 400);
   // a-deep's table rows, in `py-tasks` and `py-tasks --name a-deep`: the gap after the
   // innermost 512 coroutines.
   EXPECT_EQ(LinesContaining(d.out, "... 478 coroutines not shown ...").size(), 2u) << d.Describe();
