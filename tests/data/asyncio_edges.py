@@ -11,7 +11,9 @@ Two threads, each running its own event loop:
           gathers: a-g1..a-g4 are awaited by a-outer), and a-deep is parked at the bottom
           of a chain of 1,501 `down` coroutines (deeper than py-tasks keeps: both ends
           kept, the gap marked); a-chain-0 awaits a-chain-1 ... awaits a-chain-39 (40
-          tasks: deeper than py-tasks --tree draws).
+          tasks: deeper than py-tasks --tree draws); a-agen runs `async for` over an async
+          generator that is itself awaiting (agen_nested -> Event.wait): the generator's frame
+          is a link of a-agen's chain.
   loop-b  the same shape (b-sleeper, b-waiter, b-done, b-main), and on 3.12+ the loop's
           task factory is asyncio.eager_task_factory: b-eager starts eagerly, then
           suspends in Event.wait after its eager start (a pending eager task). b-main
@@ -126,27 +128,59 @@ async def c2(park):
     await c3(park)
 
 
+AGENS = {}  # task name -> the async generator its `async for` runs
+
+
+async def agen_nested(event):
+    await event.wait()
+
+
+async def agen(event):
+    for n in range(2):
+        yield n
+        if n == 1:
+            await agen_nested(event)  # the generator awaits: the task's async for waits on it
+
+
+async def agen_loop(name, event):
+    AGENS[name] = generator = agen(event)
+    async for _ in generator:
+        pass
+
+
+def awaited_link(task, awaitable):
+    """(qualname, what it awaits) of a link of `task`'s chain, or None: a coroutine, or the
+    asend object of `async for`, whose generator (known here by construction: no attribute
+    names it) is the link."""
+    if asyncio.iscoroutine(awaitable) and hasattr(awaitable, "cr_code"):
+        return awaitable.cr_code.co_qualname, awaitable.cr_await
+    if type(awaitable).__name__ == "async_generator_asend" and task.get_name() in AGENS:
+        generator = AGENS[task.get_name()]
+        return generator.ag_code.co_qualname, generator.ag_await
+    return None
+
+
 def innermost(task):
     if task.done():
         return None
-    coro = task.get_coro()
+    name, nxt = awaited_link(task, task.get_coro())
     while True:
-        nxt = getattr(coro, "cr_await", None)
-        if not asyncio.iscoroutine(nxt) or not hasattr(nxt, "cr_code"):
-            return coro.cr_code.co_qualname
-        coro = nxt
+        step = awaited_link(task, nxt)
+        if step is None:
+            return name
+        name, nxt = step
 
 
 def stack(task):
-    """The task's coroutine chain, innermost first: its coroutine, then each cr_await that is
-    a coroutine (task.get_stack() gives the outermost frame only)."""
+    """The task's coroutine chain, innermost first: its coroutine, then each link it awaits
+    (awaited_link; task.get_stack() gives the outermost frame only)."""
     if task.done():
         return []
     out = []
-    coro = task.get_coro()
-    while asyncio.iscoroutine(coro) and hasattr(coro, "cr_code"):
-        out.append(coro.cr_code.co_qualname)
-        coro = coro.cr_await
+    step = awaited_link(task, task.get_coro())
+    while step is not None:
+        out.append(step[0])
+        step = awaited_link(task, step[1])
     out.reverse()
     return out
 
@@ -182,6 +216,7 @@ async def loop_main(prefix, eager):
         for t in gathered:
             awaited_by[t.get_name()] = ["a-outer"]
         tasks.append(loop.create_task(link(0, event), name="a-chain-0"))
+        tasks.append(loop.create_task(agen_loop("a-agen", event), name="a-agen"))
         for i in range(1, CHAIN):
             awaited_by["a-chain-%d" % i] = ["a-chain-%d" % (i - 1)]
     done = loop.create_task(finisher(), name=prefix + "-done")
