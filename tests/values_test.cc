@@ -335,6 +335,13 @@ TEST_F(ValuesTest, HeapTypesByModuleAndQualname) {
   const uint64_t lock_type = StaticType("_thread.lock", 0);
   objects_.Header(lock_type, type_type);
   EXPECT_EQ(Repr(lock_type), "<class '_thread.lock'>");
+  // A core without its executable has no tp_name of str: __module__ is a str by its flags.
+  const uint64_t nameless_str = StaticType("str", kUnicodeSubclass);
+  target_.PutU64(nameless_str + layout_.type.tp_name, 0x10000);
+  const uint64_t module = objects_.Str("app");
+  objects_.Header(module, nameless_str);
+  const uint64_t f = instance(heap_type("Core", "Core", module));
+  EXPECT_EQ(Repr(f), fmt::format("<app.Core object at {:#x}>", f));
   // A dict that cannot be read: no guess at the module.
   const uint64_t lost = heap_type("Lost", "Lost", 0);
   target_.PutU64(lost + layout_.type.tp_dict, 0x10000);

@@ -70,8 +70,10 @@ Result<std::string> TypeReprName(ObjectReader& objects, uint64_t type) {
   if (*dict == 0) return tp_name;
   PYU_ASSIGN_OR_RETURN(uint64_t module, objects.LookupStringKey(*dict, "__module__"));
   if (module == 0) return tp_name;
-  PYU_ASSIGN_OR_RETURN(std::string module_type, objects.TypeName(module));
-  if (module_type != "str") return tp_name;  // 2.7's str too: its text is read alike
+  // PyUnicode_Check (2.7: PyString_Check) by the flags: a core without its executable has no
+  // tp_name of str.
+  PYU_ASSIGN_OR_RETURN(uint64_t module_flags, objects.TypeFlagsOf(module));
+  if (!(module_flags & (IsPython2(l) ? kBytesSubclassFlag : kUnicodeSubclassFlag))) return tp_name;
   PYU_ASSIGN_OR_RETURN(std::string module_name, objects.ReadString(module, kMaxNameLength));
   if (module_name == (IsPython2(l) ? "__builtin__" : "builtins")) return tp_name;
   std::string name = tp_name;
