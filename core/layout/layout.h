@@ -244,6 +244,7 @@ struct Layout {
     int32_t tp_flags = kAbsent;
     int32_t tp_basicsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
+    int32_t tp_dict = kAbsent;  // a heap type's dict (3.12+ static builtins keep theirs elsewhere)
     int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
   } type;
 
