@@ -107,7 +107,6 @@ TEST_P(StoppedInC, PyUpStartsFromTheSelectedNativeFrame) {
 // method-wrapper, a class), in --json and in the text, and null in --json where the frame
 // calls Python code.
 TEST_P(StoppedInC, PyBtCallsAreReprs) {
-  const json& truth = scenario_->truth();
   const RunResult run = RunDebugger(std::get<1>(GetParam()), *install_, target_,
                                     {"py-bt --all --json", "py-bt --all --no-source"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
