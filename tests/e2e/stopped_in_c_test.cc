@@ -24,6 +24,20 @@
 namespace pyunwind_e2e {
 namespace {
 
+// Success when each of `texts` is in `out`, each after the end of the one before.
+::testing::AssertionResult AppearInOrder(const std::string& out,
+                                         const std::vector<std::string>& texts) {
+  size_t at = 0;
+  for (const std::string& text : texts) {
+    const size_t found = out.find(text, at);
+    if (found == std::string::npos) {
+      return ::testing::AssertionFailure() << "missing, in this order: " << text;
+    }
+    at = found + text.size();
+  }
+  return ::testing::AssertionSuccess();
+}
+
 const char* const kScript = "tests/data/stopped_in_c.py";
 
 using Cell = std::tuple<std::string, Debugger>;  // interpreter, debugger
@@ -90,13 +104,7 @@ TEST_P(StoppedInC, PyUpStartsFromTheSelectedNativeFrame) {
       baz,                                                           // py-down: baz
       "Newest Python frame reached.\n" + baz,                        // py-down: the newest
   };
-  size_t at = 0;
-  for (const std::string& text : want) {
-    const size_t found = run.out.find(text, at);
-    ASSERT_NE(found, std::string::npos) << "missing, in this order: " << text << "\n"
-                                        << run.Describe();
-    at = found + text.size();
-  }
+  ASSERT_TRUE(AppearInOrder(run.out, want)) << run.Describe();
   // The first py-down selected no frame: nothing but its note before py-up's baz.
   const size_t note = run.out.find(want[0]);
   EXPECT_EQ(run.out.find("#", note), run.out.find(want[1])) << run.Describe();
@@ -167,13 +175,7 @@ TEST_P(StoppedInC, FrameCommandsReadThePyUpSelection) {
       baz + "    time.sleep(3600)  # parked\n",  // py-up from the C code: baz first
   };
   EXPECT_EQ(run.err.find("is not defined"), std::string::npos) << run.Describe();
-  size_t at = 0;
-  for (const std::string& text : want) {
-    const size_t found = run.out.find(text, at);
-    ASSERT_NE(found, std::string::npos) << "missing, in this order: " << text << "\n"
-                                        << run.Describe();
-    at = found + text.size();
-  }
+  ASSERT_TRUE(AppearInOrder(run.out, want)) << run.Describe();
 }
 
 // py-print of each C-level callable the scenario keeps in a global, as repr() gives it in the
