@@ -113,6 +113,7 @@ std::set<std::string> EmittedKeys(const std::filesystem::path& cores) {
         RunJson(target, "py-bt", {"--all", "--json", "--locals", "--source", "--stats"});
     CollectKeys(all, keys);
     CollectKeys(RunJson(target, "py-bt", {"--all", "--json", "--limit", "1"}), keys);
+    CollectKeys(RunJson(target, "py-bt", {"--all", "--json", "--group"}), keys);
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--all", "--stats"}), keys);
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--summary"}), keys);
     const std::optional<uint64_t> thread = ThreadWithPythonFrame(all);

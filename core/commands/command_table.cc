@@ -60,6 +60,9 @@ const std::vector<OptionSpec> kPyBtOptions = {
      .help = "look for each source file by its base name in DIR first (the sources of a core "
              "made elsewhere); may be repeated",
      .needs = "a directory"},
+    {.name = "--group",
+     .help = "with --all: threads with the same Python stack shown once, with their count and "
+             "names, largest group first"},
     kOutfile,
 };
 
