@@ -1,0 +1,17 @@
+// What each pending asyncio task awaits: the future its step is parked on (fut_waiter), named
+// by what it is: another task (whose task can release it), else by the innermost coroutine
+// of the task's await chain (asyncio.sleep, Event.wait, Lock.acquire, Queue.get/put), else a
+// plain future.
+#pragma once
+
+#include <vector>
+
+#include "core/asyncio/asyncio.h"
+#include "core/waits/wait_model.h"
+
+namespace pyunwind {
+
+// One Wait per pending task of `tasks` that no thread is running, in address order.
+std::vector<Wait> TaskWaits(ObjectReader& objects, const AsyncSnapshot& tasks);
+
+}  // namespace pyunwind

@@ -1,0 +1,211 @@
+#include "core/waits/thread_waits.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string_view>
+
+#include "core/objects/remote_collections.h"
+#include "core/objects/values.h"
+#include "core/walk/calls.h"
+#include "core/walk/locals.h"
+
+namespace pyunwind {
+namespace {
+
+// Frames above this many innermost ones are not looked at for a stdlib wait.
+constexpr size_t kMaxStdlibWaitFrames = 16;
+
+bool EndsWith(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+bool IsStdlibWaitFile(std::string_view filename) {
+  return EndsWith(filename, "/threading.py") || EndsWith(filename, "/queue.py");
+}
+
+// The stdlib functions that wait, by qualname, and the kind of their wait.
+const char* StdlibWaitKind(std::string_view qualname) {
+  static constexpr std::pair<std::string_view, const char*> kWaits[] = {
+      {"Thread.join", "join"},        {"Event.wait", "event"},
+      {"Condition.wait", "condition"}, {"Condition.wait_for", "condition"},
+      {"Semaphore.acquire", "semaphore"}, {"Barrier.wait", "barrier"},
+      {"Queue.get", "queue_get"},     {"Queue.put", "queue_put"}};
+  for (const auto& [name, kind] : kWaits) {
+    if (qualname == name) return kind;
+  }
+  return nullptr;
+}
+
+// The C calls that wait for time or I/O: their kind, or null. `calling` is repr() of the callee.
+const char* TimedOrIoKind(std::string_view calling) {
+  if (calling == "<built-in function sleep>") return "sleep";
+  static constexpr std::string_view kIo[] = {
+      "<built-in function select>", "<built-in function read>", "<built-in method poll of ",
+      "<built-in method recv of ",  "<built-in method recv_into of ",
+      "<built-in method recvfrom of ", "<built-in method _accept of ",
+      "<method 'poll' of ", "<method 'recv' of ", "<method 'recv_into' of ",
+      "<method 'recvfrom' of ", "<method '_accept' of ", "<method 'control' of "};
+  for (std::string_view io : kIo) {
+    if (calling.substr(0, io.size()) == io) return "io";
+  }
+  return nullptr;
+}
+
+class ThreadWaitReader {
+ public:
+  ThreadWaitReader(ObjectReader& objects, CodeCache& codes, const Interpreter& interp)
+      : objects_(objects), codes_(codes), interp_(interp), collections_(objects),
+        values_(objects) {}
+
+  std::optional<WaitTarget> WaitOf(const Thread& thread) {
+    if (thread.activity == Activity::kWaitingForGil) return GilWait();
+    if (thread.activity != Activity::kIdle) return std::nullopt;
+    if (auto stdlib = StdlibWait(thread)) return stdlib;
+    const Frame* innermost = Innermost(thread);
+    if (innermost == nullptr) return std::nullopt;
+    if (auto lock = LockWait(*innermost)) return lock;
+    if (innermost->calling) {
+      if (const char* kind = TimedOrIoKind(*innermost->calling)) {
+        return WaitTarget{kind, 0, "", std::nullopt, *innermost->calling};
+      }
+    }
+    if (EndsWith(innermost->qualname(), "Selector.select")) {
+      return WaitTarget{"io", 0, "", std::nullopt, innermost->qualname()};
+    }
+    return std::nullopt;
+  }
+
+ private:
+  static const Frame* Innermost(const Thread& thread) {
+    for (const Frame& frame : thread.frames) {
+      if (frame.kind == FrameKind::kPython) return &frame;
+    }
+    return nullptr;
+  }
+
+  const Thread* ThreadWithIdent(uint64_t ident) const {
+    for (const Thread& thread : interp_.threads) {
+      if (thread.python_id == ident) return &thread;
+    }
+    return nullptr;
+  }
+
+  WaitParty PartyOfIdent(uint64_t ident) const {
+    if (const Thread* thread = ThreadWithIdent(ident)) return ThreadParty(*thread);
+    return WaitParty{WaiterKind::kThread, ident, ""};
+  }
+
+  std::optional<WaitTarget> GilWait() const {
+    WaitTarget target{"gil", 0, "", std::nullopt, "take_gil"};
+    if (!interp_.gil_holder) return target;
+    target.held_by.emplace();
+    for (const Thread& thread : interp_.threads) {
+      if (thread.tstate_address == *interp_.gil_holder) target.held_by->push_back(ThreadParty(thread));
+    }
+    return target;
+  }
+
+  // The object the frame's `self` argument holds; 0 where it has none or it cannot be read.
+  uint64_t SelfOf(const Frame& frame) {
+    auto slots = ReadLocalSlots(objects_, values_, frame.frame_address, frame.code_address);
+    if (!slots.ok()) return 0;
+    for (const LocalSlot& slot : slots->slots) {
+      if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
+    }
+    return 0;
+  }
+
+  // The outermost wait of the stdlib among the innermost threading.py / queue.py frames.
+  std::optional<WaitTarget> StdlibWait(const Thread& thread) {
+    const Frame* found = nullptr;
+    const char* kind = nullptr;
+    size_t seen = 0;
+    for (const Frame& frame : thread.frames) {
+      if (frame.kind != FrameKind::kPython) continue;
+      if (++seen > kMaxStdlibWaitFrames || !IsStdlibWaitFile(frame.filename())) break;
+      if (const char* k = StdlibWaitKind(frame.qualname())) {
+        found = &frame;
+        kind = k;
+      }
+    }
+    if (found == nullptr) return std::nullopt;
+    WaitTarget target{kind, 0, "", std::nullopt, found->qualname()};
+    target.address = SelfOf(*found);
+    if (target.address == 0) return target;
+    if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
+    if (target.kind == "join") {
+      // The joined Thread's _ident: the thread that ends the wait by ending.
+      auto ident = collections_.InstanceAttribute(target.address,
+                                                  objects_.layout().threading.ident_attribute);
+      if (ident.ok() && *ident != 0) {
+        auto value = objects_.ReadInt(*ident);
+        if (value.ok()) target.held_by = std::vector<WaitParty>{PartyOfIdent(static_cast<uint64_t>(*value))};
+      }
+    }
+    return target;
+  }
+
+  // The lock a frame's C call acquires: the call's self, a bound C method's m_self, or the
+  // context manager a `with` enters.
+  uint64_t ReceiverOf(const Frame& frame) {
+    auto operands = CallOperandsOf(objects_, codes_, frame.frame_address);
+    if (!operands.ok()) return 0;
+    uint64_t object = operands->self;
+    if (object == 0) object = operands->callee;
+    auto type = objects_.TypeName(object);
+    if (!type.ok()) return 0;
+    const Layout& l = objects_.layout();
+    if (*type == "builtin_function_or_method" && (operands->self == 0 || operands->entering_with)) {
+      auto self = objects_.memory().ReadPointer(object + static_cast<uint64_t>(l.cfunction.m_self));
+      return self ? *self : 0;
+    }
+    if (*type == "method" && operands->entering_with) {
+      auto bound = collections_.BoundMethod(object);
+      return bound.ok() ? bound->second : 0;
+    }
+    return operands->self;
+  }
+
+  std::optional<WaitTarget> LockWait(const Frame& frame) {
+    const uint64_t lock = ReceiverOf(frame);
+    if (lock == 0) return std::nullopt;
+    auto type = objects_.TypeName(lock);
+    if (!type.ok()) return std::nullopt;
+    const std::string detail = frame.calling ? *frame.calling : frame.qualname() + ": with";
+    if (*type == "_thread.lock") return WaitTarget{"lock", lock, *type, std::nullopt, detail};
+    if (*type != "_thread.RLock") return std::nullopt;
+    WaitTarget target{"rlock", lock, *type, std::nullopt, detail};
+    const int32_t owner_offset = objects_.layout().rlock.owner;
+    if (owner_offset == kAbsent) return target;
+    auto owner = objects_.memory().ReadPointer(lock + static_cast<uint64_t>(owner_offset));
+    if (!owner) return target;
+    target.held_by.emplace();
+    if (*owner != 0) target.held_by->push_back(PartyOfIdent(*owner));
+    return target;
+  }
+
+  ObjectReader& objects_;
+  CodeCache& codes_;
+  const Interpreter& interp_;
+  RemoteCollections collections_;
+  ValueFormatter values_;
+};
+
+}  // namespace
+
+WaitParty ThreadParty(const Thread& thread) {
+  return WaitParty{WaiterKind::kThread, thread.python_id.value_or(0),
+                   thread.name ? *thread.name : thread.os_name.value_or("")};
+}
+
+std::vector<Wait> ThreadWaits(ObjectReader& objects, CodeCache& codes, const Interpreter& interp) {
+  ThreadWaitReader reader(objects, codes, interp);
+  std::vector<Wait> waits;
+  for (const Thread& thread : interp.threads) {
+    waits.push_back(Wait{ThreadParty(thread), reader.WaitOf(thread)});
+  }
+  return waits;
+}
+
+}  // namespace pyunwind
