@@ -60,7 +60,8 @@ class ThreadWaitReader {
 
   std::optional<WaitTarget> WaitOf(const Thread& thread) {
     if (thread.activity == Activity::kWaitingForGil) return GilWait();
-    if (thread.activity != Activity::kIdle) return std::nullopt;
+    // Unknown (a native stack without symbols, a core opened alone): the frames decide.
+    if (thread.activity == Activity::kRunning) return std::nullopt;
     if (auto stdlib = StdlibWait(thread)) return stdlib;
     const Frame* innermost = Innermost(thread);
     if (innermost == nullptr) return std::nullopt;
@@ -147,10 +148,15 @@ class ThreadWaitReader {
   }
 
   // The lock a frame's C call acquires: the call's self, a bound C method's m_self, or the
-  // context manager a `with` enters.
+  // context manager a `with` enters. 0 for a call that acquires nothing (release(), locked()).
   uint64_t ReceiverOf(const Frame& frame) {
     auto operands = CallOperandsOf(objects_, codes_, frame.frame_address);
     if (!operands.ok()) return 0;
+    const bool acquires =
+        operands->entering_with ||
+        (frame.calling && (frame.calling->find("acquire") != std::string::npos ||
+                           frame.calling->find("__enter__") != std::string::npos));
+    if (!acquires) return 0;
     uint64_t object = operands->self;
     if (object == 0) object = operands->callee;
     auto type = objects_.TypeName(object);

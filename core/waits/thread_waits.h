@@ -16,8 +16,9 @@
 namespace pyunwind {
 
 // One Wait per thread of `interp`, in its order. The threads' activity (ClassifyActivity) and
-// innermost calls (Frame::calling) are set: only a thread that is idle or waits for the GIL
-// waits for something; what cannot be read leaves waits_for null or its holder unknown.
+// innermost calls (Frame::calling) are set: a running thread waits for nothing; one whose
+// activity is unknown (no symbols for its native stack) waits where its frames are at a wait;
+// what cannot be read leaves waits_for null or its holder unknown.
 std::vector<Wait> ThreadWaits(ObjectReader& objects, CodeCache& codes, const Interpreter& interp);
 
 // The party a thread is in a Wait: its ident, and its threading name (else the OS's, else "").

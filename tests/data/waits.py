@@ -1,0 +1,178 @@
+"""Threads and asyncio tasks parked in known waits, for py-waits (tests/e2e/waits_test.cc).
+
+usage: python waits.py TRUTH_JSON          (the deadlocks)
+       python waits_calm.py TRUTH_JSON     (the same module, nothing deadlocked)
+
+deadlocks:
+  worker-1   holds RLock R1 (`with`), then enters `with R2:`           } an RLock-order
+  worker-2   holds RLock R2 (acquire()), then calls R1.acquire()        } deadlock
+  joiner     holds RLock R3, then joins joinee                          } a join on a thread
+  joinee     calls R3.acquire()                                         } that waits for it
+  lock-waiter  calls PLAIN.acquire() on a threading.Lock the main thread holds (a plain Lock
+             records no owner: held by nobody known)
+  loop       runs an event loop: task "a" awaits task "b", which awaits task "a" (an await
+             cycle); task "sleeper" is in asyncio.sleep; task "loop-main" in Event.wait
+  main       holds PLAIN, writes the truth, sleeps
+calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "loop" runs a loop
+whose tasks sleep or wait on an Event. No cycle.
+
+Truth: {"scenario", "mode", "pid", "python", "threads": [{"native_id", "ident", "name",
+"waits", "address", "held_by"}], "tasks": [{"id", "name", "waits", "held_by"}], "cycles"}:
+"waits" is the kind py-waits must name (null: none), "address" id() of the object waited on
+(hex, null where none), "held_by" the idents (tasks: ids, hex) of who holds it (null where the
+target records nobody); "cycles" each deadlock as its parties in waiting order, starting from
+the least (kind, id), threads before tasks.
+"""
+import asyncio
+import sys
+import threading
+import time
+
+from scenario_truth import truth_of, write_truth
+
+THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
+TASKS = {}    # name -> task
+READY = threading.Semaphore(0)
+
+
+def note(name, waits, address=None, held_by=None):
+    THREADS[name] = [threading.get_ident(), threading.get_native_id(), waits,
+                     None if address is None else "%#x" % address, held_by]
+
+
+def worker_1(r1, r2, both_held):
+    with r1:
+        both_held.wait()
+        note("worker-1", "rlock", id(r2), ["worker-2"])
+        READY.release()
+        with r2:  # parked
+            pass
+
+
+def worker_2(r1, r2, both_held):
+    r2.acquire()
+    both_held.wait()
+    note("worker-2", "rlock", id(r1), ["worker-1"])
+    READY.release()
+    r1.acquire()  # parked
+
+
+def joinee(r3):
+    note("joinee", "rlock", id(r3), ["joiner"])
+    READY.release()
+    r3.acquire()  # parked
+
+
+def joiner(r3):
+    r3.acquire()
+    other = threading.Thread(target=joinee, args=(r3,), name="joinee", daemon=True)
+    other.start()
+    note("joiner", "join", id(other), ["joinee"])
+    READY.release()
+    other.join()  # parked
+
+
+def lock_waiter(plain):
+    note("lock-waiter", "lock", id(plain), None)
+    READY.release()
+    plain.acquire()  # parked
+
+
+async def await_task(name):
+    while name not in TASKS:
+        await asyncio.sleep(0)
+    await TASKS[name]
+
+
+async def loop_main(deadlocks):
+    loop = asyncio.get_running_loop()
+    if deadlocks:
+        TASKS["a"] = loop.create_task(await_task("b"), name="a")
+        TASKS["b"] = loop.create_task(await_task("a"), name="b")
+    TASKS["sleeper"] = loop.create_task(asyncio.sleep(3600), name="sleeper")
+    TASKS["loop-main"] = asyncio.current_task()
+    TASKS["loop-main"].set_name("loop-main")
+    for _ in range(5):
+        await asyncio.sleep(0)
+    note("loop", "io")
+    READY.release()
+    await asyncio.Event().wait()
+
+
+def run_loop(deadlocks):
+    asyncio.run(loop_main(deadlocks))
+
+
+def busy():
+    note("busy", None)
+    READY.release()
+    while True:
+        pass
+
+
+def sleeper():
+    note("sleeper", "sleep")
+    READY.release()
+    time.sleep(3600)  # parked
+
+
+def task_truth(deadlocks):
+    tasks = []
+    for name, task in TASKS.items():
+        if name in ("a", "b"):
+            other = "b" if name == "a" else "a"
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
+                          "held_by": ["%#x" % id(TASKS[other])]})
+        elif name == "sleeper":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
+                          "held_by": None})
+        else:
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_event",
+                          "held_by": None})
+    return tasks
+
+
+def main(mode):
+    deadlocks = mode == "deadlocks"
+    threading.current_thread().name = "main"
+    plain = threading.Lock()
+    plain.acquire()
+    starts = []
+    if deadlocks:
+        r1, r2, r3 = threading.RLock(), threading.RLock(), threading.RLock()
+        both_held = threading.Barrier(2)
+        starts = [("worker-1", worker_1, (r1, r2, both_held)),
+                  ("worker-2", worker_2, (r1, r2, both_held)),
+                  ("joiner", joiner, (r3,)), ("lock-waiter", lock_waiter, (plain,))]
+    else:
+        starts = [("busy", busy, ()), ("sleeper", sleeper, ())]
+    starts.append(("loop", run_loop, (deadlocks,)))
+    for name, target, args in starts:
+        threading.Thread(target=target, args=args, name=name, daemon=True).start()
+    for _ in range(len(starts) + (1 if deadlocks else 0)):  # the joinee too
+        READY.acquire()
+    time.sleep(0.5)  # each thread from its note() into the wait it is parked in
+    note("main", "sleep")
+    idents = {name: entry[0] for name, entry in THREADS.items()}
+    threads = [{"name": name, "ident": ident, "native_id": native_id, "waits": waits,
+                "address": address,
+                "held_by": None if held_by is None else [idents[h] for h in held_by]}
+               for name, (ident, native_id, waits, address, held_by) in THREADS.items()]
+    cycles = []
+    if deadlocks:
+        def party(kind, name):
+            key = idents[name] if kind == "thread" else id(TASKS[name])
+            return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
+        for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["joiner", "joinee"]),
+                            ("task", ["a", "b"])):
+            ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
+            start = ids.index(min(ids))
+            cycles.append([party(kind, n) for n in names[start:] + names[:start]])
+    write_truth(sys.argv[1], truth_of("waits", threads, mode=mode, tasks=task_truth(deadlocks),
+                                      cycles=cycles))
+    while True:
+        time.sleep(3600)  # parked
+
+
+if __name__ == "__main__":
+    main("deadlocks")
