@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string_view>
 
+#include "core/objects/callable_repr.h"
 #include "core/objects/remote_collections.h"
 #include "core/objects/values.h"
 #include "core/walk/calls.h"
@@ -15,6 +18,10 @@ namespace {
 
 // Frames above this many innermost ones are not looked at for a stdlib wait.
 constexpr size_t kMaxStdlibWaitFrames = 16;
+// Frames whose value stacks are searched for the `with` blocks holding a plain Lock: per
+// thread, and in all.
+constexpr size_t kMaxHolderFramesPerThread = 64;
+constexpr size_t kMaxHolderFrames = 4096;
 
 bool EndsWith(std::string_view text, std::string_view end) {
   return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
@@ -75,6 +82,40 @@ class ThreadWaitReader {
       return WaitTarget{"io", 0, "", std::nullopt, innermost->qualname()};
     }
     return std::nullopt;
+  }
+
+  // The plain Locks of `waits` that record no holder get the threads whose `with` blocks hold
+  // them: 3.11-3.13 enter a `with` at BEFORE_WITH, which leaves the lock's bound __exit__ on
+  // the frame's value stack until the block ends (a Lock taken by acquire() leaves nothing).
+  void AddWithHolders(std::vector<Wait>& waits) {
+    if (objects_.layout().calls.before_with == 0) return;
+    std::set<uint64_t> locks;
+    for (const Wait& wait : waits) {
+      if (wait.waits_for && wait.waits_for->kind == "lock" && !wait.waits_for->held_by) {
+        locks.insert(wait.waits_for->address);
+      }
+    }
+    if (locks.empty()) return;
+    std::map<uint64_t, std::vector<WaitParty>> holders;
+    size_t frames = 0;
+    for (const Thread& thread : interp_.threads) {
+      size_t in_thread = 0;
+      for (const Frame& frame : thread.frames) {
+        if (frame.kind != FrameKind::kPython) continue;
+        if (++in_thread > kMaxHolderFramesPerThread || ++frames > kMaxHolderFrames) break;
+        auto stack = ValueStackOf(objects_, codes_, frame.frame_address);
+        if (!stack.ok()) continue;
+        for (uint64_t value : *stack) {
+          const uint64_t lock = ExitBoundTo(value);
+          if (locks.count(lock)) holders[lock].push_back(ThreadParty(thread));
+        }
+      }
+    }
+    for (Wait& wait : waits) {
+      if (!wait.waits_for || wait.waits_for->kind != "lock" || wait.waits_for->held_by) continue;
+      auto found = holders.find(wait.waits_for->address);
+      if (found != holders.end()) wait.waits_for->held_by = found->second;
+    }
   }
 
  private:
@@ -191,6 +232,20 @@ class ThreadWaitReader {
     return target;
   }
 
+  // The lock whose bound __exit__ `value` is (<built-in method __exit__ of _thread.lock
+  // object at 0x...>), else 0.
+  uint64_t ExitBoundTo(uint64_t value) {
+    if (value == 0) return 0;
+    auto type = objects_.TypeName(value);
+    if (!type.ok() || *type != "builtin_function_or_method") return 0;
+    auto repr = CalleeRepr(objects_, value);
+    if (!repr.ok() || !*repr || (*repr)->rfind("<built-in method __exit__ of _thread.lock object", 0) != 0) {
+      return 0;
+    }
+    auto self = objects_.memory().ReadPointer(value + static_cast<uint64_t>(objects_.layout().cfunction.m_self));
+    return self ? *self : 0;
+  }
+
   ObjectReader& objects_;
   CodeCache& codes_;
   const Interpreter& interp_;
@@ -211,6 +266,7 @@ std::vector<Wait> ThreadWaits(ObjectReader& objects, CodeCache& codes, const Int
   for (const Thread& thread : interp.threads) {
     waits.push_back(Wait{ThreadParty(thread), reader.WaitOf(thread)});
   }
+  reader.AddWithHolders(waits);
   return waits;
 }
 

@@ -185,4 +185,29 @@ Result<CallOperands> CallOperandsOf(ObjectReader& objects, CodeCache& codes,
   return CallOperands{0, top, true};
 }
 
+Result<std::vector<uint64_t>> ValueStackOf(ObjectReader& objects, CodeCache& codes,
+                                           uint64_t frame_address) {
+  const CallLayout& calls = objects.layout().calls;
+  PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
+  const CodeInfo& code = *site.position.code;
+  PYU_ASSIGN_OR_RETURN(std::string exception_table,
+                       objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
+  PYU_ASSIGN_OR_RETURN(StackDepths depths,
+                       AnalyseStackDepths(*calls.opcodes, calls.extended_arg, site.bytecode,
+                                          exception_table, code.stack_size));
+  int64_t depth = depths.before[static_cast<size_t>(site.index)];
+  if (depth < 0) return MakeError("the instruction is not reached from the code's start");
+  // A frame entering a `with` has the manager (3.11: already its bound __exit__) on top: the
+  // block is not entered yet.
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])];
+  if (calls.before_with != 0 && facts.base == calls.before_with && depth > 0) --depth;
+  std::vector<uint64_t> values(static_cast<size_t>(depth));
+  if (!values.empty() && !objects.memory().Read(StackBase(objects, code, frame_address),
+                                                values.data(), values.size() * 8)) {
+    return UnreadableMemory("cannot read the value stack");
+  }
+  for (uint64_t& value : values) value &= ~objects.layout().frame.stackref_tag_mask;
+  return values;
+}
+
 }  // namespace pyunwind

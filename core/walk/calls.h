@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/walk/code_objects.h"
 #include "core/walk/model.h"
@@ -33,5 +34,12 @@ struct CallOperands {
 // An error where the frame is at no call, or its stack cannot be read or trusted.
 Result<CallOperands> CallOperandsOf(ObjectReader& objects, CodeCache& codes,
                                     uint64_t frame_address);
+
+// The values on a frame's value stack below its current instruction (bottom first), as deep
+// as the bytecode says the stack is there (core/walk/stack_depth.h): what `with` blocks keep
+// there (the bound __exit__ of each context manager entered) included; at BEFORE_WITH,
+// without the manager being entered.
+Result<std::vector<uint64_t>> ValueStackOf(ObjectReader& objects, CodeCache& codes,
+                                           uint64_t frame_address);
 
 }  // namespace pyunwind
