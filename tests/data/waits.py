@@ -8,13 +8,17 @@ deadlocks:
   worker-2   holds RLock R2 (acquire()), then calls R1.acquire()        } deadlock
   joiner     holds RLock R3, then joins joinee                          } a join on a thread
   joinee     calls R3.acquire()                                         } that waits for it
-  lock-waiter  calls PLAIN.acquire() on a threading.Lock the main thread holds (a plain Lock
-             records no owner: held by nobody known)
+  lock-1     holds Lock L1 (`with`), then enters `with L2:`             } a Lock-order deadlock:
+  lock-2     holds Lock L2 (`with`), then calls L1.acquire()            } the `with` blocks tell
+  lock-waiter  calls PLAIN.acquire() on a threading.Lock the main thread took with acquire()
+             (a plain Lock records no owner, and no `with` holds it: held by nobody known)
   loop       runs an event loop: task "a" awaits task "b", which awaits task "a" (an await
              cycle); task "sleeper" is in asyncio.sleep; task "loop-main" in Event.wait
   main       holds PLAIN, writes the truth, sleeps
-calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "loop" runs a loop
-whose tasks sleep or wait on an Event. No cycle.
+calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "event", "condition",
+"semaphore", "barrier", "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
+Semaphore.acquire, Barrier.wait, Queue.get (empty) and Queue.put (full), none ever released;
+"loop" runs a loop whose tasks sleep or wait on an Event. No cycle.
 
 Truth: {"scenario", "mode", "pid", "python", "threads": [{"native_id", "ident", "name",
 "waits", "address", "held_by"}], "tasks": [{"id", "name", "waits", "held_by"}], "cycles"}:
@@ -55,6 +59,23 @@ def worker_2(r1, r2, both_held):
     note("worker-2", "rlock", id(r1), ["worker-1"])
     READY.release()
     r1.acquire()  # parked
+
+
+def lock_1(l1, l2, both_held):
+    with l1:
+        both_held.wait()
+        note("lock-1", "lock", id(l2), ["lock-2"])
+        READY.release()
+        with l2:  # parked
+            pass
+
+
+def lock_2(l1, l2, both_held):
+    with l2:
+        both_held.wait()
+        note("lock-2", "lock", id(l1), ["lock-1"])
+        READY.release()
+        l1.acquire()  # parked
 
 
 def joinee(r3):
@@ -116,6 +137,31 @@ def sleeper():
     time.sleep(3600)  # parked
 
 
+def stdlib_waiter(kind, obj, wait):
+    def run():
+        note(threading.current_thread().name, kind, id(obj))
+        READY.release()
+        wait()  # parked
+    return run
+
+
+def stdlib_waiters():
+    import queue
+    condition, full = threading.Condition(), queue.Queue(1)
+    full.put(None)
+
+    def in_condition():
+        with condition:
+            condition.wait()
+    waiters = [("event", threading.Event(), "wait"), ("semaphore", threading.Semaphore(0), "acquire"),
+               ("barrier", threading.Barrier(2), "wait"), ("queue-get", queue.Queue(), "get")]
+    starts = [(name, stdlib_waiter(kind_of, obj, getattr(obj, method)), ())
+              for (name, obj, method), kind_of in zip(waiters, ["event", "semaphore", "barrier", "queue_get"])]
+    starts.append(("condition", stdlib_waiter("condition", condition, in_condition), ()))
+    starts.append(("queue-put", stdlib_waiter("queue_put", full, lambda: full.put(None)), ()))
+    return starts
+
+
 def task_truth(deadlocks):
     tasks = []
     for name, task in TASKS.items():
@@ -140,12 +186,15 @@ def main(mode):
     starts = []
     if deadlocks:
         r1, r2, r3 = threading.RLock(), threading.RLock(), threading.RLock()
-        both_held = threading.Barrier(2)
+        both_held, both_locked = threading.Barrier(2), threading.Barrier(2)
+        l1, l2 = threading.Lock(), threading.Lock()
         starts = [("worker-1", worker_1, (r1, r2, both_held)),
                   ("worker-2", worker_2, (r1, r2, both_held)),
+                  ("lock-1", lock_1, (l1, l2, both_locked)),
+                  ("lock-2", lock_2, (l1, l2, both_locked)),
                   ("joiner", joiner, (r3,)), ("lock-waiter", lock_waiter, (plain,))]
     else:
-        starts = [("busy", busy, ()), ("sleeper", sleeper, ())]
+        starts = [("busy", busy, ()), ("sleeper", sleeper, ())] + stdlib_waiters()
     starts.append(("loop", run_loop, (deadlocks,)))
     for name, target, args in starts:
         threading.Thread(target=target, args=args, name=name, daemon=True).start()
@@ -163,8 +212,8 @@ def main(mode):
         def party(kind, name):
             key = idents[name] if kind == "thread" else id(TASKS[name])
             return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
-        for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["joiner", "joinee"]),
-                            ("task", ["a", "b"])):
+        for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
+                            ("thread", ["joiner", "joinee"]), ("task", ["a", "b"])):
             ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
             start = ids.index(min(ids))
             cycles.append([party(kind, n) for n in names[start:] + names[:start]])

@@ -1,20 +1,28 @@
 // py-waits against what tests/data/waits.py records about itself, on Debian's 3.11 and pyenv's
 // 3.12.1 and 3.13.0 (where installed), live and from a gcore core, in LLDB and GDB:
 //   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
-//     worker-2 (in R1.acquire()), joiner joining joinee which waits for an RLock joiner holds,
+//     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
+//     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
+//     joiner joining joinee which waits for an RLock joiner holds,
 //     an asyncio await cycle (task "a" awaits "b", which awaits "a"), a thread blocked on a
-//     plain Lock (no owner recorded: held_by null), sleeping and selecting threads, tasks in
+//     plain Lock taken by acquire() (no owner recorded: held_by null), sleeping and selecting threads, tasks in
 //     asyncio.sleep and Event.wait. `py-waits --json` gives each thread's and task's wait
 //     kind, the object's address (id()), who holds it (the RLock's owner, the joined thread,
 //     the awaited task), and exactly the truth's cycles, each from its least party; the text
 //     prints each cycle first as one "deadlock:" line, and nothing else says "deadlock".
-//   * Calm (waits_calm.py): a busy thread, sleeping ones, a loop whose tasks sleep or wait on
-//     an Event: no cycle, "no deadlock found", and each wait as the truth says.
+//   * Calm (waits_calm.py): a busy thread, sleeping ones, threads in Event.wait,
+//     Condition.wait, Semaphore.acquire, Barrier.wait, Queue.get and Queue.put (on the object
+//     whose method it is), a loop whose tasks sleep or wait on an Event: no cycle, "no deadlock
+//     found", and each wait as the truth says.
+//   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/e2e/harness.h"
@@ -84,8 +92,9 @@ std::string CycleLine(const json& truth, const json& cycle) {
     if (party.at("kind") == "thread") {
       for (const json& t : truth.at("threads")) {
         if (t.at("ident") != party.at("id")) continue;
+        const std::string type = t.at("waits") == "lock" ? "Lock " : "RLock ";
         phrase = t.at("waits") == "join" ? "joins " + next
-                                         : "waits for RLock " + t.at("address").get<std::string>() +
+                                         : "waits for " + type + t.at("address").get<std::string>() +
                                                " held by " + next;
       }
     }
@@ -101,7 +110,7 @@ class Waits : public ScenarioMatrixTest {
 
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
-  ASSERT_EQ(truth.at("cycles").size(), 3u) << truth.dump(1);
+  ASSERT_EQ(truth.at("cycles").size(), 4u) << truth.dump(1);
   const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
                                     {"py-waits --json", "py-waits"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
@@ -145,6 +154,55 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
+
+// tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
+// holds (reached a few milliseconds after the truth: asked again until it is there).
+class GilWaits : public ::testing::TestWithParam<std::tuple<std::string, Debugger>> {
+ public:
+  static void TearDownTestSuite() { ScenarioMatrixTest::TearDownTestSuite(); }
+};
+
+TEST_P(GilWaits, WaiterWaitsForTheGilTheMainThreadHolds) {
+  const auto& [interp, debugger] = GetParam();
+  std::string skip, error;
+  const Scenario* scenario = MatrixScenario(interp, "tests/data/gil_wait.py", &skip, &error);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_NE(scenario, nullptr) << error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  Target target;
+  target.pid = scenario->pid();
+  json waiter;
+  RunResult run;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    run = RunDebugger(debugger, *install, target, {"py-waits --json"});
+    ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+    auto got = ExtractJson(run.out, &error);
+    ASSERT_TRUE(got) << error << "\n" << run.Describe();
+    for (const json& wait : got->at("waits")) {
+      if (wait.at("name") == "waiter") waiter = wait;
+    }
+    if (!waiter.is_null() && !waiter.at("waits_for").is_null() &&
+        waiter.at("waits_for").at("kind") == "gil") {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(waiter.is_null()) << run.out;
+  const json& waits_for = waiter.at("waits_for");
+  ASSERT_FALSE(waits_for.is_null()) << waiter.dump();
+  EXPECT_EQ(waits_for.at("kind"), "gil") << waiter.dump();
+  ASSERT_EQ(waits_for.at("held_by").size(), 1u) << waiter.dump();
+  EXPECT_EQ(waits_for.at("held_by").at(0).at("name"), "MainThread") << waiter.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
+                         ::testing::Combine(::testing::Values("debian_3.11", "3.12.1", "3.13.0"),
+                                            ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
+                         [](const auto& info) {
+                           return SanitizeName(std::get<0>(info.param)) + "_" +
+                                  DebuggerName(std::get<1>(info.param));
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
