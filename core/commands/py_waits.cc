@@ -61,7 +61,9 @@ CommandOutput RunPyWaits(const ParsedArgs& args, CommandContext& context) {
   }
   for (std::string& warning : report.warnings) warnings.push_back(std::move(warning));
   report.warnings = std::move(warnings);
-  return {args.Has("--json") ? FormatWaitsJson(report) : FormatWaitsText(report), false};
+  return {args.Has("--json") ? FormatWaitsJson(report, context.output_budget)
+                             : FormatWaitsText(report, context.output_budget),
+          false};
 }
 
 }  // namespace pyunwind

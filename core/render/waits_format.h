@@ -4,13 +4,18 @@
 
 #include <string>
 
+#include "core/render/output_writer.h"
 #include "core/waits/wait_model.h"
 
 namespace pyunwind {
 
 // "deadlock: ..." lines, then one line per waiter, then the warnings ("warning: ...").
-std::string FormatWaitsText(const WaitReport& report);
-// {"waits": [...], "cycles": [...], "warnings": [...]} (docs/json-output.md).
-std::string FormatWaitsJson(const WaitReport& report);
+// Past `budget` (null: none) no more waiters are added; one line says how many were not.
+std::string FormatWaitsText(const WaitReport& report, OutputBudget* budget = nullptr);
+// {"waits": [...], "waits_not_shown": N, "cycles": [...], "warnings": [...]}
+// (docs/json-output.md). Past `budget` no more waits are added: the document stays whole,
+// "waits_not_shown" counts the rest and a warning says which bound ran out; the cycles are
+// always there.
+std::string FormatWaitsJson(const WaitReport& report, OutputBudget* budget = nullptr);
 
 }  // namespace pyunwind

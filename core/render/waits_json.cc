@@ -49,9 +49,23 @@ void AppendTarget(std::string& out, const WaitTarget& target) {
 
 }  // namespace
 
-std::string FormatWaitsJson(const WaitReport& report) {
+std::string FormatWaitsJson(const WaitReport& report, OutputBudget* budget) {
+  std::string cycles = ",\"cycles\":[";
+  for (size_t i = 0; i < report.cycles.size(); ++i) {
+    if (i) cycles += ',';
+    AppendParties(cycles, report.cycles[i]);
+  }
+  cycles += ']';
   std::string out = "{\"waits\":[";
-  for (size_t i = 0; i < report.waits.size(); ++i) {
+  std::vector<std::string> warnings = report.warnings;
+  size_t shown = 0;
+  for (; shown < report.waits.size(); ++shown) {
+    if (budget != nullptr && !budget->Fits(out.size() + cycles.size(), 0)) {
+      warnings.push_back(fmt::format("{} waits not shown: {}", report.waits.size() - shown,
+                                     budget->Bound()));
+      break;
+    }
+    const size_t i = shown;
     const Wait& wait = report.waits[i];
     if (i) out += ',';
     // The waiter's kind, id and name, then what it waits for.
@@ -67,15 +81,12 @@ std::string FormatWaitsJson(const WaitReport& report) {
     }
     out += '}';
   }
-  out += "],\"cycles\":[";
-  for (size_t i = 0; i < report.cycles.size(); ++i) {
+  out += fmt::format("],\"waits_not_shown\":{}", report.waits.size() - shown);
+  out += cycles;
+  out += ",\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
     if (i) out += ',';
-    AppendParties(out, report.cycles[i]);
-  }
-  out += "],\"warnings\":[";
-  for (size_t i = 0; i < report.warnings.size(); ++i) {
-    if (i) out += ',';
-    AppendJsonString(out, report.warnings[i]);
+    AppendJsonString(out, warnings[i]);
   }
   out += "]}\n";
   return out;

@@ -72,11 +72,17 @@ std::string CycleLine(const WaitReport& report, const std::vector<WaitParty>& cy
 
 }  // namespace
 
-std::string FormatWaitsText(const WaitReport& report) {
+std::string FormatWaitsText(const WaitReport& report, OutputBudget* budget) {
   std::string out;
   for (const auto& cycle : report.cycles) out += CycleLine(report, cycle);
   if (report.cycles.empty()) out += "no deadlock found\n";
-  for (const Wait& wait : report.waits) {
+  for (size_t i = 0; i < report.waits.size(); ++i) {
+    if (budget != nullptr && !budget->Fits(out.size(), 0)) {
+      out += fmt::format("... {} more waits not shown ({})\n", report.waits.size() - i,
+                         budget->Bound());
+      break;
+    }
+    const Wait& wait = report.waits[i];
     const WaitParty& w = wait.waiter;
     out += PartyText(w);
     out += w.kind == WaiterKind::kThread ? fmt::format(" (ident {}): ", w.id)
