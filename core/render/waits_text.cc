@@ -51,6 +51,7 @@ std::string Phrase(const WaitTarget& target, const std::string& holders) {
   if (kind == "task") return "awaits " + holders;
   if (kind == "sleep") return "sleeps";
   if (kind == "io") return "waits for I/O";
+  if (kind == "asyncio_lock") return "awaits " + ObjectText(target) + held;
   if (kind.substr(0, 8) == "asyncio_" || kind == "future") return "awaits " + ObjectText(target);
   return "waits on " + ObjectText(target) + held;
 }

@@ -13,7 +13,7 @@ WaitReport CollectWaits(ObjectReader& objects, CodeCache& codes, const Snapshot&
     for (Wait& wait : ThreadWaits(objects, codes, interp)) report.waits.push_back(std::move(wait));
   }
   if (tasks != nullptr) {
-    for (Wait& wait : TaskWaits(objects, *tasks)) report.waits.push_back(std::move(wait));
+    for (Wait& wait : TaskWaits(objects, codes, *tasks)) report.waits.push_back(std::move(wait));
   }
   report.cycles = FindWaitCycles(report.waits, report.warnings);
   return report;

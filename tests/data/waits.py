@@ -13,7 +13,9 @@ deadlocks:
   lock-waiter  calls PLAIN.acquire() on a threading.Lock the main thread took with acquire()
              (a plain Lock records no owner, and no `with` holds it: held by nobody known)
   loop       runs an event loop: task "a" awaits task "b", which awaits task "a" (an await
-             cycle); task "sleeper" is in asyncio.sleep; task "loop-main" in Event.wait
+             cycle); task "lock-holder" holds an asyncio.Lock (`async with`) and awaits task
+             "lock-waiter", which waits for that Lock; task "sleeper" is in asyncio.sleep;
+             task "loop-main" in Event.wait
   main       holds PLAIN, writes the truth, sleeps
 calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "event", "condition",
 "semaphore", "barrier", "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
@@ -37,6 +39,7 @@ from scenario_truth import truth_of, write_truth
 THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
 TASKS = {}    # name -> task
 READY = threading.Semaphore(0)
+ALOCK = []  # the asyncio.Lock of the deadlocks' loop
 
 
 def note(name, waits, address=None, held_by=None):
@@ -105,11 +108,27 @@ async def await_task(name):
     await TASKS[name]
 
 
+async def hold_lock(lock):
+    async with lock:
+        while "lock-waiter" not in TASKS:
+            await asyncio.sleep(0)
+        await TASKS["lock-waiter"]
+
+
+async def wait_lock(lock):
+    async with lock:
+        pass
+
+
 async def loop_main(deadlocks):
     loop = asyncio.get_running_loop()
     if deadlocks:
         TASKS["a"] = loop.create_task(await_task("b"), name="a")
         TASKS["b"] = loop.create_task(await_task("a"), name="b")
+        ALOCK.append(asyncio.Lock())
+        TASKS["lock-holder"] = loop.create_task(hold_lock(ALOCK[0]), name="lock-holder")
+        await asyncio.sleep(0)  # the holder takes the lock
+        TASKS["lock-waiter"] = loop.create_task(wait_lock(ALOCK[0]), name="lock-waiter")
     TASKS["sleeper"] = loop.create_task(asyncio.sleep(3600), name="sleeper")
     TASKS["loop-main"] = asyncio.current_task()
     TASKS["loop-main"].set_name("loop-main")
@@ -169,6 +188,13 @@ def task_truth(deadlocks):
             other = "b" if name == "a" else "a"
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
                           "held_by": ["%#x" % id(TASKS[other])]})
+        elif name == "lock-holder":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
+                          "held_by": ["%#x" % id(TASKS["lock-waiter"])]})
+        elif name == "lock-waiter":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_lock",
+                          "address": "%#x" % id(ALOCK[0]),
+                          "held_by": ["%#x" % id(TASKS["lock-holder"])]})
         elif name == "sleeper":
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
                           "held_by": None})
@@ -213,7 +239,8 @@ def main(mode):
             key = idents[name] if kind == "thread" else id(TASKS[name])
             return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
         for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
-                            ("thread", ["joiner", "joinee"]), ("task", ["a", "b"])):
+                            ("thread", ["joiner", "joinee"]), ("task", ["a", "b"]),
+                            ("task", ["lock-holder", "lock-waiter"])):
             ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
             start = ids.index(min(ids))
             cycles.append([party(kind, n) for n in names[start:] + names[:start]])
