@@ -31,7 +31,7 @@ CommandOutput RunPyWaits(const ParsedArgs& args, CommandContext& context) {
   walk.max_frames_per_thread = kMaxWaitFrames;
   auto threads = WalkRuntime(target.objects(), target.codes(), target.location().address, walk);
   if (!threads.ok()) return Failure(threads.error().message);
-  if (!args.Has("--all")) {
+  if (!args.Has("--all") && !threads->interpreters.empty()) {
     // The selected thread's interpreter; the main interpreter when no thread of it is selected.
     auto selected = FindSelectedThread(*threads, context.selected_thread_id);
     Interpreter interp = selected.ok() ? std::move(*selected->interpreter)

@@ -1,7 +1,5 @@
 #include "core/waits/thread_waits.h"
 
-#include <fmt/format.h>
-
 #include <map>
 #include <optional>
 #include <set>
