@@ -345,6 +345,31 @@ TEST(Limits, OutputBytesOfOnePyBtJsonStayOneDocument) {
   EXPECT_LT(frames, 2000u);
 }
 
+// py-waits stops adding waiters at the output budget: the JSON stays one document that counts
+// the rest (waits_not_shown) and says which bound ran out; the text says how many are left out.
+TEST(Limits, OutputOfPyWaitsStaysWithinTheBudget) {
+  const OutputLimit limit{2048, kMaxOutputLinesPerCommand};
+  Limits p;
+  const uint64_t chain = ThreadOfLongNames(p, 1, 10);
+  for (uint64_t id = 2; id <= 200; ++id) p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  const Printed json = RunLimited(p, {"py-waits", "--json"}, limit);
+  ASSERT_FALSE(json.failed) << json.text;
+  EXPECT_LE(json.text.size(), limit.bytes + 1024);
+  const Json doc = Json::parse(json.text);  // throws (fails) if the document was cut mid-way
+  EXPECT_GT(doc.at("waits_not_shown").get<size_t>(), 0u);
+  EXPECT_GT(doc.at("waits").size(), 0u);
+  EXPECT_EQ(doc.at("waits").size() + doc.at("waits_not_shown").get<size_t>(), 200u);
+  const std::string reason = std::to_string(doc.at("waits_not_shown").get<size_t>()) +
+                             " waits not shown: more than 2048 bytes";
+  EXPECT_TRUE(HasWarning(doc, reason)) << doc.at("warnings");
+  const Printed text = RunLimited(p, {"py-waits"}, limit);
+  ASSERT_FALSE(text.failed) << text.text;
+  EXPECT_EQ(Count(text.text, " more waits not shown (more than 2048 bytes)\n"), 1u) << text.text;
+  EXPECT_LE(text.text.size(), limit.bytes + 1024);
+  // Under the default bound, every thread is there.
+  EXPECT_EQ(Json::parse(p.Run("py-waits", {"--json"}).text).at("waits").size(), 200u);
+}
+
 // A command whose output is not cut where it is made (py-locals) is cut at a line end where
 // it is returned.
 TEST(Limits, OutputOfAnyCommandIsCutWhereItIsReturned) {

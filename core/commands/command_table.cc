@@ -8,6 +8,7 @@
 #include "core/commands/py_bt.h"
 #include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
+#include "core/commands/py_waits.h"
 #include "core/commands/source_commands.h"
 #include "core/commands/version_command.h"
 
@@ -98,6 +99,12 @@ const std::vector<OptionSpec> kPyTasksOptions = {
     kOutfile,
 };
 
+const std::vector<OptionSpec> kPyWaitsOptions = {
+    {.name = "--json", .help = "one JSON document (fields: docs/json-output.md)"},
+    {.name = "--all", .help = "the threads and tasks of every interpreter"},
+    kOutfile,
+};
+
 const std::vector<OptionSpec> kPyPrintOptions = {
     {.name = "--depth",
      .kind = ValueKind::kNumber,
@@ -131,6 +138,16 @@ std::vector<CommandSpec> MakeTable() {
            "as asyncio.all_tasks() leaves them out, unless --state done or --all.\n",
        .options = kPyTasksOptions,
        .run = RunPyTasks},
+      {.name = "py-waits",
+       .summary = "What each thread and asyncio task waits for, who holds it, and deadlocks.",
+       .description =
+           "For every thread and pending asyncio task of the selected thread's interpreter\n"
+           "(--all: every interpreter): what it is blocked on (a Lock, an RLock and the thread\n"
+           "that owns it, a joined thread, the GIL and its holder, an Event, Condition,\n"
+           "Semaphore or queue, a sleep or I/O, the task or future a task awaits), then every\n"
+           "cycle of that waits-for graph printed first, one \"deadlock:\" line each.\n",
+       .options = kPyWaitsOptions,
+       .run = RunPyWaits},
       {.name = "py-bt-full",
        .summary = "py-bt --locals: the Python stack with each frame's arguments and locals.",
        .description =
