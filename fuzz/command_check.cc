@@ -66,6 +66,7 @@ InputReport CheckCommands(Target& target) {
   for (const Invocation& invocation : Invocations()) {
     CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
     if (!tids.empty()) context.selected_thread_id = tids.front();
+    context.output_limit = kCheckOutputLimit;
     const CommandOutput out = RunCommand(invocation.name, invocation.args, context);
     const std::string violation = Violation(invocation, out);
     if (!violation.empty()) {
