@@ -51,6 +51,7 @@ struct InputReport {
   std::vector<std::string> succeeded;  // command lines that returned data
   std::vector<std::string> failed;     // command lines that returned one error line
   std::vector<Finding> findings;       // the fuzz target aborts when there is any
+  size_t largest_output = 0;           // bytes: the longest output of one command
 };
 
 // Runs every invocation on `target`, the selected thread its first one.
