@@ -141,7 +141,7 @@ TEST(FuzzCorpus, AmplificationSeedsRunOutOfTheWorkBudget) {
 }
 
 // A command about the selected thread walks that thread's frames alone. It walked every
-// thread's: on the frame chain seed, each of the check's six such commands visited the 131,072
+// thread's: on the frame chain seed, each of the check's five such commands visited the 131,072
 // frames the work budget allows, and its last thread, past them, had none (py-frame: "the
 // selected thread (OS thread id 255) has no Python frames").
 TEST(FuzzCorpus, CommandsAboutTheSelectedThreadWalkItsFramesAlone) {
