@@ -370,6 +370,26 @@ TEST(Limits, OutputOfPyWaitsStaysWithinTheBudget) {
   EXPECT_EQ(Json::parse(p.Run("py-waits", {"--json"}).text).at("waits").size(), 200u);
 }
 
+// The string py-bt makes its text or JSON in is sized for what the output budget lets it hold,
+// not for the whole stack: for three threads of 2,000 frames of 4,000-character names, 48 MB
+// was reserved and faulted in for 1 MiB of output.
+TEST(Limits, OutputOfOnePyBtHoldsNoMoreMemoryThanItsBudget) {
+  const OutputLimit limit{1 << 20, kMaxOutputLinesPerCommand};
+  Limits p(32 << 20);
+  const uint64_t chain = ThreadOfLongNames(p, 2000, 4000);
+  for (uint64_t id : {2, 3}) p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--all", "--json"}, std::vector<std::string>{"--all"}}) {
+    SCOPED_TRACE(args.back());
+    CommandContext context{p.target, uint64_t{1}, false, std::nullopt, std::nullopt};
+    context.output_limit = limit;
+    const CommandOutput out = RunCommand("py-bt", args, context);
+    ASSERT_FALSE(out.failed) << out.text.substr(0, 300);
+    EXPECT_NE(out.text.find("the output budget of one command ran out"), std::string::npos);
+    EXPECT_LT(out.text.capacity(), 2 * limit.bytes) << out.text.size();
+  }
+}
+
 // A command whose output is not cut where it is made (py-locals) is cut at a line end where
 // it is returned.
 TEST(Limits, OutputOfAnyCommandIsCutWhereItIsReturned) {

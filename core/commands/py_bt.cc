@@ -187,7 +187,9 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
       context.write_output && context.output_printed_meanwhile) {
     early.emplace(target, context, options, format);
   }
-  auto snapshot = target.Walk(early ? &*early : nullptr);
+  // Without --all, only the selected thread's frames: it has the whole work budget.
+  auto snapshot = target.Walk(early ? &*early : nullptr,
+                              options.all ? std::nullopt : context.selected_thread_id);
   if (!snapshot.ok()) return Failure(snapshot.error().message);
   if (early) early->HandOver(*snapshot);
   const size_t shown = early ? early->interpreters_shown() : 0;

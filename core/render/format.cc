@@ -289,10 +289,15 @@ class FrameLinesDrawn {
 // twice that in fresh pages, which cost a debugger more than the text
 // (bench/README.md). `per_frame`: the fixed part of one frame; `source_copies`:
 // how many times a frame's source line appears (text: the line and its carets).
-// Locals are left out; their text grows the string as before.
-size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_copies) {
+// Locals are left out; their text grows the string as before. Never more than `budget` lets
+// the output be: a hostile stack's estimate is over a gigabyte (131,072 frames of 4,096-character
+// names), reserved and faulted in for output the budget then cuts at a few MB.
+size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_copies,
+                     const OutputBudget* budget) {
   constexpr size_t kPerThread = 256;  // title and flags, or the thread's JSON object
-  size_t size = 1024;                 // warnings, stats
+  constexpr size_t kTail = 64 << 10;  // warnings and stats, past the budget's cut
+  const uint64_t most = budget == nullptr ? UINT64_MAX : budget->limit().bytes + kTail;
+  uint64_t size = 1024;
   for (const Interpreter& interp : snapshot.interpreters) {
     for (const Thread& thread : interp.threads) {
       size += kPerThread;
@@ -302,9 +307,10 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
         if (frame.source) size += source_copies * (frame.source->line.size() + 8);
         if (frame.calling) size += frame.calling->size() + 8;
       }
+      if (size >= most) return static_cast<size_t>(most);
     }
   }
-  return size;
+  return static_cast<size_t>(size);
 }
 
 }  // namespace
@@ -491,7 +497,8 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write) {
   // '  File "", line N, in ' and colours; the source line and a line of carets.
   TracebackText text(options, snapshot.python.caret_rules, snapshot.interpreters.size(), write,
-                     write ? 0 : EstimatedSize(snapshot, 48, 2), /*pieces_at_thread_end=*/false);
+                     write ? 0 : EstimatedSize(snapshot, 48, 2, options.output),
+                     /*pieces_at_thread_end=*/false);
   for (const Interpreter& interp : snapshot.interpreters) {
     text.AddInterpreter(interp);
     if (!options.group_threads) {
@@ -631,7 +638,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
   // exists as one tree in memory (tests/walk_test.cc, WorkAmplification).
   std::string out = "{\"python\":";
   // The keys and punctuation of a Python frame's object; its source line with --source.
-  out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0));
+  out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0, options.output));
   PrefaultForWrite(out.data(), out.capacity());
   out += Dump({{"version", snapshot.python.version.ToString()},
                {"hexversion", snapshot.python.version.hexversion},
