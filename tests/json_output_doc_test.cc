@@ -35,6 +35,7 @@ const std::set<std::string> kNotOnTheseCores = {
     "error", "locals_error",                 // a local or a frame's locals the target hides
     "locals_not_shown",                      // a frame of more than 1024 locals
     "coroutines_not_shown", "before_index",  // a coroutine chain of more than 1024
+    "workers", "idle_workers",               // a thread waiting for a Future an executor queued
 };
 
 // The keys of every ```json block of the page (`"key":`), lower-case names only: a local's

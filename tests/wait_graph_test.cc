@@ -1,6 +1,7 @@
 // The waits-for graph's cycle finder (core/waits/wait_graph.h): every cycle once, from its
 // least node, the shortest way round; chains, self-loops and edges out of range are no cycles
-// or are ignored; a long chain is walked without recursion.
+// or are ignored; a long chain is walked without recursion; a waiter any of whose holders can
+// release it (a queued Future) is in a cycle only if every holder waits back on it.
 #include "core/waits/wait_graph.h"
 
 #include <gtest/gtest.h>
@@ -92,6 +93,57 @@ TEST(FindWaitCycles, ThreadHoldingWhatItWaitsForIsACycle) {
       FindWaitCycles({Waiting(Thread(1, "self"), std::vector<WaitParty>{Thread(1, "self")})}, warnings);
   ASSERT_EQ(cycles.size(), 1u);
   EXPECT_EQ(cycles[0], (std::vector<WaitParty>{Thread(1, "self")}));
+}
+
+// A queued Future's waiter: any one of its executor's busy workers can release it.
+Wait QueuedFuture(WaitParty waiter, std::vector<WaitParty> busy_workers) {
+  WaitTarget target{"concurrent_future", 0x20, "Future", std::move(busy_workers), "Future.result"};
+  target.state = "PENDING";
+  target.released_by_any = true;
+  return Wait{std::move(waiter), std::move(target)};
+}
+
+TEST(FindWaitCycles, OneWorkerQueuedBehindItselfIsACycle) {
+  std::vector<std::string> warnings;
+  const auto cycles = FindWaitCycles({QueuedFuture(Thread(1, "worker"), {Thread(1, "worker")})}, warnings);
+  ASSERT_EQ(cycles.size(), 1u);
+  EXPECT_EQ(cycles[0], (std::vector<WaitParty>{Thread(1, "worker")}));
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(FindWaitCycles, QueuedFutureIsStuckOnlyIfEveryBusyWorkerWaitsOnItsWaiter) {
+  std::vector<std::string> warnings;
+  // Worker 1 waits for a Future queued behind itself and worker 2, which waits on nothing
+  // known (it may finish): no cycle.
+  EXPECT_TRUE(FindWaitCycles({QueuedFuture(Thread(1, "w1"), {Thread(1, "w1"), Thread(2, "w2")}),
+                              Wait{Thread(2, "w2"), std::nullopt}},
+                             warnings)
+                  .empty());
+  // Worker 2 waits for what worker 1 holds (an RLock here): both stuck, one cycle, the
+  // shortest way round from worker 1 (as for every cycle: its own edge back to itself).
+  const auto both = FindWaitCycles(
+      {QueuedFuture(Thread(1, "w1"), {Thread(1, "w1"), Thread(2, "w2")}),
+       Waiting(Thread(2, "w2"), std::vector<WaitParty>{Thread(1, "w1")})},
+      warnings);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0], (std::vector<WaitParty>{Thread(1, "")}));
+  // A busy worker that is not among the waiters (not read) may finish: no cycle.
+  EXPECT_TRUE(FindWaitCycles({QueuedFuture(Thread(1, "w1"), {Thread(1, "w1"), Thread(9, "")})},
+                             warnings)
+                  .empty());
+  EXPECT_TRUE(warnings.empty());
+}
+
+TEST(FindWaitCycles, DroppingOneAnyOfWaiterFreesTheOnesThatDependedOnIt) {
+  // "a" waits for a Future that "b" or "c" can release, "b" for one only "a" can; "c" runs.
+  // "a" and "b" wait on each other, but "c" may finish and release "a", and "a" then "b".
+  std::vector<std::string> warnings;
+  const auto cycles = FindWaitCycles(
+      {QueuedFuture(Thread(1, "a"), {Thread(2, "b"), Thread(3, "c")}),
+       QueuedFuture(Thread(2, "b"), {Thread(1, "a")}), Wait{Thread(3, "c"), std::nullopt}},
+      warnings);
+  EXPECT_TRUE(cycles.empty());
+  EXPECT_TRUE(warnings.empty());
 }
 
 }  // namespace

@@ -365,6 +365,17 @@ struct Layout {
     int32_t count = kAbsent;
   } rlock;
 
+  // _queue.SimpleQueue (Modules/_queuemodule.c), the work queue of a ThreadPoolExecutor:
+  // 3.11-3.12 keep a list and the index of its first item not yet taken; 3.13 a ring buffer.
+  struct SimpleQueue {
+    int32_t list = kAbsent;
+    int32_t list_position = kAbsent;
+    int32_t ring_get_index = kAbsent;
+    int32_t ring_items = kAbsent;
+    int32_t ring_capacity = kAbsent;
+    int32_t ring_count = kAbsent;
+  } simple_queue;
+
   // The _asyncio module's TaskObj (its FutureObj fields first). 3.14+ states
   // where the task keeps its name, coroutine and awaiters (_AsyncioDebug, in
   // core/asyncio); the rest follows from TaskObj's declaration.

@@ -44,6 +44,22 @@ void AppendTarget(std::string& out, const WaitTarget& target) {
   }
   out += ",\"detail\":";
   AppendJsonString(out, target.detail);
+  out += ",\"state\":";
+  if (target.state.empty()) {
+    out += "null";
+  } else {
+    AppendJsonString(out, target.state);
+  }
+  out += ",\"executor\":";
+  if (target.executor) {
+    const ExecutorWorkers& executor = *target.executor;
+    out += "{\"address\":";
+    out += executor.address ? fmt::format("\"{:#x}\"", executor.address) : "null";
+    out += fmt::format(",\"workers\":{},\"idle_workers\":{}}}", executor.workers,
+                       executor.idle_workers);
+  } else {
+    out += "null";
+  }
   out += '}';
 }
 

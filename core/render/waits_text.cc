@@ -37,6 +37,24 @@ std::string ObjectText(const WaitTarget& target) {
   return fmt::format("{} {:#x}", type, target.address);
 }
 
+// A wait in Future.result(): run by its worker, or queued on an executor whose workers
+// (`holders`) are all busy, else its state.
+std::string FuturePhrase(const WaitTarget& target, const std::string& holders) {
+  const std::string future = "waits for " + ObjectText(target);
+  if (target.state == "RUNNING" && !holders.empty()) return future + " run by " + holders;
+  if (target.state != "PENDING" || !target.executor) {
+    return target.state.empty() ? future : future + " (" + PrintableText(target.state) + ")";
+  }
+  const ExecutorWorkers& executor = *target.executor;
+  const std::string queued = future + " queued on an executor ";
+  if (executor.idle_workers > 0) {
+    return queued + fmt::format("with {} idle worker{}", executor.idle_workers,
+                                executor.idle_workers == 1 ? "" : "s");
+  }
+  if (executor.workers == 1 && !holders.empty()) return queued + "whose only worker is " + holders;
+  return queued + "whose workers are all busy" + (holders.empty() ? "" : ": " + holders);
+}
+
 // What the waiter does, ending with who holds it: `holders`, the text of the parties named
 // (all of held_by, or in a cycle the next party).
 std::string Phrase(const WaitTarget& target, const std::string& holders) {
@@ -46,6 +64,7 @@ std::string Phrase(const WaitTarget& target, const std::string& holders) {
     if (target.held_by && target.held_by->empty()) return "waits for " + ObjectText(target) + " (free)";
     return "waits for " + ObjectText(target) + held;
   }
+  if (kind == "concurrent_future") return FuturePhrase(target, holders);
   if (kind == "join") return holders.empty() ? "joins " + ObjectText(target) : "joins " + holders;
   if (kind == "gil") return "waits for the GIL" + held;
   if (kind == "task") return "awaits " + holders;
@@ -66,7 +85,7 @@ std::string CycleLine(const WaitReport& report, const std::vector<WaitParty>& cy
     }
     if (target == nullptr) continue;  // every party of a cycle waits: not reached
     line += i == 0 ? PartyText(cycle[i]) + " " : ", which ";
-    line += Phrase(*target, PartyText(next));
+    line += Phrase(*target, next == cycle[i] ? "itself" : PartyText(next));
   }
   return line + "\n";
 }

@@ -10,6 +10,7 @@
 #include "core/objects/values.h"
 #include "core/walk/calls.h"
 #include "core/walk/locals.h"
+#include "core/waits/future_waits.h"
 
 namespace pyunwind {
 namespace {
@@ -61,12 +62,13 @@ class ThreadWaitReader {
  public:
   ThreadWaitReader(ObjectReader& objects, CodeCache& codes, const Interpreter& interp)
       : objects_(objects), codes_(codes), interp_(interp), collections_(objects),
-        values_(objects) {}
+        values_(objects), futures_(objects, interp) {}
 
   std::optional<WaitTarget> WaitOf(const Thread& thread) {
     if (thread.activity == Activity::kWaitingForGil) return GilWait();
     // Unknown (a native stack without symbols, a core opened alone): the frames decide.
     if (thread.activity == Activity::kRunning) return std::nullopt;
+    if (auto future = futures_.WaitOf(thread)) return future;
     if (auto stdlib = StdlibWait(thread)) return stdlib;
     const Frame* innermost = Innermost(thread);
     if (innermost == nullptr) return std::nullopt;
@@ -249,6 +251,7 @@ class ThreadWaitReader {
   const Interpreter& interp_;
   RemoteCollections collections_;
   ValueFormatter values_;
+  FutureWaitReader futures_;
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // What each thread of an interpreter is blocked on, from its frames: the stdlib's Python-level
 // waits (Thread.join, Event.wait, Condition.wait, Semaphore.acquire, queue.Queue.get/put, by
-// the outermost of the innermost threading.py / queue.py frames), else the C call the
+// the outermost of the innermost threading.py / queue.py frames; concurrent.futures'
+// Future.result, future_waits.h), else the C call the
 // innermost frame is making (a Lock or RLock's acquire or __enter__, time.sleep, select,
 // socket reads), else the GIL. An RLock names its owner thread; a join, the thread it joins;
 // the GIL, its holder.

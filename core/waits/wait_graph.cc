@@ -80,6 +80,33 @@ std::vector<size_t> ShortestCycle(const std::vector<std::vector<size_t>>& next, 
   return {};
 }
 
+// Whether every node `node` waits for leads back to it (breadth first over the reversed
+// edges from `node`); `steps` counts the nodes and edges visited.
+bool AllWaitBackOn(const std::vector<std::vector<size_t>>& next, size_t node, uint64_t& steps) {
+  std::vector<std::vector<size_t>> previous(next.size());
+  for (size_t from = 0; from < next.size(); ++from) {
+    for (size_t to : next[from]) {
+      if (to < next.size()) previous[to].push_back(from);
+    }
+  }
+  steps += next.size();
+  std::vector<bool> reaches(next.size(), false);
+  std::vector<size_t> frontier = {node};
+  for (size_t at = 0; at < frontier.size(); ++at) {
+    for (size_t from : previous[frontier[at]]) {
+      ++steps;
+      if (!reaches[from]) {
+        reaches[from] = true;
+        frontier.push_back(from);
+      }
+    }
+  }
+  for (size_t to : next[node]) {
+    if (to >= next.size() || !reaches[to]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t>>& next) {
@@ -99,6 +126,29 @@ std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t
   return cycles;
 }
 
+void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector<size_t>& any_of,
+                       std::vector<std::string>& warnings) {
+  // Dropping a waiter's edges can only cut others' ways back: repeat until nothing changes.
+  uint64_t steps = 0;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t node : any_of) {
+      if (node >= next.size() || next[node].empty() || AllWaitBackOn(next, node, steps)) continue;
+      next[node].clear();
+      changed = true;
+    }
+    if (steps > kMaxAnyOfSteps) {
+      warnings.push_back(fmt::format("more than {} steps deciding which waits any holder can "
+                                     "release: those waits are not taken for cycles",
+                                     kMaxAnyOfSteps));
+      for (size_t node : any_of) {
+        if (node < next.size()) next[node].clear();
+      }
+      return;
+    }
+  }
+}
+
 std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& waits,
                                                    std::vector<std::string>& warnings) {
   if (waits.size() > kMaxWaitParties) {
@@ -114,13 +164,19 @@ std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& wait
   std::map<std::pair<WaiterKind, uint64_t>, size_t> node_of;
   for (size_t node = 0; node < order.size(); ++node) node_of.emplace(key(order[node]), node);
   std::vector<std::vector<size_t>> next(order.size());
+  std::vector<size_t> any_of;  // the nodes any one of whose holders can release them
   size_t edges = 0;
   for (size_t node = 0; node < order.size(); ++node) {
     const auto& target = waits[order[node]].waits_for;
     if (!target || !target->held_by) continue;
+    if (target->released_by_any) any_of.push_back(node);
     for (const WaitParty& holder : *target->held_by) {
       auto found = node_of.find({holder.kind, holder.id});
-      if (found == node_of.end()) continue;
+      if (found == node_of.end()) {
+        if (!target->released_by_any) continue;
+        next[node].clear();  // a holder that waits for nothing known can release it
+        break;
+      }
       if (++edges > kMaxWaitEdges) {
         warnings.push_back(fmt::format("more than {} waits-for edges, no cycles looked for",
                                        kMaxWaitEdges));
@@ -129,6 +185,7 @@ std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& wait
       next[node].push_back(found->second);
     }
   }
+  PruneAnyOfWaiters(next, any_of, warnings);
   std::vector<std::vector<WaitParty>> cycles;
   for (const std::vector<size_t>& cycle : FindCycles(next)) {
     std::vector<WaitParty> parties;

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/waits/wait_model.h"
@@ -19,8 +21,18 @@ inline constexpr size_t kMaxWaitEdges = 1 << 22;
 // cycles in the order of their first nodes. Edges to nodes out of range are ignored.
 std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t>>& next);
 
+inline constexpr uint64_t kMaxAnyOfSteps = 1ull << 26;
+
+// Clears the edges of each node of `any_of` (a waiter any one of whose holders can release
+// it) unless every node it waits for leads back to it, once the others are cleared. Past
+// kMaxAnyOfSteps nodes and edges visited, clears them all and warns: no cycle is claimed.
+void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector<size_t>& any_of,
+                       std::vector<std::string>& warnings);
+
 // The cycles of `waits` (WaitReport::cycles): an edge from a waiter to each party of its
-// held_by that is itself one of `waits`. The least node is the least (kind, id).
+// held_by that is itself one of `waits`; a waiter released_by_any keeps its edges only if
+// every holder waits on it, directly or through others (PruneAnyOfWaiters), and none is
+// outside `waits`. The least node is the least (kind, id).
 // More than kMaxWaitParties waiters or kMaxWaitEdges edges: nothing, and a warning.
 std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& waits,
                                                    std::vector<std::string>& warnings);

@@ -24,10 +24,17 @@ struct WaitParty {
   bool operator==(const WaitParty& o) const { return kind == o.kind && id == o.id; }
 };
 
+// A ThreadPoolExecutor as its worker threads show it (0: an address not read).
+struct ExecutorWorkers {
+  uint64_t address = 0;
+  size_t workers = 0;       // threads running its worker loop
+  size_t idle_workers = 0;  // of them, those running no work item
+};
+
 // What a thread or task waits for. `kind` is one of the words of docs/json-output.md
 // ("rlock", "lock", "join", "gil", "event", "condition", "semaphore", "queue_get",
-// "queue_put", "sleep", "io", "task", "future", "asyncio_lock", "asyncio_event",
-// "asyncio_queue", "asyncio_sleep").
+// "queue_put", "sleep", "io", "concurrent_future", "task", "future", "asyncio_lock",
+// "asyncio_event", "asyncio_queue", "asyncio_sleep").
 struct WaitTarget {
   std::string kind;
   uint64_t address = 0;  // the object waited on; 0 where there is none (sleep, I/O, the GIL)
@@ -36,6 +43,13 @@ struct WaitTarget {
   // frame, an Event, a sleep). An empty list: recorded, and held by nobody it knows.
   std::optional<std::vector<WaitParty>> held_by;
   std::string detail;    // the call or function that waits, as the frames show it
+  // A concurrent.futures Future: its _state ("PENDING", "RUNNING", ...); else empty.
+  std::string state = "";
+  // A queued Future: the ThreadPoolExecutor whose work queue holds it.
+  std::optional<ExecutorWorkers> executor = std::nullopt;
+  // Any one of held_by can release it (a queued Future's busy workers: the first to finish
+  // takes the next item), not only all of them: a cycle needs every one to wait on the waiter.
+  bool released_by_any = false;
 };
 
 struct Wait {
