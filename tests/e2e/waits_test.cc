@@ -16,6 +16,11 @@
 //     Condition.wait, Semaphore.acquire, Barrier.wait, Queue.get and Queue.put (on the object
 //     whose method it is), a loop whose tasks sleep or wait on an Event: no cycle, "no deadlock
 //     found", and each wait as the truth says.
+//   * Futures (futures_wait.py): a one-worker ThreadPoolExecutor whose task waits for a Future
+//     queued behind itself (the Future's address, state PENDING, its executor with no idle
+//     worker, held by that worker: a cycle of one thread, "queued on an executor whose only
+//     worker is itself"), and main waiting for a RUNNING Future, held by the sleeping worker
+//     that runs it: no cycle.
 //   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
 #include <gtest/gtest.h>
 
@@ -76,6 +81,13 @@ void ExpectWaitsMatch(const json& truth, const json& got) {
       EXPECT_EQ(waits_for.at("address"), expected.at("held_by").at(0)) << wait.dump();
     }
     EXPECT_EQ(HolderIds(waits_for.at("held_by")), expected.at("held_by")) << wait.dump();
+    // A Future's waiter: the Future's state and, when queued, its executor.
+    if (expected.contains("state")) {
+      EXPECT_EQ(waits_for.at("state"), expected.at("state")) << wait.dump();
+    }
+    if (expected.contains("executor")) {
+      EXPECT_EQ(waits_for.at("executor"), expected.at("executor")) << wait.dump();
+    }
   };
   for (const json& thread : truth.at("threads")) check("thread", thread.at("ident"), thread);
   for (const json& task : truth.at("tasks")) check("task", task.at("id"), task);
@@ -100,6 +112,12 @@ std::string CycleLine(const json& truth, const json& cycle) {
       for (const json& t : truth.at("threads")) {
         if (t.at("ident") != party.at("id")) continue;
         const std::string type = t.at("waits") == "lock" ? "Lock " : "RLock ";
+        if (t.at("waits") == "concurrent_future") {
+          phrase = "waits for Future " + t.at("address").get<std::string>() +
+                   " queued on an executor whose only worker is " +
+                   (cycle.size() == 1 ? "itself" : next);
+          continue;
+        }
         phrase = t.at("waits") == "join" ? "joins " + next
                                          : "waits for " + type + t.at("address").get<std::string>() +
                                                " held by " + next;
@@ -162,6 +180,39 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
 
+class FuturesWaits : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/futures_wait.py"); }
+};
+
+// A one-worker executor whose task waits for a Future queued behind itself: a cycle of that
+// one thread; main waits for a Future a sleeping worker runs: no cycle.
+TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
+  const json& truth = scenario_->truth();
+  ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
+  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
+                                    {"py-waits --json", "py-waits"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  std::string error;
+  auto got = ExtractJson(run.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << run.Describe();
+  ExpectWaitsMatch(truth, *got);
+  EXPECT_EQ(got->at("cycles"), truth.at("cycles")) << got->dump(1);
+  const auto lines = LinesContaining(run.out, "deadlock");
+  ASSERT_EQ(lines.size(), 1u) << run.out;
+  EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  for (const json& thread : truth.at("threads")) {
+    if (thread.at("name") != "main") continue;
+    std::string worker;
+    for (const json& other : truth.at("threads")) {
+      if (other.at("ident") == thread.at("held_by").at(0)) worker = other.at("name");
+    }
+    const std::string waits = "waits for Future " + thread.at("address").get<std::string>() +
+                              " run by thread \"" + worker + "\" (Future.result)";
+    EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
+  }
+}
+
 // tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
 // holds (reached a few milliseconds after the truth: asked again until it is there).
 class GilWaits : public ::testing::TestWithParam<std::tuple<std::string, Debugger>> {
@@ -214,6 +265,8 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
 INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+                         MatrixCellName);
+INSTANTIATE_TEST_SUITE_P(Interpreters, FuturesWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 
 }  // namespace

@@ -1,0 +1,87 @@
+"""Threads parked in concurrent.futures' Future.result(), for py-waits (tests/e2e/waits_test.cc).
+
+usage: python futures_wait.py TRUTH_JSON
+
+  ThreadPoolExecutor-0_0  the one worker of an executor; its task submits a second task to the
+                          same executor and waits for its result, queued behind itself: a
+                          deadlock of that one thread
+  sleepy_0                the one worker of a second executor ("sleepy"), in time.sleep
+  main                    waits for the Future sleepy_0 runs (RUNNING): no cycle
+  truth                   writes the truth, sleeps
+
+Truth: as tests/data/waits.py's (no tasks), and for a Future's waiter its "state" (the Future's
+_state) and, when it is queued, "executor": {"address", "workers", "idle_workers"}.
+"""
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from scenario_truth import truth_of, write_truth
+
+THREADS = {}  # name -> truth entry without held_by's idents resolved
+READY = threading.Semaphore(0)
+
+
+def note(waits, address=None, held_by=None, **extra):
+    name = threading.current_thread().name
+    THREADS[name] = dict(name=name, ident=threading.get_ident(),
+                         native_id=threading.get_native_id(), waits=waits,
+                         address=None if address is None else "%#x" % address,
+                         held_by=held_by, **extra)
+
+
+def never_runs():
+    pass
+
+
+def submit_to_own_executor(executor):
+    queued = executor.submit(never_runs)
+    me = threading.current_thread().name
+    note("concurrent_future", id(queued), [me], state=queued._state,
+         executor={"address": "%#x" % id(executor), "workers": len(executor._threads),
+                   "idle_workers": 0})
+    READY.release()
+    queued.result()  # parked
+
+
+def nap():
+    note("sleep")
+    READY.release()
+    time.sleep(3600)  # parked
+
+
+def write_later(path, cycle_of):
+    time.sleep(0.5)  # main from its note() into Future.result()
+    note("sleep")
+    idents = {name: entry["ident"] for name, entry in THREADS.items()}
+    threads = []
+    for entry in THREADS.values():
+        entry = dict(entry)
+        if entry["held_by"] is not None:
+            entry["held_by"] = [idents[h] for h in entry["held_by"]]
+        threads.append(entry)
+    party = {"kind": "thread", "id": idents[cycle_of], "name": cycle_of}
+    write_truth(path, truth_of("futures_wait", threads, tasks=[], cycles=[[party]]))
+    while True:
+        time.sleep(3600)  # parked
+
+
+def main():
+    threading.current_thread().name = "main"
+    selfish = ThreadPoolExecutor(max_workers=1)
+    sleepy = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sleepy")
+    selfish.submit(submit_to_own_executor, selfish)
+    running = sleepy.submit(nap)
+    READY.acquire()
+    READY.acquire()
+    worker = next(t for t in sleepy._threads).name
+    note("concurrent_future", id(running), [worker], state=running._state)
+    deadlocked = next(t for t in selfish._threads).name
+    threading.Thread(target=write_later, args=(sys.argv[1], deadlocked), name="truth",
+                     daemon=True).start()
+    running.result()  # parked
+
+
+if __name__ == "__main__":
+    main()
