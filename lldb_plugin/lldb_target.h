@@ -20,6 +20,14 @@
 
 namespace pyunwind_lldb {
 
+// Reads `size` bytes at `address` through SBProcess::ReadMemory, asking LLDB for more than one of
+// its memory cache's lines (read_span.h: LLDB 14 writes before the buffer of a read of one line
+// or less that the process answers in part). `line_size`: LLDB's, MemoryCacheLineSize.
+bool ReadThroughLldb(lldb::SBProcess& process, uint64_t address, void* out, size_t size,
+                     uint64_t line_size);
+// `target.process.memory-cache-line-size` of the debugger of `process` (512 by default).
+uint64_t MemoryCacheLineSize(lldb::SBProcess& process);
+
 class LldbTarget final : public pyunwind::Target {
  public:
   // `interpreter`: the command interpreter the command runs in, whose Ctrl-C stops it.
@@ -50,6 +58,7 @@ class LldbTarget final : public pyunwind::Target {
   lldb::SBProcess process_;
   lldb::SBCommandInterpreter interpreter_;
   bool interrupted_ = false;
+  uint64_t cache_line_size_ = 0;  // LLDB's memory cache line, asked at the first read through it
   // A live process on this host is read through /proc/PID/mem; SB reads
   // remain the fallback (core files, remote targets, unreadable pages).
   std::unique_ptr<pyunwind::ProcMem> proc_mem_;

@@ -12,6 +12,7 @@
 #include <lldb/API/SBFrame.h>
 #include <lldb/API/SBThread.h>
 
+#include "lldb_plugin/lldb_target.h"
 #include "lldb_plugin/traced_by.h"
 
 namespace pyunwind_lldb {
@@ -57,8 +58,8 @@ bool IsThisHostsProcess(lldb::SBProcess& process, uint64_t pid, const pyunwind::
 
   constexpr size_t kSample = 512;
   std::vector<unsigned char> via_lldb(kSample), via_proc(kSample);
-  lldb::SBError error;
-  if (process.ReadMemory(sp, via_lldb.data(), kSample, error) != kSample || !error.Success()) {
+  // 512 bytes: one line of LLDB's memory cache, read as the pages around it (read_span.h).
+  if (!ReadThroughLldb(process, sp, via_lldb.data(), kSample, MemoryCacheLineSize(process))) {
     return false;
   }
   if (!mem.Read(sp, via_proc.data(), kSample)) return false;

@@ -13,9 +13,11 @@ namespace pyunwind::testing::fake311 {
 
 // One thread whose stack is `code_objects` frames, each of its own code object,
 // all sharing one location table of about `table_bytes` whose one-unit entries
-// each go one line down (no two neighbours merge): every code object decodes
-// the whole table again.
-inline void AddCodeObjectsSharingOneLineTable(Process& p, int code_objects, size_t table_bytes) {
+// each go one line down (no two neighbours merge): read naively, every code object
+// decodes the whole table again. With `first_line_step` code object i starts at line
+// 1 + i * first_line_step (a table is decoded once whatever the first lines).
+inline void AddCodeObjectsSharingOneLineTable(Process& p, int code_objects, size_t table_bytes,
+                                              int first_line_step = 0) {
   const auto thread = p.AddThread(1, 0x7f0000000001);
   p.SetMainThread(thread);
   std::string table;
@@ -34,7 +36,7 @@ inline void AddCodeObjectsSharingOneLineTable(Process& p, int code_objects, size
     p.target.PutU64(code + p.layout.code.name, name);
     p.target.PutU64(code + p.layout.code.qualname, name);
     p.target.PutU64(code + p.layout.code.linetable, shared_table);
-    p.target.Put<int32_t>(code + p.layout.code.firstlineno, 1);
+    p.target.Put<int32_t>(code + p.layout.code.firstlineno, 1 + i * first_line_step);
     previous = p.Frame(code, 0, previous);
   }
   p.SetCurrentFrame(thread, previous);
@@ -43,7 +45,7 @@ inline void AddCodeObjectsSharingOneLineTable(Process& p, int code_objects, size
 // `threads` thread states whose stacks are one and the same chain of `frames`
 // frames (cycle detection is per thread: no cycle here).
 inline void AddThreadsSharingOneFrameChain(Process& p, uint64_t threads, int frames) {
-  const uint64_t code = p.Code("/amplify.py", "f", "f", 1, LineTable(1, {{2, 1}}), 2);
+  const uint64_t code = p.Code("/amplify.py", "f", "f", 1, LineTableBytes(1, {{2, 1}}), 2);
   uint64_t chain = 0;
   for (int i = 0; i < frames; ++i) chain = p.Frame(code, 1, chain);
   for (uint64_t i = 0; i < threads; ++i) {

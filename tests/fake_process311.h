@@ -26,7 +26,7 @@ inline constexpr uint32_t kHexversion = 0x030b02f0;
 
 // A location table of "no columns" entries (code 13): `runs` of
 // (code units, line), line -1 for "no location" (code 15).
-inline std::string LineTable(int first_line, const std::vector<std::pair<int, int>>& runs) {
+inline std::string LineTableBytes(int first_line, const std::vector<std::pair<int, int>>& runs) {
   std::string table;
   int line = first_line;
   for (auto [units, run_line] : runs) {

@@ -59,12 +59,21 @@ TEST_P(LegacyLineTables, EveryInstructionHasPythonsLine) {
         is_310  ? DecodeLineTable310(table, first_line)
         : is_27 ? DecodeLnotab27(table, first_line)
                 : DecodeLnotab(table, first_line);
+    // Decoded once (what CodeCache keeps for every code object sharing the table), with this
+    // first line and with one 1000 lines further.
+    const LineTable once = is_310  ? DecodeLineTable310Once(table)
+                           : is_27 ? DecodeLnotab27Once(table)
+                                   : DecodeLnotabOnce(table);
     int previous = -1;
     for (size_t i = 0; i < lines.size(); ++i) {
       const std::optional<int> got = LineForInstruction(ranges, first_line, i);
       const std::optional<int> want = lines[i] < 0 ? std::nullopt : std::optional<int>(lines[i]);
       EXPECT_EQ(got, want) << "Python " << data.python << ": " << name << " code unit " << i
                            << " (byte " << unit_bytes * i << ")";
+      EXPECT_EQ(LineForInstruction(once, first_line, i), want) << name << " code unit " << i;
+      EXPECT_EQ(LineForInstruction(once, first_line + 1000, i),
+                want ? std::optional<int>(*want + 1000) : std::nullopt)
+          << name << " code unit " << i;
       ++checked;
       if (!want) {
         saw_no_line = true;

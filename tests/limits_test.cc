@@ -46,7 +46,7 @@ class Limits : public Process {
     EXPECT_FALSE(out.failed) << out.text.substr(0, 500);
     return out.failed ? Json::object() : Json::parse(out.text);
   }
-  uint64_t OneLineCode() { return Code("/limits.py", "f", "f", 1, LineTable(1, {{2, 1}}), 2); }
+  uint64_t OneLineCode() { return Code("/limits.py", "f", "f", 1, LineTableBytes(1, {{2, 1}}), 2); }
 
   // A thread whose stack is `frames` frames of one code object.
   Thread311 ThreadWithFrames(size_t frames, uint64_t native_id = 1) {
@@ -164,7 +164,7 @@ TEST(Limits, LocationTableOverOneMebibyteLeavesTheLineUnknown) {
     SCOPED_TRACE(bytes);
     Limits p(8 << 20);
     // One entry giving line 1 for the running unit, then "no location" entries to fill.
-    std::string table = LineTable(1, {{2, 1}});
+    std::string table = LineTableBytes(1, {{2, 1}});
     table.resize(bytes, static_cast<char>(0x80 | (15 << 3)));
     const uint64_t code = p.Code("/limits.py", "f", "f", 1, table, 2);
     const Thread311 thread = p.AddThread(1, 0x7f0000000001);
@@ -254,7 +254,7 @@ uint64_t ThreadOfLongNames(Limits& p, size_t frames, size_t name_size) {
   const Thread311 thread = p.AddThread(1, 0x7f0000000001);
   p.SetMainThread(thread);
   const std::string name(name_size, 'n');
-  const uint64_t code = p.Code("/limits.py", name, name, 1, LineTable(1, {{2, 1}}), 2);
+  const uint64_t code = p.Code("/limits.py", name, name, 1, LineTableBytes(1, {{2, 1}}), 2);
   uint64_t chain = 0;
   for (size_t i = 0; i < frames; ++i) chain = p.Frame(code, 1, chain);
   p.SetCurrentFrame(thread, chain);
@@ -522,7 +522,7 @@ TEST(Limits, SourceFilesReadByOnePyBt) {
     char name[32];
     std::snprintf(name, sizeof name, "source%04zu.py", i);
     last_file = WriteFile(name, "line_of_file = " + std::to_string(i) + "\n");
-    chain = p.Frame(p.Code(last_file, "f", "f", 1, LineTable(1, {{2, 1}}), 2), 1, chain);
+    chain = p.Frame(p.Code(last_file, "f", "f", 1, LineTableBytes(1, {{2, 1}}), 2), 1, chain);
   }
   p.SetCurrentFrame(thread, chain);
   const std::string text = p.Run("py-bt", {"--all"}).text;

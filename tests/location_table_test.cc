@@ -223,5 +223,32 @@ TEST(LocationTableEdges, GarbageNeverCrashes) {
   }
 }
 
+// A table decoded once (CodeCache keeps one decoding for every code object that shares the
+// table) gives, for any first line, what the table decoded with that first line gives: random
+// tables, first lines at both ends of int's range, every instruction.
+TEST(LocationTableEdges, DecodedOnceIsTheSameForEveryFirstLine) {
+  std::string table(24, '\0');
+  uint32_t seed = 777;
+  const int first_lines[] = {0, 1, 7, -3, 1 << 20, std::numeric_limits<int>::max(),
+                             std::numeric_limits<int>::max() - 5, std::numeric_limits<int>::min(),
+                             std::numeric_limits<int>::min() + 9};
+  for (int round = 0; round < 3000; ++round) {
+    for (char& c : table) {
+      seed = seed * 1103515245 + 12345;
+      c = static_cast<char>((seed >> 16) | (round % 3 == 0 ? 0 : 0x80));
+    }
+    const LineTable once = DecodeLocationTableOnce(table);
+    for (int first_line : first_lines) {
+      const std::vector<LineRange> ranges = DecodeLocationTable(table, first_line);
+      ASSERT_EQ(ranges.size(), once.ranges.size());
+      for (int64_t index = -1; index <= (ranges.empty() ? 0 : ranges.back().end); ++index) {
+        EXPECT_EQ(PositionForInstruction(once, first_line, index),
+                  PositionForInstruction(ranges, first_line, index))
+            << "round " << round << ", first line " << first_line << ", index " << index;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace pyunwind

@@ -32,7 +32,7 @@ class OneFrame : public Process {
     AddSysDict();
     const Thread311 t = AddThread(kThread, 0x7f00aaaa0001);
     SetMainThread(t);
-    const uint64_t code = Code(filename, "f", qualname, 10, LineTable(10, {{2, 10}, {4, 12}}), 6);
+    const uint64_t code = Code(filename, "f", qualname, 10, LineTableBytes(10, {{2, 10}, {4, 12}}), 6);
     SetCurrentFrame(t, Frame(code, 3, 0));
   }
   CommandOutput Run(const std::string& command, const std::vector<std::string>& args = {}) {

@@ -107,17 +107,25 @@ TEST(ThreadActivity, WithoutNamedNativeFramesTheCallIntoCTells) {
   const auto stripped = Stack({"___lldb_unnamed_symbol3755", "___lldb_unnamed_symbol3689",
                                "clock_nanosleep", "___lldb_unnamed_symbol11474"});
   EXPECT_EQ(Classify(Stack({"___lldb_unnamed_symbol3755", "clock_nanosleep"})), Activity::kUnknown);
-  EXPECT_EQ(ClassifyCalling(stripped, "<built-in method sleep of module object>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling(stripped, "<built-in function sleep>"), Activity::kIdle);
   EXPECT_EQ(ClassifyCalling({}, "<method 'acquire' of '_thread.lock' objects>"), Activity::kIdle);
-  EXPECT_EQ(ClassifyCalling({}, "<built-in method acquire of _thread.RLock object>"), Activity::kIdle);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method acquire of _thread.RLock object at 0x7f10c2a0>"),
+            Activity::kIdle);
   EXPECT_EQ(ClassifyCalling({}, "<method 'get' of '_queue.SimpleQueue' objects>"), Activity::kIdle);
   EXPECT_EQ(ClassifyCalling({}, "<built-in function select>"), Activity::kIdle);
   // Not a wait: the GIL's holder runs; another thread cannot be told.
-  EXPECT_EQ(ClassifyCalling({}, "<built-in method sorted of module object>"), Activity::kUnknown);
-  EXPECT_EQ(ClassifyCalling({}, "<built-in method sorted of module object>", true), Activity::kRunning);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in function sorted>"), Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in function sorted>", true), Activity::kRunning);
   EXPECT_EQ(ClassifyCalling(stripped, "", true), Activity::kRunning);
   EXPECT_EQ(ClassifyCalling({}, "<method 'acquire' of 'Fake' objects>"), Activity::kUnknown);
-  EXPECT_EQ(ClassifyCalling({}, "<built-in method sleep of module object"), Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in function sleep"), Activity::kUnknown);
+  // A method bound to an instance names its owner's type before " object at 0x<address>>".
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method acquire of _thread.lock object at 0x>"),
+            Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<built-in method acquire of _thread.lock object at 0x1 >"),
+            Activity::kUnknown);
+  EXPECT_EQ(ClassifyCalling({}, "<method-wrapper 'acquire' of _thread.lock object at 0x10>"),
+            Activity::kUnknown);
 }
 
 bool HasGc(const Thread& t) {
@@ -162,10 +170,10 @@ TEST(ThreadActivity, WithoutSymbolsTheThreadCallingGcCollectIsTheCollector) {
   interp.threads.resize(2);
   Frame finalizer = PythonFrame("Finalizer.__del__");
   finalizer.calling =
-      std::make_shared<const std::string>("<built-in method sleep of module object>");
+      std::make_shared<const std::string>("<built-in function sleep>");
   Frame collector = PythonFrame("collector");
   collector.calling =
-      std::make_shared<const std::string>("<built-in method collect of module object>");
+      std::make_shared<const std::string>("<built-in function collect>");
   interp.threads[0].frames = {finalizer, collector};
   interp.threads[1].status = {"has_gil", "gc"};  // the walk's guess
   interp.threads[1].frames.push_back(PythonFrame("busy"));

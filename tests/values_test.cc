@@ -287,6 +287,67 @@ TEST_F(ValuesTest, OtherObjectsAndBadMemory) {
   EXPECT_EQ(*ValueFormatter::TaggedInt(-5).repr, "-5");
 }
 
+// object.__repr__ and type.__repr__ of a class: its __module__ (from its dict) and its
+// qualified name, the module left out for builtins; tp_name without a dict or a str __module__.
+TEST_F(ValuesTest, HeapTypesByModuleAndQualname) {
+  const uint64_t type_type = StaticType("type", 0);
+  auto heap_type = [&](const char* name, const char* qualname, uint64_t module) {
+    const uint64_t type = heap_.Alloc(layout_.type.ht_cached_keys + 16);
+    objects_.Header(type, type_type);
+    const std::string text = name;
+    const uint64_t tp_name = heap_.Alloc(text.size() + 1, 1);
+    target_.PutBytes(tp_name, text);
+    target_.PutU8(tp_name + text.size(), 0);
+    target_.PutU64(type + layout_.type.tp_name, tp_name);
+    SetFlags(type, kHeapType);
+    target_.PutU64(type + layout_.type.ht_cached_keys - 8, objects_.Str(qualname));
+    if (module != 0) {
+      target_.PutU64(type + layout_.type.tp_dict,
+                     objects_.Dict({{objects_.Str("__doc__"), none_},
+                                    {objects_.Str("__module__"), module}}));
+    }
+    return type;
+  };
+  auto instance = [&](uint64_t type) {
+    const uint64_t object = heap_.Alloc(32);
+    objects_.Header(object, type);
+    return object;
+  };
+  const uint64_t inner = heap_type("Inner", "Outer.Inner", objects_.Str("app.models"));
+  const uint64_t a = instance(inner);
+  EXPECT_EQ(Repr(a), fmt::format("<app.models.Outer.Inner object at {:#x}>", a));
+  EXPECT_EQ(Repr(inner), "<class 'app.models.Outer.Inner'>");
+  // In a list, by the same rule; the name read once per type.
+  const uint64_t b = instance(inner);
+  EXPECT_EQ(Repr(List({a, b})), fmt::format("[<app.models.Outer.Inner object at {:#x}>, "
+                                            "<app.models.Outer.Inner object at {:#x}>]", a, b));
+  const uint64_t builtin = heap_type("Shown", "Q.Shown", objects_.Str("builtins"));
+  const uint64_t c = instance(builtin);
+  EXPECT_EQ(Repr(c), fmt::format("<Shown object at {:#x}>", c));
+  EXPECT_EQ(Repr(builtin), "<class 'Shown'>");
+  const uint64_t not_str = heap_type("Odd", "Q.Odd", objects_.Int(3));
+  const uint64_t d = instance(not_str);
+  EXPECT_EQ(Repr(d), fmt::format("<Odd object at {:#x}>", d));
+  const uint64_t no_dict = heap_type("Bare", "Q.Bare", 0);
+  const uint64_t e = instance(no_dict);
+  EXPECT_EQ(Repr(e), fmt::format("<Bare object at {:#x}>", e));
+  // A static type's tp_name carries its module.
+  const uint64_t lock_type = StaticType("_thread.lock", 0);
+  objects_.Header(lock_type, type_type);
+  EXPECT_EQ(Repr(lock_type), "<class '_thread.lock'>");
+  // A core without its executable has no tp_name of str: __module__ is a str by its flags.
+  const uint64_t nameless_str = StaticType("str", kUnicodeSubclass);
+  target_.PutU64(nameless_str + layout_.type.tp_name, 0x10000);
+  const uint64_t module = objects_.Str("app");
+  objects_.Header(module, nameless_str);
+  const uint64_t f = instance(heap_type("Core", "Core", module));
+  EXPECT_EQ(Repr(f), fmt::format("<app.Core object at {:#x}>", f));
+  // A dict that cannot be read: no guess at the module.
+  const uint64_t lost = heap_type("Lost", "Lost", 0);
+  target_.PutU64(lost + layout_.type.tp_dict, 0x10000);
+  EXPECT_FALSE(ValueFormatter(reader_).Repr(instance(lost)).ok());
+}
+
 // None is told by its static type's name where that is readable, so that the
 // builtins dict (the fallback for a core without its executable) is not read.
 TEST_F(ValuesTest, NoneByItsTypeName) {

@@ -74,14 +74,6 @@ std::optional<uint64_t> FrameOfCoroutine(ObjectReader& objects, uint64_t coro) {
   return *frame;
 }
 
-std::optional<uint64_t> OwnerOfFrame(ObjectReader& objects, uint64_t frame) {
-  const Layout& l = objects.layout();
-  if (!UsesFrameObjects(l)) return frame - l.gen.iframe;
-  auto owner = objects.memory().ReadPointer(frame + l.frame.gen);
-  if (!owner || !Aligned(*owner)) return std::nullopt;
-  return *owner;
-}
-
 std::optional<uint64_t> AwaitedObject(ObjectReader& objects, uint64_t frame) {
   RemoteMemory& memory = objects.memory();
   const Layout::Frame& f = objects.layout().frame;

@@ -25,9 +25,6 @@ std::optional<CoroutineState> ReadCoroutineFrame(ObjectReader& objects, CodeCach
 // The address of the frame coroutine `coro` runs, as the walk of a thread shows it.
 std::optional<uint64_t> FrameOfCoroutine(ObjectReader& objects, uint64_t coro);
 
-// The generator or coroutine a frame may belong to (its caller checks the type).
-std::optional<uint64_t> OwnerOfFrame(ObjectReader& objects, uint64_t frame);
-
 // What a frame suspended in `await` or `yield from` waits for: the top of its value stack.
 std::optional<uint64_t> AwaitedObject(ObjectReader& objects, uint64_t frame);
 

@@ -48,14 +48,13 @@ void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<
     task.running = true;
     task.thread_native_id = *thread.native_id;
     if (task.loop) loop_thread.emplace(task.loop, *thread.native_id);
-    // The coroutines it entered: frames innermost of its own that belong to
-    // a coroutine object, up to the first that does not.
+    // Every Python frame innermost of its own runs for it: the coroutines it entered and
+    // what they call (a plain function blocking the loop included), as CPython's
+    // get_async_stack_trace gives them.
     std::vector<CoroutineFrame> entered;  // outermost first
     for (size_t i = it->second.index; i-- > 0;) {
       const Frame& inner = thread.frames[i];
       if (inner.kind != FrameKind::kPython) continue;
-      const std::optional<uint64_t> owner = OwnerOfFrame(reader.objects(), inner.frame_address);
-      if (!owner || !reader.IsA(*owner, reader.known.coroutine, "coroutine")) break;
       auto code = reader.codes().Get(inner.code_address);
       if (!code.ok()) break;
       reader.KeepNames(inner.code_address, **code);

@@ -13,9 +13,9 @@
 namespace pyunwind {
 
 // Sets AsyncTask::running and thread_native_id from the thread walk. A
-// running task's coroutine stack gets the coroutines it has entered: the
-// coroutine frames inside its own on the thread's stack, down to the
-// innermost one (they are executing, not suspended, so no await links them).
+// running task's coroutine stack gets every Python frame running above its
+// own on the thread's stack: the coroutines it has entered (executing, not
+// suspended, so no await links them) and the functions they call.
 // `loops` gets the loop each thread records as running.
 void AssignTaskThreads(TaskReader& reader, const Snapshot& threads, std::vector<AsyncTask>& tasks,
                        std::vector<AsyncSnapshot::ThreadLoop>& loops);

@@ -109,6 +109,7 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
           auto builtins = c.DictGetString(*modules, "builtins");
           const uint64_t types_module = types.ok() ? *types : 0;
           reader.known.coroutine = module_global(types_module, "CoroutineType");
+          reader.known.async_generator = module_global(types_module, "AsyncGeneratorType");
           reader.known.method = module_global(types_module, "MethodType");
           reader.known.int_type = module_global(builtins.ok() ? *builtins : 0, "int");
           reader.known.task = module_global(tasks_module, "Task");

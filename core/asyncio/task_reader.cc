@@ -125,7 +125,20 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
                        "shown...truncated", task.name, kMaxCoroutineChain));
       break;
     }
-    if (!IsA(coro, known.coroutine, "coroutine")) break;  // a future, a generator...
+    // `async for` awaits its generator's asend object (athrow for aclose()): the generator's
+    // frame is the next link, as CPython's _remote_debugging reads it.
+    if (IsA(coro, 0, "async_generator_asend") || IsA(coro, 0, "async_generator_athrow")) {
+      // ags_gen / agt_gen: the first field after PyObject_HEAD, where a PyVarObject's
+      // ob_size would be.
+      auto generator = memory.ReadPointer(coro + objects_.layout().object.ob_size);
+      if (!generator || !Aligned(*generator) || *generator == 0 ||
+          !IsA(*generator, known.async_generator, "async_generator") || SeenBefore(*generator)) {
+        break;
+      }
+      coro = *generator;
+    } else if (!IsA(coro, known.coroutine, "coroutine")) {
+      break;  // a future, a generator...
+    }
     // Cycle detection is per task: many tasks may share one long chain.
     if (!memory.budget().Spend(Work::kCoroutineLinks, 1)) {
       Warn(fmt::format("task {}: {}", task.name, *memory.budget().Reason()));

@@ -35,6 +35,7 @@ class TaskReader {
   struct KnownTypes {
     uint64_t task = 0;        // asyncio.tasks.Task (_asyncio.Task)
     uint64_t coroutine = 0;   // types.CoroutineType
+    uint64_t async_generator = 0;  // types.AsyncGeneratorType
     uint64_t method = 0;      // types.MethodType
     uint64_t int_type = 0;    // builtins.int
     uint64_t gathering = 0;   // asyncio.tasks._GatheringFuture

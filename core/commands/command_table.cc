@@ -138,21 +138,23 @@ std::vector<CommandSpec> MakeTable() {
       {.name = "py-locals",
        .summary = "Print the arguments and locals of the selected Python frame.",
        .description =
-           "Print the arguments and locals of the selected Python frame (frame 0 of the selected\n"
-           "thread unless py-up / py-down / py-frame selected another), with short reprs of\n"
-           "None, bool, int, float, str, bytes, tuple, list, dict, set and frozenset, and\n"
-           "<TypeName object at 0x...> for other objects. Nothing runs in the target. Reprs are\n"
-           "cut at 200 characters, 50 items and a nesting depth of 3.\n",
+           "Print the arguments and locals of the selected Python frame (the one py-up / py-down\n"
+           "/ py-frame take as selected: frame 0 when stopped in C code it called), with short\n"
+           "reprs of None, bool, int, float, str, bytes, tuple, list, dict, set and frozenset,\n"
+           "C-level callables, bound methods and classes, and <module.Class object at 0x...> for\n"
+           "other objects. Nothing runs in the target. Reprs are cut at 200 characters, 50 items\n"
+           "and a nesting depth of 3.\n",
        .options = {kFrame, {.name = "--json", .help = "one JSON document: the frame and its locals"}},
        .run = RunPyLocals},
       {.name = "py-print",
        .summary =
            "Print the full repr of a local, global or builtin seen from the selected Python frame.",
        .description =
-           "Print the repr of NAME as the selected Python frame sees it (frame 0 of the selected\n"
-           "thread unless py-up / py-down / py-frame selected another): a local, argument, cell or\n"
-           "free variable, else a global, else a builtin, as Python looks names up. Nothing runs in\n"
-           "the target; reprs are rebuilt from memory as py-locals does, with wider limits.\n",
+           "Print the repr of NAME as the selected Python frame sees it (the one py-up / py-down\n"
+           "/ py-frame take as selected: frame 0 when stopped in C code it called): a local,\n"
+           "argument, cell or free variable, else a global, else a builtin, as Python looks names\n"
+           "up. Nothing runs in the target; reprs are rebuilt from memory as py-locals does, with\n"
+           "wider limits.\n",
        .options = kPyPrintOptions,
        .operands = "NAME",
        .max_operands = 1,
@@ -171,9 +173,9 @@ std::vector<CommandSpec> MakeTable() {
        .summary = "Select an older Python frame (and the native frame running it).",
        .description =
            "Select the Python frame N (default 1) levels older than the selected one in the\n"
-           "selected thread, and the native eval-loop frame that runs it. py-list and py-locals\n"
-           "then show that frame. The selection is forgotten when the process resumes. It\n"
-           "starts from the debugger's selected frame: in C code that Python frame 0 called,\n"
+           "selected thread, and the native eval-loop frame that runs it. py-list, py-locals and\n"
+           "py-print then read that frame. The selection is forgotten when the process resumes.\n"
+           "It starts from the debugger's selected frame: in C code that Python frame 0 called,\n"
            "the first py-up selects frame 0.\n",
        .operands = "[N]",
        .max_operands = 1,

@@ -1,6 +1,8 @@
-// The selected Python frame of the selected thread (frame 0, the one py-up /
-// py-down / py-frame selected, or --frame N), for the commands that show one
-// frame: py-locals, py-list, py-print.
+// The selected Python frame of the selected thread, for the commands that show one
+// frame: py-locals, py-list, py-print. The one py-up / py-down / py-frame take as selected
+// (native.h, StartingPosition): the one they selected while the debugger still has its
+// eval-loop frame selected, else the newest whose eval loop is at or older than the
+// debugger's selected native frame (stopped in C code: frame 0); or --frame N.
 #pragma once
 
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 
 #include "core/commands/command_session.h"
 #include "core/commands/commands.h"
+#include "core/commands/native.h"
 #include "core/session/selected_thread.h"
 
 namespace pyunwind {
@@ -52,8 +55,20 @@ CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
                               *frame_option, python.size() - 1));
     }
     index = *frame_option;
-  } else {
+  } else if (!context.selected_native_frame) {
     index = std::min(context.selected_python_frame.value_or(0), python.size() - 1);
+  } else {
+    // Where py-up / py-down start, in the same frames they count, then among the Python ones.
+    const std::vector<Frame>& frames = selected->thread->frames;
+    const MergedStack merged =
+        MergeNativeFrames(frames, (*session)->NativeFrames(*context.selected_thread_id));
+    const size_t at = StartingPosition(merged.native_of_python, context.selected_python_frame,
+                                       context.selected_native_frame)
+                          .frame;
+    for (size_t i = 0; i < at && i < frames.size(); ++i) {
+      if (frames[i].kind == FrameKind::kPython) ++index;
+    }
+    index = std::min(index, python.size() - 1);
   }
   return body(Selection{python[index], index, &(*session)->objects(),
                         selected->interpreter->address});

@@ -14,6 +14,7 @@ void AddObjectFacts(Layout& l) {
   // PyTypeObject (Include/cpython/object.h).
   SetIfAbsent(l.type.tp_basicsize, 32 + d);
   SetIfAbsent(l.type.tp_base, 256 + d);
+  SetIfAbsent(l.type.tp_dict, 264 + d);
   SetIfAbsent(l.type.tp_dictoffset, 288 + d);
   // PySetObject { PyObject_HEAD; fill; used; mask; table; ... }.
   SetIfAbsent(l.set.mask, 32 + d);

@@ -87,6 +87,10 @@ struct Layout {
   struct Gil {  // struct _gil_runtime_state
     int32_t locked = kAbsent;
     int32_t last_holder = kAbsent;
+    // 2.7 and 3.6 keep their GIL in statics of ceval.c that only debug info names; the
+    // exported _PyThreadState_Current is the thread state holding it (NULL while none does:
+    // PyEval_SaveThread swaps it out before dropping the GIL).
+    bool held_by_current_tstate = false;
   } gil;
 
   struct ThreadState {
@@ -240,6 +244,7 @@ struct Layout {
     int32_t tp_flags = kAbsent;
     int32_t tp_basicsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
+    int32_t tp_dict = kAbsent;  // a heap type's dict (3.12+ static builtins keep theirs elsewhere)
     int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
   } type;
 

@@ -19,6 +19,7 @@ void AddFacts(Layout& l) {
   l.line_format = LineTableFormat::kLnotab27;
   l.code.bytes_per_unit = 1;
   l.runtime.interpreters_head = 0;  // interp_head itself
+  l.gil.held_by_current_tstate = true;
   // PyDescr_COMMON has no d_qualname before 3.3: PyWrapperDescrObject's d_base follows d_name.
   l.descriptor.d_base = 32;
 

@@ -14,6 +14,7 @@ void AddFacts(Layout& l) {
   AddFactsOf36To310(l);
   l.line_format = LineTableFormat::kLnotab;
   l.runtime.interpreters_head = 0;  // interp_head itself
+  l.gil.held_by_current_tstate = true;
 
   l.interp.size = 120;
   l.interp.modules = 16;

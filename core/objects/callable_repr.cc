@@ -2,10 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "core/objects/type_flags.h"
+
 namespace pyunwind {
 namespace {
 
 constexpr size_t kMaxNameLength = 256;
+
+// PyHeapTypeObject { ...; PyObject *ht_name, *ht_slots, *ht_qualname; struct
+// _dictkeysobject *ht_cached_keys; ... } (3.3 to 3.15): the qualname is the word before the
+// cached keys. kAbsent where the layout has no heap type (2.7).
+int32_t HeapTypeQualname(const Layout& l) {
+  return l.type.ht_cached_keys == kAbsent ? kAbsent : l.type.ht_cached_keys - 8;
+}
 
 
 // The C name of a slot: wrapperbase.name (its first member) of a wrapper_descriptor's d_base.
@@ -48,6 +57,63 @@ Result<std::string> MethodWrapperRepr(ObjectReader& objects, uint64_t wrapper) {
 }
 
 }  // namespace
+
+Result<std::string> TypeReprName(ObjectReader& objects, uint64_t type) {
+  const Layout& l = objects.layout();
+  RemoteMemory& memory = objects.memory();
+  PYU_ASSIGN_OR_RETURN(std::string tp_name, objects.TypeNameOfType(type));
+  auto flags = memory.ReadValue<uint64_t>(type + l.type.tp_flags);
+  if (!flags) return UnreadableMemory("cannot read a type's flags");
+  if (!(*flags & kHeapTypeFlag) || l.type.tp_dict == kAbsent) return tp_name;
+  auto dict = memory.ReadPointer(type + l.type.tp_dict);
+  if (!dict) return UnreadableMemory("cannot read a class's dict");
+  if (*dict == 0) return tp_name;
+  PYU_ASSIGN_OR_RETURN(uint64_t module, objects.LookupStringKey(*dict, "__module__"));
+  if (module == 0) return tp_name;
+  // PyUnicode_Check (2.7: PyString_Check) by the flags: a core without its executable has no
+  // tp_name of str.
+  PYU_ASSIGN_OR_RETURN(uint64_t module_flags, objects.TypeFlagsOf(module));
+  if (!(module_flags & (IsPython2(l) ? kBytesSubclassFlag : kUnicodeSubclassFlag))) return tp_name;
+  PYU_ASSIGN_OR_RETURN(std::string module_name, objects.ReadString(module, kMaxNameLength));
+  if (module_name == (IsPython2(l) ? "__builtin__" : "builtins")) return tp_name;
+  std::string name = tp_name;
+  if (const int32_t qualname = HeapTypeQualname(l); qualname != kAbsent) {
+    auto text = memory.ReadPointer(type + qualname);
+    if (!text || *text == 0) return UnreadableMemory("cannot read a class's qualified name");
+    PYU_ASSIGN_OR_RETURN(name, objects.ReadString(*text, kMaxNameLength));
+  }
+  return module_name + "." + name;
+}
+
+Result<std::string> GenericObjectRepr(ObjectReader& objects, uint64_t object) {
+  PYU_ASSIGN_OR_RETURN(uint64_t type, objects.TypeOf(object));
+  PYU_ASSIGN_OR_RETURN(std::string name, TypeReprName(objects, type));
+  return fmt::format("<{} object at {:#x}>", name, object);
+}
+
+Result<std::string> ClassRepr(ObjectReader& objects, uint64_t type) {
+  PYU_ASSIGN_OR_RETURN(std::string name, TypeReprName(objects, type));
+  if (IsPython2(objects.layout())) {
+    auto flags = objects.memory().ReadValue<uint64_t>(type + objects.layout().type.tp_flags);
+    if (!flags) return UnreadableMemory("cannot read a type's flags");
+    return fmt::format("<{} '{}'>", (*flags & kHeapTypeFlag) ? "class" : "type", name);
+  }
+  return fmt::format("<class '{}'>", name);
+}
+
+Result<std::optional<std::string>> CalleeRepr(ObjectReader& objects, uint64_t callee) {
+  if (callee == 0 || callee % 8 != 0) return MakeError("no callee");
+  PYU_ASSIGN_OR_RETURN(std::string type, objects.TypeName(callee));
+  if (type == "function" || type == "method") return std::optional<std::string>();
+  PYU_ASSIGN_OR_RETURN(std::optional<std::string> c_callable, CCallableRepr(objects, callee, type));
+  if (c_callable) return c_callable;
+  if (type == "type") {
+    PYU_ASSIGN_OR_RETURN(std::string repr, ClassRepr(objects, callee));
+    return std::optional<std::string>(std::move(repr));
+  }
+  PYU_ASSIGN_OR_RETURN(std::string repr, GenericObjectRepr(objects, callee));
+  return std::optional<std::string>(std::move(repr));
+}
 
 Result<std::pair<std::string, std::string>> DescriptorNames(ObjectReader& objects,
                                                             uint64_t descriptor) {

@@ -201,7 +201,25 @@ Status ValueFormatter::Append(uint64_t address, int depth, std::string& out) {
       }
     }
   }
-  out += fmt::format("<{} object at {:#x}>", type.name, address);
+  if (type.name == "type") {  // a class: type.__repr__
+    if (auto repr = ClassRepr(objects_, address); repr.ok()) {
+      out += *repr;
+      return Ok{};
+    }
+  }
+  // object.__repr__: a static type's tp_name (or the builtins' name for it) carries its
+  // module; a heap type's name is its __module__ and qualified name (TypeReprName).
+  if (!(type.flags & kHeapTypeFlag)) {
+    out += fmt::format("<{} object at {:#x}>", type.name, address);
+    return Ok{};
+  }
+  PYU_ASSIGN_OR_RETURN(uint64_t type_address, objects_.TypeOf(address));
+  auto known = repr_names_.find(type_address);
+  if (known == repr_names_.end()) {
+    PYU_ASSIGN_OR_RETURN(std::string name, TypeReprName(objects_, type_address));
+    known = repr_names_.emplace(type_address, std::move(name)).first;
+  }
+  out += fmt::format("<{} object at {:#x}>", known->second, address);
   return Ok{};
 }
 

@@ -4,7 +4,8 @@
 // type_kinds.cc). Nothing here calls into the target: the repr is rebuilt
 // from the object's memory for None, bool, int (any size), float, str (every
 // kind), bytes, tuple, list, dict, set and frozenset, and is
-// "<TypeName object at 0x...>" for everything else. Nesting, item counts and
+// Python's own for C-level callables, bound methods and classes, and object.__repr__'s
+// "<module.QualName object at 0x...>" for everything else (callable_repr.h). Nesting, item counts and
 // length are cut at the bounds of core/base/limits.h.
 #pragma once
 
@@ -111,6 +112,7 @@ class ValueFormatter {
   ReprLimits limits_;
   RemoteCollections collections_;
   std::unordered_map<uint64_t, TypeInfo> types_;
+  std::unordered_map<uint64_t, std::string> repr_names_;  // heap types' TypeReprName
   uint64_t none_ = 0;
   uint64_t builtins_interp_ = 0;  // the interpreter whose builtins are still to be read
   std::unordered_set<uint64_t> active_;  // containers being printed (cycles show as "...")

@@ -12,13 +12,7 @@
 namespace pyunwind {
 namespace {
 
-constexpr size_t kMaxNameLength = 256;
 constexpr size_t kMaxExceptionTableBytes = 1 << 20;
-
-Result<std::string> DescriptorName(ObjectReader& objects, uint64_t descriptor) {
-  PYU_ASSIGN_OR_RETURN(auto names, DescriptorNames(objects, descriptor));
-  return fmt::format("'{}' of '{}' objects", names.first, names.second);
-}
 
 // The slot `from_top` below the top of a value stack `depth` deep.
 Result<uint64_t> StackSlot(ObjectReader& objects, uint64_t stack_base, int64_t depth, int64_t from_top) {
@@ -122,42 +116,10 @@ Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& c
                        objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
   PYU_ASSIGN_OR_RETURN(uint64_t callee, CalleeOf(objects, calls, code, bytecode, exception_table,
                                                  frame_address, index));
-  return DescribeCallee(objects, callee);
+  return CalleeRepr(objects, callee);
 }
 
 }  // namespace
-
-Result<std::optional<std::string>> DescribeCallee(ObjectReader& objects, uint64_t callee) {
-  if (callee == 0 || callee % 8 != 0) return MakeError("no callee");
-  PYU_ASSIGN_OR_RETURN(std::string type, objects.TypeName(callee));
-  if (type == "function" || type == "method") return std::optional<std::string>();
-  if (type == "builtin_function_or_method") {
-    const Layout::CFunction& c = objects.layout().cfunction;
-    auto method_def = objects.memory().ReadPointer(callee + c.m_ml);
-    auto self = objects.memory().ReadPointer(callee + c.m_self);
-    if (!method_def || !self || *method_def == 0) {
-      return UnreadableMemory("cannot read a C function");
-    }
-    auto name_address = objects.memory().ReadPointer(*method_def);
-    if (!name_address || *name_address == 0) {
-      return UnreadableMemory("cannot read a C function's name");
-    }
-    PYU_ASSIGN_OR_RETURN(std::string name, objects.ReadCString(*name_address, kMaxNameLength));
-    if (*self == 0) return std::optional<std::string>(fmt::format("<built-in function {}>", name));
-    PYU_ASSIGN_OR_RETURN(std::string self_type, objects.TypeName(*self));
-    return std::optional<std::string>(
-        fmt::format("<built-in method {} of {} object>", name, self_type));
-  }
-  if (type == "method_descriptor" || type == "classmethod_descriptor") {
-    PYU_ASSIGN_OR_RETURN(std::string name, DescriptorName(objects, callee));
-    return std::optional<std::string>("<method " + name + ">");
-  }
-  if (type == "wrapper_descriptor") {
-    PYU_ASSIGN_OR_RETURN(std::string name, DescriptorName(objects, callee));
-    return std::optional<std::string>("<slot wrapper " + name + ">");
-  }
-  return std::optional<std::string>("<" + type + " object>");
-}
 
 void AddCalls(ObjectReader& objects, CodeCache& codes, size_t first_frame, Thread& thread) {
   for (size_t i = first_frame; i < thread.frames.size(); ++i) {

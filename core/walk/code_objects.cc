@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -20,11 +21,19 @@ T FieldAt(const std::vector<uint8_t>& raw, int32_t offset) {
 
 }  // namespace
 
+const std::shared_ptr<const LineTable>& NoLineTable() {
+  static const std::shared_ptr<const LineTable> none = std::make_shared<const LineTable>();
+  return none;
+}
+
 Result<const CodeInfo*> CodeCache::Get(uint64_t address) {
   auto found = cache_.find(address);
   if (found != cache_.end()) return static_cast<const CodeInfo*>(found->second.get());
   PYU_ASSIGN_OR_RETURN(CodeInfo info, Read(address));
-  if (cache_.size() >= kMaxCodeObjectsCached) cache_.clear();
+  if (cache_.size() >= kMaxCodeObjectsCached) {
+    cache_.clear();
+    tables_.clear();
+  }
   auto& slot = cache_[address];
   slot = std::make_unique<CodeInfo>(std::move(info));
   return static_cast<const CodeInfo*>(slot.get());
@@ -117,16 +126,33 @@ Result<CodeInfo> CodeCache::Read(uint64_t address) {
   const uint64_t table_address = FieldAt<uint64_t>(raw, c.linetable);
   auto table_size = objects_.memory().ReadValue<int64_t>(table_address + objects_.layout().bytes.ob_size);
   if (table_size && *table_size > static_cast<int64_t>(kMaxLocationTableBytes)) return info;
+  if (table_size) {
+    auto kept = tables_.find({table_address, static_cast<uint64_t>(*table_size)});
+    if (kept != tables_.end()) {
+      info.lines = kept->second;  // decoded for another code object: nothing read or decoded
+      return info;
+    }
+  }
   PYU_ASSIGN_OR_RETURN(std::string table, objects_.ReadBytes(table_address, kMaxLocationTableBytes));
   if (budget.Exhausted()) return budget.StopError();
+  LineTable decoded;
   switch (objects_.layout().line_format) {
-    case LineTableFormat::kLocations: info.lines = DecodeLocationTable(table, info.first_line); break;
-    case LineTableFormat::kLineTable: info.lines = DecodeLineTable310(table, info.first_line); break;
-    case LineTableFormat::kLnotab: info.lines = DecodeLnotab(table, info.first_line); break;
-    case LineTableFormat::kLnotab27: info.lines = DecodeLnotab27(table, info.first_line); break;
+    case LineTableFormat::kLocations: decoded = DecodeLocationTableOnce(table); break;
+    case LineTableFormat::kLineTable: decoded = DecodeLineTable310Once(table); break;
+    case LineTableFormat::kLnotab: decoded = DecodeLnotabOnce(table); break;
+    case LineTableFormat::kLnotab27: decoded = DecodeLnotab27Once(table); break;
   }
-  // Counted after the fact: one decode is bounded by the table's size (1 MiB).
-  if (!budget.Spend(Work::kLineTableEntries, info.lines.size())) return budget.StopError();
+  // Counted after the fact: one decode is bounded by the table's size (1 MiB). The older tables
+  // count every (bytes, line) pair read, also those that make no range (a table of pairs of no
+  // bytes decodes into nothing, at the same cost).
+  const uint64_t entries = decoded.kind == LineTable::Kind::kLegacy
+                               ? std::max<uint64_t>(decoded.ranges.size(), table.size() / 2)
+                               : decoded.ranges.size();
+  if (!budget.Spend(Work::kLineTableEntries, entries)) return budget.StopError();
+  if (tables_.size() >= kMaxCodeObjectsCached) tables_.clear();
+  auto& slot = tables_[{table_address, table.size()}];
+  slot = std::make_shared<const LineTable>(std::move(decoded));
+  info.lines = slot;
   return info;
 }
 

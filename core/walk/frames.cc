@@ -85,7 +85,7 @@ Result<FramePosition> ReadFramePosition(ObjectReader& objects, CodeCache& codes,
   out.code_address = code_address;
   out.code = point.code;
   out.instruction_index = point.instruction_index;
-  out.line = LineForInstruction(point.code->lines, point.code->first_line, point.instruction_index);
+  out.line = LineForInstruction(*point.code->lines, point.code->first_line, point.instruction_index);
   return out;
 }
 
@@ -221,7 +221,7 @@ void WalkFrames(ObjectReader& objects, CodeCache& codes, uint64_t frame_address,
       }
       out.code_names = info.names.get();
       const SourcePosition source =
-          PositionForInstruction(info.lines, info.first_line, point->instruction_index);
+          PositionForInstruction(*info.lines, info.first_line, point->instruction_index);
       out.line = source.line;
       out.end_line = source.end_line;
       out.column = source.column;

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace pyunwind {
 namespace {
@@ -9,59 +10,77 @@ namespace {
 // Ranges are kept in code units, as the 3.11+ table's: 2 bytes since 3.6's wordcode, 1 in 2.7.
 constexpr int kBytesPerCodeUnit = 2;
 
-void AddRange(std::vector<LineRange>& ranges, int64_t start_byte, int64_t end_byte, int64_t line,
-              int bytes_per_unit = kBytesPerCodeUnit) {
-  LineRange range;
+// Lines are kept relative to the first line (LineTable): one decoding serves every code object
+// that shares the table.
+void AddRange(std::vector<RelativeRange>& ranges, int64_t start_byte, int64_t end_byte,
+              std::optional<int64_t> line, int bytes_per_unit = kBytesPerCodeUnit) {
+  RelativeRange range;
   range.start = static_cast<int32_t>(start_byte / bytes_per_unit);
   range.end = static_cast<int32_t>(end_byte / bytes_per_unit);
   if (range.end <= range.start) return;
-  range.line = line < 0 || line > std::numeric_limits<int32_t>::max() ? -1 : static_cast<int32_t>(line);
+  range.has_line = line.has_value();
+  range.line = line.value_or(0);
   ranges.push_back(range);
 }
 
-}  // namespace
+LineTable Legacy() {
+  LineTable table;
+  table.kind = LineTable::Kind::kLegacy;
+  return table;
+}
 
 // Both co_lnotabs: pairs of (bytes, line delta); a pair's line holds from the
 // address the bytes reach on.
-std::vector<LineRange> DecodeLnotabOf(std::string_view table, int first_line, bool signed_deltas,
-                                      int bytes_per_unit) {
-  std::vector<LineRange> ranges;
+LineTable DecodeLnotabOf(std::string_view table, bool signed_deltas, int bytes_per_unit) {
+  LineTable out = Legacy();
   int64_t start = 0;
   int64_t address = 0;
-  int64_t line = first_line;
+  int64_t line = 0;
   for (size_t i = 0; i + 1 < table.size(); i += 2) {
     address += static_cast<uint8_t>(table[i]);
     if (address > start) {
-      AddRange(ranges, start, address, line, bytes_per_unit);
+      AddRange(out.ranges, start, address, line, bytes_per_unit);
       start = address;
     }
     line += signed_deltas ? int64_t{static_cast<int8_t>(table[i + 1])}
                           : int64_t{static_cast<uint8_t>(table[i + 1])};
   }
-  AddRange(ranges, start, std::numeric_limits<int32_t>::max(), line, bytes_per_unit);
-  return ranges;
+  AddRange(out.ranges, start, std::numeric_limits<int32_t>::max(), line, bytes_per_unit);
+  return out;
 }
 
-std::vector<LineRange> DecodeLnotab(std::string_view table, int first_line) {
-  return DecodeLnotabOf(table, first_line, true, kBytesPerCodeUnit);
+}  // namespace
+
+LineTable DecodeLnotabOnce(std::string_view table) {
+  return DecodeLnotabOf(table, true, kBytesPerCodeUnit);
 }
 
-std::vector<LineRange> DecodeLnotab27(std::string_view table, int first_line) {
-  return DecodeLnotabOf(table, first_line, false, 1);
-}
+LineTable DecodeLnotab27Once(std::string_view table) { return DecodeLnotabOf(table, false, 1); }
 
-std::vector<LineRange> DecodeLineTable310(std::string_view table, int first_line) {
-  std::vector<LineRange> ranges;
+LineTable DecodeLineTable310Once(std::string_view table) {
+  LineTable out = Legacy();
   int64_t end = 0;
-  int64_t line = first_line;
+  int64_t line = 0;
   for (size_t i = 0; i + 1 < table.size(); i += 2) {
     const int64_t start = end;
     end += static_cast<uint8_t>(table[i]);
     const int8_t delta = static_cast<int8_t>(table[i + 1]);
     if (delta != -128) line += delta;
-    AddRange(ranges, start, end, delta == -128 ? -1 : line);
+    AddRange(out.ranges, start, end, delta == -128 ? std::nullopt : std::optional<int64_t>(line));
   }
-  return ranges;
+  return out;
+}
+
+std::vector<LineRange> DecodeLnotab(std::string_view table, int first_line) {
+  return DecodeLnotabOnce(table).Resolved(first_line);
+}
+
+std::vector<LineRange> DecodeLnotab27(std::string_view table, int first_line) {
+  return DecodeLnotab27Once(table).Resolved(first_line);
+}
+
+std::vector<LineRange> DecodeLineTable310(std::string_view table, int first_line) {
+  return DecodeLineTable310Once(table).Resolved(first_line);
 }
 
 }  // namespace pyunwind

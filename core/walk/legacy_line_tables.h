@@ -25,4 +25,10 @@ std::vector<LineRange> DecodeLnotab27(std::string_view table, int first_line);
 // marks a range without a line (PyLineTable_NextAddressRange).
 std::vector<LineRange> DecodeLineTable310(std::string_view table, int first_line);
 
+// Each of them decoded once, without the first line (location_table.h, LineTable): what
+// CodeCache keeps for every code object that shares the table.
+LineTable DecodeLnotabOnce(std::string_view table);
+LineTable DecodeLnotab27Once(std::string_view table);
+LineTable DecodeLineTable310Once(std::string_view table);
+
 }  // namespace pyunwind

@@ -34,7 +34,35 @@ struct SourcePosition {
   auto operator<=>(const SourcePosition&) const = default;
 };
 
-// Decodes a whole table once; malformed input ends the decoding early.
+// One run of a table decoded without its code object's first line (co_firstlineno): `line`
+// counts from it. Code objects that share one table share one decoding of it, whatever their
+// first lines (CodeCache): a target cannot make one table decoded again per code object.
+struct RelativeRange {
+  int32_t start = 0;
+  int32_t end = 0;
+  int64_t line = 0;              // from the first line; nothing without has_line
+  uint32_t end_line_delta = 0;   // end line minus line
+  int32_t column = -1;
+  int32_t end_column = -1;
+  bool has_line = false;         // false: a "no location" entry (3.10: a -128 delta)
+};
+
+// A whole table, decoded once: LineRanges once a first line is given (Resolve).
+struct LineTable {
+  // Each format's own rules for lines outside int's range (DecodeLocationTable keeps a
+  // negative line, the older tables make it none): the same ranges as the decoders below.
+  enum class Kind : uint8_t { kLocations, kLegacy };
+  Kind kind = Kind::kLocations;
+  std::vector<RelativeRange> ranges;
+
+  LineRange Resolve(const RelativeRange& range, int first_line) const;
+  // Every range, resolved.
+  std::vector<LineRange> Resolved(int first_line) const;
+};
+
+// Decodes a whole table once, without the first line; malformed input ends the decoding early.
+LineTable DecodeLocationTableOnce(std::string_view table);
+// The same, resolved against `first_line`.
 std::vector<LineRange> DecodeLocationTable(std::string_view table, int first_line);
 
 // The line of the instruction at `instruction_index` (code units from the
@@ -45,6 +73,12 @@ std::optional<int> LineForInstruction(const std::vector<LineRange>& ranges, int 
 // The whole position of that instruction; before the first instruction only
 // the first line, as LineForInstruction.
 SourcePosition PositionForInstruction(const std::vector<LineRange>& ranges, int first_line,
+                                      int64_t instruction_index);
+
+// The same on a table decoded once: only the range found is resolved.
+std::optional<int> LineForInstruction(const LineTable& table, int first_line,
+                                      int64_t instruction_index);
+SourcePosition PositionForInstruction(const LineTable& table, int first_line,
                                       int64_t instruction_index);
 
 }  // namespace pyunwind

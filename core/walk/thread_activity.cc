@@ -51,27 +51,39 @@ bool HasSymbol(std::string_view function) {
   return !function.empty() && function.rfind("___lldb_unnamed_symbol", 0) != 0;
 }
 
-// (name, owner) of a C callable as `calling` names it: "<built-in function
-// NAME>" and "<built-in method NAME of module object>" give owner "module";
-// "<built-in method NAME of TYPE object>" and "<method 'NAME' of 'TYPE'
-// objects>" give TYPE. Empty for other callables.
-std::pair<std::string_view, std::string_view> CalleeOf(std::string_view calling) {
-  auto cut = [&](std::string_view prefix, std::string_view middle, std::string_view suffix)
-      -> std::pair<std::string_view, std::string_view> {
-    if (calling.rfind(prefix, 0) != 0 || calling.size() < prefix.size() + suffix.size() ||
-        calling.substr(calling.size() - suffix.size()) != suffix) {
-      return {};
+// (name, owner) of a C callable as `calling` names it (repr(), core/objects/callable_repr.h):
+// "<built-in function NAME>" (a module's, or none's) gives owner "module";
+// "<built-in method NAME of TYPE object at 0x...>" and "<method 'NAME' of 'TYPE' objects>"
+// give TYPE. Empty for other callables.
+using NameAndOwner = std::pair<std::string_view, std::string_view>;
+
+// `text` is PREFIX + NAME + MIDDLE + OWNER + SUFFIX: (NAME, OWNER); no MIDDLE: (NAME, "module").
+NameAndOwner Cut(std::string_view text, std::string_view prefix, std::string_view middle,
+                 std::string_view suffix) {
+  if (text.rfind(prefix, 0) != 0 || text.size() < prefix.size() + suffix.size() ||
+      text.substr(text.size() - suffix.size()) != suffix) {
+    return {};
+  }
+  const std::string_view inner = text.substr(prefix.size(), text.size() - prefix.size() - suffix.size());
+  if (middle.empty()) return {inner, "module"};
+  const size_t at = inner.find(middle);
+  if (at == std::string_view::npos) return {};
+  return {inner.substr(0, at), inner.substr(at + middle.size())};
+}
+
+NameAndOwner CalleeOf(std::string_view calling) {
+  if (auto c = Cut(calling, "<built-in function ", "", ">"); !c.first.empty()) return c;
+  // "<built-in method NAME of TYPE" before " object at 0x<hex digits>>".
+  constexpr std::string_view kBoundTo = " object at 0x";
+  const size_t at = calling.rfind(kBoundTo);
+  if (at != std::string_view::npos && calling.size() > at + kBoundTo.size() + 1 &&
+      calling.back() == '>' &&
+      calling.find_first_not_of("0123456789abcdef", at + kBoundTo.size()) == calling.size() - 1) {
+    if (auto c = Cut(calling.substr(0, at), "<built-in method ", " of ", ""); !c.first.empty()) {
+      return c;
     }
-    const std::string_view inner =
-        calling.substr(prefix.size(), calling.size() - prefix.size() - suffix.size());
-    if (middle.empty()) return {inner, "module"};
-    const size_t at = inner.find(middle);
-    if (at == std::string_view::npos) return {};
-    return {inner.substr(0, at), inner.substr(at + middle.size())};
-  };
-  if (auto c = cut("<built-in function ", "", ">"); !c.first.empty()) return c;
-  if (auto c = cut("<built-in method ", " of ", " object>"); !c.first.empty()) return c;
-  return cut("<method '", "' of '", "' objects>");
+  }
+  return Cut(calling, "<method '", "' of '", "' objects>");
 }
 
 // C callables of the stdlib that block until something happens: a thread
@@ -210,8 +222,7 @@ void MarkCollectingThreads(Interpreter& interp,
       unnamed.push_back(i);
       const std::vector<Frame>& frames = interp.threads[i].frames;
       if (std::any_of(frames.begin(), frames.end(), [](const Frame& f) {
-            return f.calling && CalleeOf(*f.calling) == std::pair<std::string_view, std::string_view>(
-                                                              "collect", "module");
+            return f.calling && CalleeOf(*f.calling) == NameAndOwner("collect", "module");
           })) {
         calling_collect.push_back(i);
       }

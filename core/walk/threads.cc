@@ -24,6 +24,16 @@ struct GilState {
 
 GilState ReadGil(RemoteMemory& memory, const Layout& l, uint64_t runtime, uint64_t interp) {
   GilState gil;
+  if (l.gil.held_by_current_tstate) {
+    // Without the symbol (a core alone in GDB) the holder stays unknown, never guessed.
+    auto current = memory.target().FindSymbol("_PyThreadState_Current");
+    auto holder = current ? memory.ReadPointer(*current) : std::nullopt;
+    if (!holder || !Aligned(*holder)) return gil;
+    gil.known = true;
+    gil.locked = *holder != 0;
+    gil.holder = *holder;
+    return gil;
+  }
   if (l.free_threaded || l.gil.locked == kAbsent || l.gil.last_holder == kAbsent) return gil;
   uint64_t gil_address = 0;
   if (l.runtime.gil != kAbsent) {

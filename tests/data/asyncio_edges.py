@@ -5,17 +5,20 @@ usage: python asyncio_edges.py TRUTH_JSON
 Two threads, each running its own event loop:
   loop-a  tasks a-sleeper (in asyncio.sleep), a-waiter (in Event.wait), a-done (finished,
           kept referenced in DONE so it stays in the task registry's weak set), and its
-          main task a-main, which blocks the loop synchronously (the running task).
+          main task a-main, which blocks the loop in a plain function, park (the running
+          task: park's frame, above the task's coroutine, is the task's too).
           a-outer awaits gather(gather(a-g1, a-g2), gather(a-g3, a-g4)) (nested
           gathers: a-g1..a-g4 are awaited by a-outer), and a-deep is parked at the bottom
           of a chain of 1,501 `down` coroutines (deeper than py-tasks keeps: both ends
           kept, the gap marked); a-chain-0 awaits a-chain-1 ... awaits a-chain-39 (40
-          tasks: deeper than py-tasks --tree draws).
+          tasks: deeper than py-tasks --tree draws); a-agen runs `async for` over an async
+          generator that is itself awaiting (agen_nested -> Event.wait): the generator's frame
+          is a link of a-agen's chain.
   loop-b  the same shape (b-sleeper, b-waiter, b-done, b-main), and on 3.12+ the loop's
           task factory is asyncio.eager_task_factory: b-eager starts eagerly, then
           suspends in Event.wait after its eager start (a pending eager task). b-main
-          blocks its loop inside c2 -> c3 -> c4 -> c5 -> a synchronous wait: the running
-          task has entered coroutines that await nothing yet.
+          blocks its loop inside c2 -> c3 -> c4 -> c5 -> park: the running task has entered
+          coroutines that await nothing yet, and park runs above them.
 A third thread, not-a-loop, calls a plain function named run_forever, which calls one
 named _run_once, each with loop-a's loop as its first argument, and parks there: a
 reader that took loops from frames by those names would put loop-a's tasks on it.
@@ -25,7 +28,8 @@ or null, for each of the four threads, as each thread reads it}, "not_a_loop_nat
 "tasks": [{"name", "thread_native_id", "loop", "state", "innermost", "stack", "awaited_by",
 "eager", "running", "listed"}]} (loop: id() of the task's loop, as hex); state is "pending" or "finished" (pyunwind's words), stack the
 qualnames of the task's coroutine chain innermost first (for a running
-task the coroutine frames on its thread's stack, from sys._getframe(); else following
+task every frame on its thread's stack above and in its coroutine, from sys._getframe(), as
+CPython's get_async_stack_trace gives them; else following
 cr_await from task.get_coro()), innermost its
 first entry (null for a finished task: it has no frame), awaited_by the names of the
 tasks that await it (by construction, and on 3.14+ also every task the task's own
@@ -47,6 +51,10 @@ EAGER = sys.version_info >= (3, 12)
 DONE = []  # finished tasks, kept alive
 REPORTS = queue.Queue()
 PARK = threading.Event()  # never set
+# Held for good: park blocks on it in C, so that no Python frame of the library runs above
+# park's, and the frames of a running task are the ones the scenario records.
+BLOCKED = threading.Lock()
+BLOCKED.acquire()
 LOOPS = {}  # prefix -> the loop of that thread
 RUNNING_LOOPS = {}  # native thread id -> id(asyncio._get_running_loop()) there, or None
 
@@ -120,27 +128,59 @@ async def c2(park):
     await c3(park)
 
 
+AGENS = {}  # task name -> the async generator its `async for` runs
+
+
+async def agen_nested(event):
+    await event.wait()
+
+
+async def agen(event):
+    for n in range(2):
+        yield n
+        if n == 1:
+            await agen_nested(event)  # the generator awaits: the task's async for waits on it
+
+
+async def agen_loop(name, event):
+    AGENS[name] = generator = agen(event)
+    async for _ in generator:
+        pass
+
+
+def awaited_link(task, awaitable):
+    """(qualname, what it awaits) of a link of `task`'s chain, or None: a coroutine, or the
+    asend object of `async for`, whose generator (known here by construction: no attribute
+    names it) is the link."""
+    if asyncio.iscoroutine(awaitable) and hasattr(awaitable, "cr_code"):
+        return awaitable.cr_code.co_qualname, awaitable.cr_await
+    if type(awaitable).__name__ == "async_generator_asend" and task.get_name() in AGENS:
+        generator = AGENS[task.get_name()]
+        return generator.ag_code.co_qualname, generator.ag_await
+    return None
+
+
 def innermost(task):
     if task.done():
         return None
-    coro = task.get_coro()
+    name, nxt = awaited_link(task, task.get_coro())
     while True:
-        nxt = getattr(coro, "cr_await", None)
-        if not asyncio.iscoroutine(nxt) or not hasattr(nxt, "cr_code"):
-            return coro.cr_code.co_qualname
-        coro = nxt
+        step = awaited_link(task, nxt)
+        if step is None:
+            return name
+        name, nxt = step
 
 
 def stack(task):
-    """The task's coroutine chain, innermost first: its coroutine, then each cr_await that is
-    a coroutine (task.get_stack() gives the outermost frame only)."""
+    """The task's coroutine chain, innermost first: its coroutine, then each link it awaits
+    (awaited_link; task.get_stack() gives the outermost frame only)."""
     if task.done():
         return []
     out = []
-    coro = task.get_coro()
-    while asyncio.iscoroutine(coro) and hasattr(coro, "cr_code"):
-        out.append(coro.cr_code.co_qualname)
-        coro = coro.cr_await
+    step = awaited_link(task, task.get_coro())
+    while step is not None:
+        out.append(step[0])
+        step = awaited_link(task, step[1])
     out.reverse()
     return out
 
@@ -176,6 +216,7 @@ async def loop_main(prefix, eager):
         for t in gathered:
             awaited_by[t.get_name()] = ["a-outer"]
         tasks.append(loop.create_task(link(0, event), name="a-chain-0"))
+        tasks.append(loop.create_task(agen_loop("a-agen", event), name="a-agen"))
         for i in range(1, CHAIN):
             awaited_by["a-chain-%d" % i] = ["a-chain-%d" % (i - 1)]
     done = loop.create_task(finisher(), name=prefix + "-done")
@@ -201,7 +242,7 @@ async def loop_main(prefix, eager):
     def park(my_stack):
         rows = []
         for t in [me] + tasks + [done]:
-            s = my_stack if t is me else stack(t)
+            s = [sys._getframe().f_code.co_qualname] + my_stack if t is me else stack(t)
             rows.append({
                 "name": t.get_name(),
                 "thread_native_id": tid,
@@ -216,7 +257,7 @@ async def loop_main(prefix, eager):
             })
             assert t is me or (s[0] if s else None) == innermost(t)
         REPORTS.put(rows)
-        PARK.wait()  # blocks this loop inside the a-main / b-main task step
+        BLOCKED.acquire()  # blocks this loop inside the a-main / b-main task step
 
     if prefix == "b":
         await c2(park)  # the running task inside c2 -> c3 -> c4 -> c5

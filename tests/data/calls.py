@@ -1,6 +1,5 @@
 """Threads parked inside calls into C, for `calling`: what each Python frame's
-current call instruction calls where that is not Python code, named as GDB's libpython
-py-bt names it.
+current call instruction calls where that is not Python code, as repr() gives it.
 
 usage: python calls.py TRUTH_JSON
 
@@ -22,12 +21,12 @@ Threads (role: the call it is parked in):
 
 The truth ({"scenario", "pid", "python", "threads": [{"native_id", "role", "calling"}]})
 lists, innermost first, one entry per Python frame of the thread (sys._current_frames()):
-the callee's name built from the object itself (method descriptors: their repr; C functions:
-"<built-in function NAME>" without a self, else "<built-in method NAME of TYPE object>" with
-TYPE the self's tp_name) on the innermost frame and on the frame that called sorted or
-dict.fromkeys, on 3.14+'s Thread._bootstrap_inner (it calls the thread's
-Context.run), null on every other frame; a callable that is
-neither a C function nor a method descriptor is "<TYPE object>".
+repr() of the callee as the process gives it ("<built-in function sleep>", "<built-in method
+acquire of _thread.lock object at 0x...>", "<method 'acquire' of '_thread.lock' objects>") on
+the innermost frame and on the frame that called sorted or dict.fromkeys, on 3.14+'s
+Thread._bootstrap_inner (it calls the thread's Context.run), null on every other frame; a
+callable whose own repr runs Python-level code (functools.partial) is given as
+object.__repr__ gives it, "<functools.partial object at 0x...>".
 """
 import _queue
 import functools
@@ -57,17 +56,9 @@ class Context:
         return False
 
 
-def tp_name(cls):
-    """What the C type's tp_name says: module.name for extension types, name for builtins."""
-    return cls.__qualname__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
-
-
 def c_function(function):
-    """libpython's name of a builtin_function_or_method."""
-    owner = function.__self__
-    if owner is None:
-        return f"<built-in function {function.__name__}>"
-    return f"<built-in method {function.__name__} of {tp_name(type(owner))} object>"
+    """repr() of a builtin_function_or_method."""
+    return repr(function)
 
 
 def register(role, *callees):
@@ -145,7 +136,7 @@ def fromkeys_wait():
 
 def partial_wait():
     call = functools.partial(time.sleep, 3600)
-    register("partial", f"<{tp_name(type(call))} object>")
+    register("partial", object.__repr__(call))
     call()
 
 

@@ -48,6 +48,7 @@
 #include "tests/e2e/harness.h"
 #include "tests/e2e/scenario_sources.h"
 #include "tests/e2e/tasks_truth.h"
+#include "tests/tasks_facts.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -71,7 +72,7 @@ std::string ExpectedRunning(const json& truth, const json& got) {
                     " [" + got_by_name[name].value("id", "?") + "]:\n";
   std::set<std::string> seen;
   while (seen.insert(name).second) {
-    for (const json& f : truth_by_name[name].at("coroutine_stack")) {
+    for (const json& f : pyunwind::testing::TaskStackOfTruth(truth, truth_by_name[name])) {
       out += "  " + f.at("qualname").get<std::string>() + " " + f.at("filename").get<std::string>() +
              ":" + std::to_string(f.at("line").get<int>()) + "\n";
     }

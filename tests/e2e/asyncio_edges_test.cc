@@ -10,7 +10,9 @@
 //     that blocks each loop; no task that the truth does not have.
 //   * The same scenario: py-tasks --json --all also gives each task its whole
 //     coroutine chain (qualnames innermost first, as the process reports from inside):
-//     b-main, running inside c2 -> c3 -> c4 -> c5, shows all five down to c5; a-deep, parked
+//     b-main, running inside c2 -> c3 -> c4 -> c5 -> park (a plain function), shows park and
+//     all five; a-agen, in `async for` over a generator awaiting agen_nested -> Event.wait,
+//     shows the generator's frame between them (issue 42); a-deep, parked
 //     under 1,501 `down` coroutines, keeps the innermost and outermost 512 and marks the gap
 //     (coroutines_not_shown); a-g1..a-g4, under gather(gather(a-g1, a-g2), gather(a-g3,
 //     a-g4)), are awaited by a-outer ("gather") on every version (3.14+: also by a-main,
@@ -18,7 +20,7 @@
 //     finished a-done/b-done are left out (as asyncio.all_tasks() leaves them out), counted
 //     in one line, and listed by --state done, marked finished (3.14+ unlinks a finished
 //     task from every list: none is found or counted); --running prints b-main's
-//     chain from c5.
+//     chain from park, then c5.
 //   * The same scenario, plus a thread not-a-loop parked in functions named run_forever
 //     and _run_once holding loop-a's loop): live and from a gcore core, every task's "loop"
 //     and thread are those the process recorded (asyncio._get_running_loop() per thread).
@@ -300,7 +302,11 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   EXPECT_NE(d.out.find("is running task b-main [0x"), std::string::npos) << d.Describe();
   const size_t chain = d.out.find("is running task b-main [0x");
   const size_t first = d.out.find('\n', chain) + 1;
-  EXPECT_EQ(d.out.compare(first, 5, "  c5 "), 0) << d.out.substr(chain, 400);
+  // Innermost first: park, the plain function blocking the loop, runs for the task too.
+  const std::string park = "  loop_main.<locals>.park ";
+  EXPECT_EQ(d.out.compare(first, park.size(), park), 0) << d.out.substr(chain, 400);
+  const size_t second = d.out.find('\n', first) + 1;
+  EXPECT_EQ(d.out.compare(second, 5, "  c5 "), 0) << d.out.substr(chain, 400);
   // a-deep's table rows, in `py-tasks` and `py-tasks --name a-deep`: the gap after the
   // innermost 512 coroutines.
   EXPECT_EQ(LinesContaining(d.out, "... 478 coroutines not shown ...").size(), 2u) << d.Describe();

@@ -10,8 +10,11 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
+#include <iostream>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -55,13 +58,66 @@ std::unique_ptr<Process> StartBusyPython(std::string* error) {
   return process;
 }
 
+constexpr const char* kCrashTexts[] = {"terminate called", "Segmentation fault", "AddressSanitizer",
+                                       "runtime error:", "PLEASE submit a bug report",
+                                       "Fatal Python error"};
+
+// Where the first crash text is in `text` (npos: none).
+size_t FirstCrashText(const std::string& text) {
+  size_t first = std::string::npos;
+  for (const char* bad : kCrashTexts) first = std::min(first, text.find(bad));
+  return first;
+}
+
 void ExpectNoCrashText(const RunResult& r) {
   const std::string all = r.out + r.err;
-  for (const char* bad : {"terminate called", "Segmentation fault", "AddressSanitizer",
-                          "runtime error:", "PLEASE submit a bug report", "Fatal Python error"}) {
+  for (const char* bad : kCrashTexts) {
     EXPECT_EQ(all.find(bad), std::string::npos) << bad << "\n" << r.Describe();
   }
 }
+
+// When the test fails, the whole output of every debugger run it made (Describe keeps 4,000
+// bytes of each stream: a sanitizer report after 150 tracebacks was cut off): each run's
+// streams go to a file of the test's undeclared outputs (bazel-testlogs/<target>/test.outputs/),
+// and the log gets the part from the first crash text on (a sanitizer report whole, up to
+// 64 KiB) and the last 4,000 bytes.
+class FullOutputOnFailure {
+ public:
+  explicit FullOutputOnFailure(std::string name) : name_(std::move(name)) {}
+  FullOutputOnFailure(const FullOutputOnFailure&) = delete;
+  FullOutputOnFailure& operator=(const FullOutputOnFailure&) = delete;
+  void Add(const RunResult& r) { runs_.push_back(r); }
+  ~FullOutputOnFailure() {
+    if (!::testing::Test::HasFailure()) return;
+    const char* dir = std::getenv("TEST_UNDECLARED_OUTPUTS_DIR");
+    for (size_t i = 0; i < runs_.size(); ++i) {
+      const RunResult& r = runs_[i];
+      const std::string all = "command: " + r.command + "\nstatus: " + r.Status() +
+                              "\n--- stdout:\n" + r.out + "\n--- stderr:\n" + r.err;
+      std::string saved = "(no TEST_UNDECLARED_OUTPUTS_DIR)";
+      if (dir != nullptr && *dir != '\0') {
+        saved = std::string(dir) + "/" + name_ + "_run" + std::to_string(i + 1) + ".txt";
+        std::ofstream(saved, std::ios::binary) << all;
+      }
+      std::string shown;
+      if (const size_t crash = FirstCrashText(all); crash != std::string::npos) {
+        // From the start of the line before it (ASan's "==PID==ERROR: ..." header).
+        size_t from = all.rfind('\n', crash);
+        from = from == std::string::npos || from == 0 ? 0 : all.rfind('\n', from - 1);
+        from = from == std::string::npos ? 0 : from + 1;
+        shown += "--- from the first crash text on:\n" + all.substr(from, 64 << 10) + "\n";
+      }
+      shown += "--- the last 4000 bytes:\n" + all.substr(all.size() - std::min<size_t>(all.size(), 4000));
+      std::cerr << "=== debugger run " << (i + 1) << " of " << runs_.size() << " (" << all.size()
+                << " bytes, all of it in " << saved << ")\n"
+                << shown << "\n";
+    }
+  }
+
+ private:
+  std::string name_;
+  std::vector<RunResult> runs_;
+};
 
 class ExitWhileRead : public ::testing::TestWithParam<Debugger> {};
 
@@ -92,12 +148,14 @@ TEST_P(ExitWhileRead, TracebacksThenOneErrorLinePerCommand) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  // LLDB 14's `platform shell` fails once the inferior is gone ("DupDescriptor-open failed")
-  // and --batch stops there: when the kill lands in a shell command, no py-bt ran after it and
-  // the run says nothing of pyunwind; it is run again (at most 5 times).
+  // LLDB 14's `platform shell` fails once the inferior is gone ("DupDescriptor-open failed",
+  // or "DupDescriptor-open" alone) and --batch stops there: when the kill lands in a shell
+  // command, no py-bt ran after it and the run says nothing of pyunwind; it is run again (at
+  // most 5 times).
   constexpr int kReads = 150;
   RunResult r;
   bool read_once = false;
+  FullOutputOnFailure full_output(std::string("exit_while_read_") + DebuggerName(d));
   for (int attempt = 0; attempt < 5; ++attempt) {
     auto python = StartBusyPython(&error);
     ASSERT_NE(python, nullptr) << error;
@@ -126,9 +184,12 @@ TEST_P(ExitWhileRead, TracebacksThenOneErrorLinePerCommand) {
     std::this_thread::sleep_for(std::chrono::milliseconds(std::rand() % 500));
     ::kill(python->pid(), SIGKILL);
     debugger.join();
+    full_output.Add(r);
+    // Never run again over a crash: the sanitizer report is what the run is for.
     const bool shell_noticed_first = d == Debugger::kLldb &&
                                      LinesContaining(r.out, "pyunwind:").empty() &&
-                                     r.out.find("DupDescriptor-open failed") != std::string::npos;
+                                     r.out.find("DupDescriptor-open") != std::string::npos &&
+                                     FirstCrashText(r.out + r.err) == std::string::npos;
     if (!shell_noticed_first) break;
   }
   ASSERT_TRUE(read_once) << "the debugger never got past its first py-bt\n" << r.Describe();

@@ -3,9 +3,8 @@
 // Python key function that sleeps, select.select, time.sleep(*args), a C method with keyword
 // arguments, time.sleep deep inside a loop, a with and a try block and nested displays,
 // dict.fromkeys resuming a generator that sleeps, and a functools.partial)
-// and records from inside, per Python frame innermost first, what that frame calls: the
-// callee's name built from the object (method descriptors: their repr; C functions:
-// libpython's "<built-in method NAME of TYPE object>"; other callables "<TYPE object>") on the
+// and records from inside, per Python frame innermost first, what that frame calls: repr() of
+// the callee as the process gives it (a functools.partial: object.__repr__'s) on the
 // innermost frame and on the frame that called sorted or dict.fromkeys, null elsewhere. `py-bt --all --json` must give exactly that list as the
 // frames' `calling`, and the text must show each name under its frame. From a gcore core
 // opened alone (no executable: the names' read-only data is not in the core) each `calling`

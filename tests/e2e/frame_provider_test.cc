@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <iostream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -374,6 +375,32 @@ TEST_F(Lldb22, OptOutKeepsLldbsOwnBt) {
   EXPECT_TRUE(LinesContaining(r.out, "[synthetic]").empty()) << r.out;
   EXPECT_GE(LinesContaining(r.out, "_PyEval_EvalFrameDefault").size(), 1u) << r.out;
   EXPECT_GE(LinesContaining(r.out, "sleep_forever").size(), 1u) << r.out;  // py-bt's
+}
+
+// The known fault of docs/support.md: LLDB 22.1 prints every thread's status again whenever a
+// frame provider is registered or removed, and the script registers one at each stop. Counted
+// on the core after `plugin load` (and a pause, as LLDB's event thread prints it late), with
+// and without the provider. When this fails because the counts agree, the fault is gone:
+// update docs/support.md and lldb_plugin/README.md.
+TEST_F(Lldb22, KnownFaultThreadStatusPrintedAgainAfterPluginLoad) {
+  Prepare(false);
+  if (!Ready()) return;
+  const std::vector<std::string> commands = {"script import time; time.sleep(1)"};
+  auto status_lines = [&](const std::map<std::string, std::string>& env) {
+    RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, commands), env);
+    EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+    static const std::regex status(R"(^[* ] thread #\d+, .*stop reason = )");
+    size_t n = 0;
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) n += std::regex_search(line, status);
+    return n;
+  };
+  const size_t without = status_lines({{"PYUNWIND_LLDB_FRAME_PROVIDER", "0"}});
+  const size_t with = status_lines({});
+  EXPECT_GT(with, without) << "with the provider " << with << " thread status lines, without "
+                           << without;
+  std::cout << "thread status lines after plugin load: " << with << " with the provider, "
+            << without << " without\n";
 }
 
 // What the provider decided about each target's modules (the module's own record).

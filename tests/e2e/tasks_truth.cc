@@ -4,6 +4,8 @@
 #include <set>
 #include <utility>
 
+#include "tests/tasks_facts.h"
+
 namespace pyunwind_e2e {
 
 json StackKey(const json& stack) {
@@ -45,9 +47,10 @@ std::string CompareTasks(const json& truth, const json& got) {
       continue;
     }
     const json& task = found->second;
-    if (StackKey(task.at("coroutine_stack")) != StackKey(want.at("coroutine_stack"))) {
+    const json want_stack = pyunwind::testing::TaskStackOfTruth(truth, want);
+    if (StackKey(task.at("coroutine_stack")) != StackKey(want_stack)) {
       note("task " + name + ": coroutine stack " + StackKey(task.at("coroutine_stack")).dump() +
-           ", truth " + StackKey(want.at("coroutine_stack")).dump());
+           ", truth " + StackKey(want_stack).dump());
     }
     std::set<std::pair<std::string, std::string>> edges, want_edges;
     for (const json& e : task.at("awaited_by")) {
