@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -66,7 +67,9 @@ InputReport CheckCommands(Target& target) {
   for (const Invocation& invocation : Invocations()) {
     CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
     if (!tids.empty()) context.selected_thread_id = tids.front();
+    context.output_limit = kCheckOutputLimit;
     const CommandOutput out = RunCommand(invocation.name, invocation.args, context);
+    report.largest_output = std::max(report.largest_output, out.text.size());
     const std::string violation = Violation(invocation, out);
     if (!violation.empty()) {
       report.findings.push_back({invocation.CommandLine(), violation, out.text});

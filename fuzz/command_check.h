@@ -14,6 +14,12 @@
 
 namespace pyunwind::fuzz {
 
+// What each command may print here, far below the default (64 MiB, a million lines) and far
+// above any seed's real stack (113 KB at most): the cut and its marks are reached at once,
+// and an input of the work budget's size no longer prints and parses tens of MB per command
+// (the frame chain seed: 18 MB for py-bt --all --json, 36 MB with --locals; README.md).
+inline constexpr OutputLimit kCheckOutputLimit = {1 << 20, 16384};
+
 // One command line run on every input.
 struct Invocation {
   std::string name;
@@ -45,6 +51,7 @@ struct InputReport {
   std::vector<std::string> succeeded;  // command lines that returned data
   std::vector<std::string> failed;     // command lines that returned one error line
   std::vector<Finding> findings;       // the fuzz target aborts when there is any
+  size_t largest_output = 0;           // bytes: the longest output of one command
 };
 
 // Runs every invocation on `target`, the selected thread its first one.

@@ -17,16 +17,9 @@
 #include "core/target/proc_mem.h"
 #include "core/target/target.h"
 #include "lldb_plugin/core_file.h"
+#include "lldb_plugin/read_through_lldb.h"
 
 namespace pyunwind_lldb {
-
-// Reads `size` bytes at `address` through SBProcess::ReadMemory, asking LLDB for more than one of
-// its memory cache's lines (read_span.h: LLDB 14 writes before the buffer of a read of one line
-// or less that the process answers in part). `line_size`: LLDB's, MemoryCacheLineSize.
-bool ReadThroughLldb(lldb::SBProcess& process, uint64_t address, void* out, size_t size,
-                     uint64_t line_size);
-// `target.process.memory-cache-line-size` of the debugger of `process` (512 by default).
-uint64_t MemoryCacheLineSize(lldb::SBProcess& process);
 
 class LldbTarget final : public pyunwind::Target {
  public:

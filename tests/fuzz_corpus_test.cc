@@ -65,6 +65,10 @@ std::vector<std::pair<std::string, InputReport>> CheckEach(const char* dir, size
       ADD_FAILURE() << finding.command_line << ": " << finding.violation << "\n--- output:\n"
                     << finding.output.substr(0, 2000);
     }
+    // Each command within the check's output limit (and the warnings after its cut): the
+    // frame chain seed printed up to 36 MB a command under the default limit, and the fuzz
+    // target spent 16.7 s of CPU a run making and parsing it.
+    EXPECT_LE(report.largest_output, pyunwind::fuzz::kCheckOutputLimit.bytes + (64 << 10));
     reports.emplace_back(path.string(), std::move(report));
   }
   return reports;
@@ -134,6 +138,42 @@ TEST(FuzzCorpus, AmplificationSeedsRunOutOfTheWorkBudget) {
     EXPECT_LT(seconds, 5);
   }
   EXPECT_EQ(seeds, 2u) << "fuzz/corpus should hold the two amplification seeds";
+}
+
+// A command about the selected thread walks that thread's frames alone. It walked every
+// thread's: on the frame chain seed, each of the check's five such commands visited the 131,072
+// frames the work budget allows, and its last thread, past them, had none (py-frame: "the
+// selected thread (OS thread id 255) has no Python frames").
+TEST(FuzzCorpus, CommandsAboutTheSelectedThreadWalkItsFramesAlone) {
+  const std::vector<uint8_t> state = Contents("fuzz/corpus/state-3.11_amplify_shared_frame_chain");
+  ASSERT_FALSE(state.empty());
+  const std::vector<uint8_t> core = pyunwind::fuzz::ExpandState(state.data(), state.size());
+  auto target = pyunwind::ElfCoreTarget::FromBytes(core.data(), core.size());
+  ASSERT_TRUE(target.ok()) << target.error().message;
+  const std::vector<uint64_t> tids = (*target)->ThreadIds();
+  ASSERT_EQ(tids.size(), 255u);
+  pyunwind::CommandContext context{**target};
+  context.selected_thread_id = tids.back();
+  const pyunwind::CommandOutput bt = pyunwind::RunCommand("py-bt", {"--stats"}, context);
+  EXPECT_FALSE(bt.failed) << bt.text.substr(0, 300);
+  const std::string tail = bt.text.substr(bt.text.size() - std::min<size_t>(bt.text.size(), 500));
+  size_t frames = 0;
+  for (size_t at = bt.text.find("File \"/amplify.py\""); at != std::string::npos;
+       at = bt.text.find("File \"/amplify.py\"", at + 1)) {
+    ++frames;
+  }
+  EXPECT_EQ(frames, 1024u) << tail;
+  EXPECT_NE(bt.text.find(", 1024/131072 frames visited"), std::string::npos) << tail;
+  EXPECT_EQ(bt.text.find("the work budget of one command ran out"), std::string::npos) << tail;
+  EXPECT_EQ(pyunwind::RunCommand("py-frame", {}, context).text,
+            "#0 File \"/amplify.py\", line 1, in f\n");
+  for (const char* command : {"py-list", "py-locals", "py-up"}) {
+    const pyunwind::CommandOutput out = pyunwind::RunCommand(command, {}, context);
+    EXPECT_EQ(out.text.find("has no Python frames"), std::string::npos) << command << ": " << out.text;
+    EXPECT_EQ(out.text.find("work budget"), std::string::npos) << command << ": " << out.text;
+  }
+  EXPECT_EQ(pyunwind::RunCommand("py-frame", {}, context).text,
+            "#1 File \"/amplify.py\", line 1, in f\n");  // where py-up went
 }
 
 // The seed of a process started with PYTHONHASHSEED=0 (tests/data/threads.py), made with the

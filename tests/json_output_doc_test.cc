@@ -113,8 +113,10 @@ std::set<std::string> EmittedKeys(const std::filesystem::path& cores) {
         RunJson(target, "py-bt", {"--all", "--json", "--locals", "--source", "--stats"});
     CollectKeys(all, keys);
     CollectKeys(RunJson(target, "py-bt", {"--all", "--json", "--limit", "1"}), keys);
+    CollectKeys(RunJson(target, "py-bt", {"--all", "--json", "--group"}), keys);
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--all", "--stats"}), keys);
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--summary"}), keys);
+    CollectKeys(RunJson(target, "py-waits", {"--json"}), keys);
     const std::optional<uint64_t> thread = ThreadWithPythonFrame(all);
     EXPECT_TRUE(thread.has_value()) << "no thread with a Python frame";
     if (thread) CollectKeys(RunJson(target, "py-locals", {"--json"}, thread), keys);

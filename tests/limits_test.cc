@@ -345,6 +345,51 @@ TEST(Limits, OutputBytesOfOnePyBtJsonStayOneDocument) {
   EXPECT_LT(frames, 2000u);
 }
 
+// py-waits stops adding waiters at the output budget: the JSON stays one document that counts
+// the rest (waits_not_shown) and says which bound ran out; the text says how many are left out.
+TEST(Limits, OutputOfPyWaitsStaysWithinTheBudget) {
+  const OutputLimit limit{2048, kMaxOutputLinesPerCommand};
+  Limits p;
+  const uint64_t chain = ThreadOfLongNames(p, 1, 10);
+  for (uint64_t id = 2; id <= 200; ++id) p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  const Printed json = RunLimited(p, {"py-waits", "--json"}, limit);
+  ASSERT_FALSE(json.failed) << json.text;
+  EXPECT_LE(json.text.size(), limit.bytes + 1024);
+  const Json doc = Json::parse(json.text);  // throws (fails) if the document was cut mid-way
+  EXPECT_GT(doc.at("waits_not_shown").get<size_t>(), 0u);
+  EXPECT_GT(doc.at("waits").size(), 0u);
+  EXPECT_EQ(doc.at("waits").size() + doc.at("waits_not_shown").get<size_t>(), 200u);
+  const std::string reason = std::to_string(doc.at("waits_not_shown").get<size_t>()) +
+                             " waits not shown: more than 2048 bytes";
+  EXPECT_TRUE(HasWarning(doc, reason)) << doc.at("warnings");
+  const Printed text = RunLimited(p, {"py-waits"}, limit);
+  ASSERT_FALSE(text.failed) << text.text;
+  EXPECT_EQ(Count(text.text, " more waits not shown (more than 2048 bytes)\n"), 1u) << text.text;
+  EXPECT_LE(text.text.size(), limit.bytes + 1024);
+  // Under the default bound, every thread is there.
+  EXPECT_EQ(Json::parse(p.Run("py-waits", {"--json"}).text).at("waits").size(), 200u);
+}
+
+// The string py-bt makes its text or JSON in is sized for what the output budget lets it hold,
+// not for the whole stack: for three threads of 2,000 frames of 4,000-character names, 48 MB
+// was reserved and faulted in for 1 MiB of output.
+TEST(Limits, OutputOfOnePyBtHoldsNoMoreMemoryThanItsBudget) {
+  const OutputLimit limit{1 << 20, kMaxOutputLinesPerCommand};
+  Limits p(32 << 20);
+  const uint64_t chain = ThreadOfLongNames(p, 2000, 4000);
+  for (uint64_t id : {2, 3}) p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--all", "--json"}, std::vector<std::string>{"--all"}}) {
+    SCOPED_TRACE(args.back());
+    CommandContext context{p.target, uint64_t{1}, false, std::nullopt, std::nullopt};
+    context.output_limit = limit;
+    const CommandOutput out = RunCommand("py-bt", args, context);
+    ASSERT_FALSE(out.failed) << out.text.substr(0, 300);
+    EXPECT_NE(out.text.find("the output budget of one command ran out"), std::string::npos);
+    EXPECT_LT(out.text.capacity(), 2 * limit.bytes) << out.text.size();
+  }
+}
+
 // A command whose output is not cut where it is made (py-locals) is cut at a line end where
 // it is returned.
 TEST(Limits, OutputOfAnyCommandIsCutWhereItIsReturned) {

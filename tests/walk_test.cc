@@ -339,6 +339,23 @@ TEST_F(WalkTest, BadOptionsAreOneErrorLine) {
   ExpectOneErrorLine(RunCommand("py-nope", {}, context));
 }
 
+// --group needs --all, and shows neither locals nor native frames (docs/commands.md).
+TEST_F(WalkTest, GroupRefusals) {
+  p.AddSymbols();
+  const std::vector<std::pair<std::vector<std::string>, std::string>> refused = {
+      {{"--group"}, "--group groups the threads of --all: use py-bt --all --group"},
+      {{"--all", "--group", "--locals"}, "--group shows no locals"},
+      {{"--all", "--group", "--native"}, "--group shows no native frames"},
+  };
+  for (const auto& [args, reason] : refused) {
+    const CommandOutput out = p.Run(args, 1001);
+    ExpectOneErrorLine(out);
+    EXPECT_NE(out.text.find("pyunwind: py-bt: " + reason), std::string::npos) << out.text;
+  }
+  const CommandOutput grouped = p.Run({"--all", "--group"});
+  EXPECT_FALSE(grouped.failed) << grouped.text;
+}
+
 TEST_F(WalkTest, CyclicFrameChainStopsWithAWarning) {
   p.AddSymbols();
   p.SetPrevious(a_outer, a_inner);  // <module> "called from" Worker.run

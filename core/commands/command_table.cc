@@ -8,6 +8,7 @@
 #include "core/commands/py_bt.h"
 #include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
+#include "core/commands/py_waits.h"
 #include "core/commands/source_commands.h"
 #include "core/commands/version_command.h"
 
@@ -60,6 +61,9 @@ const std::vector<OptionSpec> kPyBtOptions = {
      .help = "look for each source file by its base name in DIR first (the sources of a core "
              "made elsewhere); may be repeated",
      .needs = "a directory"},
+    {.name = "--group",
+     .help = "with --all: threads with the same Python stack shown once, with their count and "
+             "names, largest group first"},
     kOutfile,
 };
 
@@ -92,6 +96,12 @@ const std::vector<OptionSpec> kPyTasksOptions = {
     {.name = "--verbose",
      .short_name = "-v",
      .help = "also say where the runtime and the task offsets were found"},
+    kOutfile,
+};
+
+const std::vector<OptionSpec> kPyWaitsOptions = {
+    {.name = "--json", .help = "one JSON document (fields: docs/json-output.md)"},
+    {.name = "--all", .help = "the threads and tasks of every interpreter"},
     kOutfile,
 };
 
@@ -128,6 +138,16 @@ std::vector<CommandSpec> MakeTable() {
            "as asyncio.all_tasks() leaves them out, unless --state done or --all.\n",
        .options = kPyTasksOptions,
        .run = RunPyTasks},
+      {.name = "py-waits",
+       .summary = "What each thread and asyncio task waits for, who holds it, and deadlocks.",
+       .description =
+           "For every thread and pending asyncio task of the selected thread's interpreter\n"
+           "(--all: every interpreter): what it is blocked on (a Lock, an RLock and the thread\n"
+           "that owns it, a joined thread, the GIL and its holder, an Event, Condition,\n"
+           "Semaphore or queue, a sleep or I/O, the task or future a task awaits), then every\n"
+           "cycle of that waits-for graph printed first, one \"deadlock:\" line each.\n",
+       .options = kPyWaitsOptions,
+       .run = RunPyWaits},
       {.name = "py-bt-full",
        .summary = "py-bt --locals: the Python stack with each frame's arguments and locals.",
        .description =

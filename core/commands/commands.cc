@@ -96,10 +96,11 @@ CommandOutput RunCommandHereOrToFile(std::string_view name, const std::vector<st
   return command->run(*parsed, context);
 }
 
-// The output limit of command `name`: py-tasks' own (a million tasks), or every other's.
+// The output limit of command `name`: py-tasks' own (a million tasks, also py-waits'), or
+// every other's.
 OutputLimit OutputLimitOf(std::string_view name, const CommandContext& context) {
   if (context.output_limit) return *context.output_limit;
-  if (name == "py-tasks") return {kMaxOutputBytesForTasks, kMaxOutputLinesForTasks};
+  if (name == "py-tasks" || name == "py-waits") return {kMaxOutputBytesForTasks, kMaxOutputLinesForTasks};
   return {};
 }
 

@@ -95,7 +95,7 @@ struct SelectedStack {
 // The Python frames of the selected thread, merged with its native frames.
 Result<SelectedStack> ReadSelectedStack(CommandContext& context) {
   PYU_ASSIGN_OR_RETURN(CommandSession session, CommandSession::Open(context));
-  PYU_ASSIGN_OR_RETURN(Snapshot snapshot, session->Walk());
+  PYU_ASSIGN_OR_RETURN(Snapshot snapshot, session->Walk(nullptr, context.selected_thread_id));
   PYU_ASSIGN_OR_RETURN(SelectedThread selected,
                        FindSelectedThread(snapshot, context.selected_thread_id));
   SelectedStack stack;

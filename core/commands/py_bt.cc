@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
 #include "core/asyncio/asyncio.h"
 #include "core/base/limits.h"
@@ -23,6 +25,7 @@ namespace {
 
 struct PyBtOptions {
   bool all = false;
+  bool group = false;
   bool json = false;
   bool verbose = false;
   bool stats = false;
@@ -38,6 +41,7 @@ struct PyBtOptions {
 PyBtOptions OptionsOf(const ParsedArgs& args) {
   PyBtOptions options;
   options.all = args.Has("--all");
+  options.group = args.Has("--group");
   options.json = args.Has("--json");
   options.locals = args.Has("--locals");
   options.native = args.Has("--native");
@@ -151,7 +155,18 @@ class ThreadsShownAsWalked : public WalkObserver {
   size_t gil_wait_unwinds_ = kMaxGilWaitUnwinds;
 };
 
+// Why py-bt refuses these options together, or nothing. --group shows one stack for threads
+// whose locals and native frames differ.
+std::optional<std::string> Refusal(const PyBtOptions& options) {
+  if (!options.group) return std::nullopt;
+  if (!options.all) return "py-bt: --group groups the threads of --all: use py-bt --all --group";
+  if (options.locals) return "py-bt: --group shows no locals (their values differ by thread)";
+  if (options.native) return "py-bt: --group shows no native frames (their addresses differ)";
+  return std::nullopt;
+}
+
 CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
+  if (auto refusal = Refusal(options)) return Failure(*refusal);
   FormatOptions format;  // first: its `started` times the command
   auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
@@ -164,14 +179,17 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   format.work = &target.objects().memory().budget();
   format.session_kept = target.kept();
   format.output = context.output_budget;
+  format.group_threads = options.group;
 
   // Threads shown as they are walked: text of every thread, written as it goes.
   std::optional<ThreadsShownAsWalked> early;
-  if (options.all && !options.json && !options.native && !options.locals && context.write_output &&
-      context.output_printed_meanwhile) {
+  if (options.all && !options.group && !options.json && !options.native && !options.locals &&
+      context.write_output && context.output_printed_meanwhile) {
     early.emplace(target, context, options, format);
   }
-  auto snapshot = target.Walk(early ? &*early : nullptr);
+  // Without --all, only the selected thread's frames: it has the whole work budget.
+  auto snapshot = target.Walk(early ? &*early : nullptr,
+                              options.all ? std::nullopt : context.selected_thread_id);
   if (!snapshot.ok()) return Failure(snapshot.error().message);
   if (early) early->HandOver(*snapshot);
   const size_t shown = early ? early->interpreters_shown() : 0;

@@ -4,7 +4,10 @@
 
 #include <chrono>
 #include <map>
+#include <string>
+#include <utility>
 
+#include "core/asyncio/await_cycles.h"
 #include "core/commands/command_session.h"
 #include "core/render/json_string.h"
 #include "core/render/tasks_format.h"
@@ -85,6 +88,13 @@ CommandOutput RunPyTasks(const ParsedArgs& args, CommandContext& context) {
   } else {
     selection = SelectTasks(*tasks, options);
   }
+  AwaitCycles cycles;
+  if (options.json || options.tree) {
+    cycles = FindAwaitCycles(selection.tasks);
+    for (std::string& warning : AwaitCycleWarnings(cycles)) {
+      tasks->warnings.push_back(std::move(warning));
+    }
+  }
   const MemoryStats& m = target.stats();
   const WorkBudget& work = target.objects().memory().budget();
   // Read when the output is written: the time includes writing it.
@@ -97,8 +107,8 @@ CommandOutput RunPyTasks(const ParsedArgs& args, CommandContext& context) {
     if (options.stats) {
       stats = [&] { return StatsJson(m, work, tasks->tasks.size(), tasks->codes.size(), ms()); };
     }
-    return {FormatTasksJson(*tasks, selection, options.summary ? &groups : nullptr, stats,
-                            context.write_output),
+    return {FormatTasksJson(*tasks, selection, cycles, options.summary ? &groups : nullptr,
+                            stats, context.write_output),
             false};
   }
   std::string out;
@@ -107,7 +117,7 @@ CommandOutput RunPyTasks(const ParsedArgs& args, CommandContext& context) {
   } else if (options.running) {
     out = FormatRunningTasks(*tasks, selection);
   } else if (options.tree) {
-    out = FormatTasksTree(*tasks, selection);
+    out = FormatTasksTree(*tasks, selection, cycles);
   } else {
     out = FormatTasksTable(*tasks, selection);
   }

@@ -36,7 +36,7 @@ CommandOutput WithSelectedFrame(const char* command, CommandContext& context,
   if (!context.selected_thread_id) return fail("no thread is selected");
   auto session = CommandSession::Open(context);
   if (!session.ok()) return Failure(session.error().message);
-  auto snapshot = (*session)->Walk();
+  auto snapshot = (*session)->Walk(nullptr, context.selected_thread_id);
   if (!snapshot.ok()) return Failure(snapshot.error().message);
   auto selected = FindSelectedThread(*snapshot, context.selected_thread_id);
   if (!selected.ok()) return fail(selected.error().message);

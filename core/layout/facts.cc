@@ -43,6 +43,11 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.cell.ob_ref, 16 + d);
   // PyBaseExceptionObject { PyObject_HEAD; dict; args; notes; ... }.
   SetIfAbsent(l.exception.args, 24 + d);
+  // rlockobject: 3.6-3.13 { PyObject_HEAD; PyThread_type_lock rlock_lock; unsigned long
+  // rlock_owner; unsigned long rlock_count; ... }; 3.14+ { PyObject_HEAD; _PyRecursiveMutex
+  // { PyMutex; unsigned long long thread; size_t level } }: the same two words.
+  SetIfAbsent(l.rlock.owner, 24 + d);
+  SetIfAbsent(l.rlock.count, 32 + d);
   // FutureObj (Modules/_asynciomodule.c): loop, callback0, context0, callbacks.
   SetIfAbsent(l.task.loop, 16 + d);
   SetIfAbsent(l.task.callback0, 24 + d);

@@ -358,6 +358,13 @@ struct Layout {
     int32_t ob_ref = kAbsent;
   } cell;
 
+  // _thread.RLock (Modules/_threadmodule.c, rlockobject): the ident of the thread that holds
+  // it (PyThread_get_thread_ident, as PyThreadState.thread_id; 0 when free) and its count.
+  struct RLock {
+    int32_t owner = kAbsent;
+    int32_t count = kAbsent;
+  } rlock;
+
   // The _asyncio module's TaskObj (its FutureObj fields first). 3.14+ states
   // where the task keeps its name, coroutine and awaiters (_AsyncioDebug, in
   // core/asyncio); the rest follows from TaskObj's declaration.

@@ -56,6 +56,9 @@ struct CallLayout {
   bool method_below_callable = false;
   // CALL_FUNCTION_EX: the callable's slot, counted from the top without kwargs.
   int32_t call_ex_callable_from_top = 0;
+  // BEFORE_WITH (3.11-3.13; 0: none), which calls __enter__ from C with the context manager
+  // (3.11: its bound __exit__) in the stack's top slot; 3.14+ calls it with CALL.
+  uint8_t before_with = 0;
 };
 
 }  // namespace pyunwind

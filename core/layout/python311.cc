@@ -65,7 +65,7 @@ void AddFacts(Layout& l) {
   l.code.stacksize = 68;
   l.code.nlocalsplus = 76;
   // [method or NULL, callable or self, args]; CALL_FUNCTION_EX: [NULL, callable, args, kwargs].
-  l.calls = {&kOpcodes, 144, true, 2};
+  l.calls = {&kOpcodes, 144, true, 2, 53};
   l.code.code_adaptive = 184;
 
   l.unicode.ascii_data = 48;  // PyASCIIObject still has wstr

@@ -51,7 +51,7 @@ void AddFacts(Layout& l) {
   l.code.stacksize = 64;
   l.code.nlocalsplus = 72;
   // [method or NULL, callable or self, args]; CALL_FUNCTION_EX: [NULL, callable, args, kwargs].
-  l.calls = {&kOpcodes, 144, true, 2};
+  l.calls = {&kOpcodes, 144, true, 2, 53};
   l.code.code_adaptive = 192;
 
   l.unicode.ascii_data = 40;

@@ -22,7 +22,7 @@ void AddFacts(Layout& l) {
   l.type.ht_cached_keys = 880 + d;
   AddCodeStackFacts313(l);
   // [callable, self or NULL, args]; CALL_FUNCTION_EX: [callable, NULL, args, kwargs].
-  l.calls = {&kOpcodes, 71, false, 3};
+  l.calls = {&kOpcodes, 71, false, 3, 2};
   // PyCoroObject: the frame state byte, then the embedded frame.
   l.gen.frame_state = 67 + d;
   l.gen.iframe = 72 + d;

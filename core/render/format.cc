@@ -19,6 +19,7 @@
 #include "core/base/printable.h"
 #include "core/pysource/source_carets.h"
 #include "core/render/json_string.h"
+#include "core/render/thread_groups.h"
 #include "core/render/work_stats.h"
 
 namespace pyunwind {
@@ -288,10 +289,15 @@ class FrameLinesDrawn {
 // twice that in fresh pages, which cost a debugger more than the text
 // (bench/README.md). `per_frame`: the fixed part of one frame; `source_copies`:
 // how many times a frame's source line appears (text: the line and its carets).
-// Locals are left out; their text grows the string as before.
-size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_copies) {
+// Locals are left out; their text grows the string as before. Never more than `budget` lets
+// the output be: a hostile stack's estimate is over a gigabyte (131,072 frames of 4,096-character
+// names), reserved and faulted in for output the budget then cuts at a few MB.
+size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_copies,
+                     const OutputBudget* budget) {
   constexpr size_t kPerThread = 256;  // title and flags, or the thread's JSON object
-  size_t size = 1024;                 // warnings, stats
+  constexpr size_t kTail = 64 << 10;  // warnings and stats, past the budget's cut
+  const uint64_t most = budget == nullptr ? UINT64_MAX : budget->limit().bytes + kTail;
+  uint64_t size = 1024;
   for (const Interpreter& interp : snapshot.interpreters) {
     for (const Thread& thread : interp.threads) {
       size += kPerThread;
@@ -301,9 +307,10 @@ size_t EstimatedSize(const Snapshot& snapshot, size_t per_frame, size_t source_c
         if (frame.source) size += source_copies * (frame.source->line.size() + 8);
         if (frame.calling) size += frame.calling->size() + 8;
       }
+      if (size >= most) return static_cast<size_t>(most);
     }
   }
-  return size;
+  return static_cast<size_t>(size);
 }
 
 }  // namespace
@@ -396,12 +403,31 @@ void TracebackText::AddInterpreter(const Interpreter& interp) {
 }
 
 void TracebackText::AddThread(const Thread& thread) {
+  AddStack("Thread " + ThreadTitle(thread) + ThreadFlags(thread), thread);
+}
+
+void TracebackText::AddThreadGroup(const std::vector<const Thread*>& threads) {
+  if (threads.empty()) return;
+  if (threads.size() == 1) {
+    AddThread(*threads.front());
+    return;
+  }
+  std::string title = fmt::format("{} threads with this stack: ", threads.size());
+  const size_t named = std::min(threads.size(), kGroupThreadsNamed);
+  for (size_t i = 0; i < named; ++i) {
+    if (i) title += ", ";
+    title += ThreadTitle(*threads[i]);
+  }
+  if (named < threads.size()) title += fmt::format(" and {} more", threads.size() - named);
+  AddStack(title, *threads.front());
+}
+
+void TracebackText::AddStack(const std::string& title, const Thread& thread) {
   Parts& t = *parts_;
   if (t.cut) return;
   const Palette& p = t.palette;
   std::string& out = t.out;
-  if (!t.Add(fmt::format("{}{}Thread {}{}{}:\n", t.first_thread ? "" : "\n", p.header,
-                         ThreadTitle(thread), ThreadFlags(thread), p.reset))) {
+  if (!t.Add(fmt::format("{}{}{}{}:\n", t.first_thread ? "" : "\n", p.header, title, p.reset))) {
     return;
   }
   t.first_thread = false;
@@ -471,10 +497,19 @@ std::string FormatText(const Snapshot& snapshot, const FormatOptions& options,
                        const OutputWriter& write) {
   // '  File "", line N, in ' and colours; the source line and a line of carets.
   TracebackText text(options, snapshot.python.caret_rules, snapshot.interpreters.size(), write,
-                     write ? 0 : EstimatedSize(snapshot, 48, 2), /*pieces_at_thread_end=*/false);
+                     write ? 0 : EstimatedSize(snapshot, 48, 2, options.output),
+                     /*pieces_at_thread_end=*/false);
   for (const Interpreter& interp : snapshot.interpreters) {
     text.AddInterpreter(interp);
-    for (const Thread& thread : interp.threads) text.AddThread(thread);
+    if (!options.group_threads) {
+      for (const Thread& thread : interp.threads) text.AddThread(thread);
+      continue;
+    }
+    for (const ThreadGroup& group : GroupThreadsByStack(interp.threads)) {
+      std::vector<const Thread*> threads;
+      for (size_t i : group.threads) threads.push_back(&interp.threads[i]);
+      text.AddThreadGroup(threads);
+    }
   }
   return text.Finish(snapshot);
 }
@@ -534,6 +569,68 @@ void AppendPythonFrameJson(std::string& out, const Frame& frame, const FrameLoca
   out += '}';
 }
 
+// Whether the output budget has room for a JSON document of out.size() bytes.
+bool JsonFits(const std::string& out, const FormatOptions& options) {
+  return options.output == nullptr || options.output->Fits(out.size(), 0);
+}
+
+// The first `shown` frames of `thread` as JSON objects, separated by commas. False when the
+// output budget ran out: the frame that passed it is taken back.
+bool AppendFramesJson(std::string& out, const Interpreter& interp, const Thread& thread,
+                      size_t shown, const FormatOptions& options) {
+  // Each frame written into the document as it is made: one thread of 65,536
+  // frames is never a tree, nor a second string.
+  for (size_t f = 0; f < shown; ++f) {
+    const Frame& frame = thread.frames[f];
+    const size_t frame_start = out.size();
+    if (f) out += ',';
+    if (frame.kind == FrameKind::kGc) {
+      out += Dump({{"kind", FrameKindName(frame.kind)}});
+    } else if (frame.kind == FrameKind::kNative) {
+      const NativeFrame& native = NativeOf(frame);
+      out += Dump({{"kind", FrameKindName(frame.kind)},
+                   {"index", frame.native_index},
+                   {"pc", fmt::format("{:#x}", native.pc)},
+                   {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
+                   {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
+    } else {
+      // Read once the frames before fit: past the budget, no more locals are read.
+      const std::shared_ptr<const FrameLocals> locals =
+          options.locals ? options.locals(interp, frame) : frame.locals;
+      AppendPythonFrameJson(out, frame, locals.get(), options.json_source);
+    }
+    if (!JsonFits(out, options)) {
+      out.resize(frame_start);
+      return false;
+    }
+  }
+  return true;
+}
+
+// py-bt --group: `,"groups":[...]`, the interpreter's threads with the same stack, each group
+// with its count, the indexes of its threads in "threads" and their frames once. False when
+// the output budget ran out: the group that passed it is left out.
+bool AppendGroupsJson(std::string& out, const Interpreter& interp, const FormatOptions& options) {
+  out += ",\"groups\":[";
+  bool fits = true;
+  for (const ThreadGroup& group : GroupThreadsByStack(interp.threads)) {
+    const size_t group_start = out.size();
+    if (out.back() != '[') out += ',';
+    const Thread& first = interp.threads[group.threads.front()];
+    out += fmt::format("{{\"count\":{},\"thread_indexes\":[{}],\"frames\":[",
+                       group.threads.size(), fmt::join(group.threads, ","));
+    fits = AppendFramesJson(out, interp, first, ShownFrames(first, options), options);
+    out += "]}";
+    if (!fits || !JsonFits(out, options)) {
+      out.resize(group_start);
+      fits = false;
+      break;
+    }
+  }
+  out += ']';
+  return fits;
+}
+
 }  // namespace
 
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
@@ -541,7 +638,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
   // exists as one tree in memory (tests/walk_test.cc, WorkAmplification).
   std::string out = "{\"python\":";
   // The keys and punctuation of a Python frame's object; its source line with --source.
-  out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0));
+  out.reserve(EstimatedSize(snapshot, 96, options.json_source ? 1 : 0, options.output));
   PrefaultForWrite(out.data(), out.capacity());
   out += Dump({{"version", snapshot.python.version.ToString()},
                {"hexversion", snapshot.python.version.hexversion},
@@ -550,7 +647,6 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
   // Past the output budget no frame, thread or interpreter is added: the document stays whole,
   // the thread cut says so in "truncated" and the warnings say which bound ran out.
   OutputBudget* budget = options.output;
-  auto fits = [&out, budget] { return budget == nullptr || budget->Fits(out.size(), 0); };
   bool cut = false;
   for (size_t i = 0; i < snapshot.interpreters.size() && !cut; ++i) {
     const Interpreter& interp = snapshot.interpreters[i];
@@ -580,34 +676,8 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
       if (t) out += ',';
       out += Dump(entry);  // an object: "frames" goes before its closing brace
       out.pop_back();
-      // Each frame written into the document as it is made: one thread of 65,536
-      // frames is never a tree, nor a second string.
       out += ",\"frames\":[";
-      for (size_t f = 0; f < shown; ++f) {
-        const Frame& frame = thread.frames[f];
-        const size_t frame_start = out.size();
-        if (f) out += ',';
-        if (frame.kind == FrameKind::kGc) {
-          out += Dump({{"kind", FrameKindName(frame.kind)}});
-        } else if (frame.kind == FrameKind::kNative) {
-          const NativeFrame& native = NativeOf(frame);
-          out += Dump({{"kind", FrameKindName(frame.kind)},
-                       {"index", frame.native_index},
-                       {"pc", fmt::format("{:#x}", native.pc)},
-                       {"function", native.function.empty() ? Json(nullptr) : Json(native.function)},
-                       {"module", native.module.empty() ? Json(nullptr) : Json(native.module)}});
-        } else {
-          // Read once the frames before fit: past the budget, no more locals are read.
-          const std::shared_ptr<const FrameLocals> locals =
-              options.locals ? options.locals(interp, frame) : frame.locals;
-          AppendPythonFrameJson(out, frame, locals.get(), options.json_source);
-        }
-        if (!fits()) {
-          out.resize(frame_start);
-          cut = true;
-          break;
-        }
-      }
+      cut = !AppendFramesJson(out, interp, thread, shown, options);
       if (cut && out.back() == '[' && thread_start > 0 && out[thread_start] == ',') {
         out.resize(thread_start);  // not one frame of this thread fits: the thread is left out
       } else {
@@ -619,7 +689,16 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
         out += '}';
       }
     }
-    out += "]}";
+    out += ']';
+    if (options.group_threads) {
+      // After a cut, "threads" may lack some of them: no group names a thread not there.
+      if (cut) {
+        out += ",\"groups\":[]";
+      } else {
+        cut = !AppendGroupsJson(out, interp, options);
+      }
+    }
+    out += '}';
   }
   std::vector<std::string> warnings = snapshot.warnings;
   if (cut) warnings.push_back(budget->Reason());

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/base/work_budget.h"
 #include "core/render/output_writer.h"
@@ -34,6 +35,9 @@ struct FormatOptions {
   // py-bt --locals: reads a Python frame's locals just before the frame is shown, so that
   // the output budget stops the reading where it stops the output. Unset: Frame::locals.
   FrameLocalsSource locals;
+  // py-bt --all --group: the threads of each interpreter with the same stack shown once
+  // (core/render/thread_groups.h); JSON adds each interpreter's "groups".
+  bool group_threads = false;
 };
 
 // A frame's "kind" in JSON: "python", "native", "gc".
@@ -64,11 +68,18 @@ class TracebackText {
 
   void AddInterpreter(const Interpreter& interp);
   void AddThread(const Thread& thread);
+  // The threads of a group (same stack, core/render/thread_groups.h) shown once: a group of
+  // one as AddThread shows it; more under one title that counts them and names the first
+  // kGroupThreadsNamed.
+  void AddThreadGroup(const std::vector<const Thread*>& threads);
   // "No Python threads." if none was added, the version (verbose), `snapshot`'s warnings and
   // the stats; returns what was not handed over.
   std::string Finish(const Snapshot& snapshot);
 
  private:
+  // `title` (a thread's header without its colon), then the stack of `thread`.
+  void AddStack(const std::string& title, const Thread& thread);
+
   struct Parts;
   std::unique_ptr<Parts> parts_;
 };

@@ -33,6 +33,7 @@ void AppendStrings(std::string& out, const std::vector<std::string>& strings) {
 }  // namespace
 
 std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
+                            const AwaitCycles& cycles,
                             const std::vector<TaskGroupSummary>* groups,
                             const std::function<std::string()>& stats,
                             const OutputWriter& write) {
@@ -123,6 +124,19 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   out += fmt::format(",\"tasks_read\":{},\"not_shown\":{{\"done\":{},\"filtered\":{},\"limit\":{}}}",
                      sel.read, sel.done_hidden, sel.read - sel.matched - sel.done_hidden,
                      sel.cut_by_limit);
+  out += ",\"await_cycles\":[";  // added: each cycle's tasks, each awaiting the next
+  for (size_t c = 0; c < cycles.listed.size(); ++c) {
+    out += c ? ",[" : "[";
+    const AwaitCycle& cycle = cycles.listed[c];
+    for (size_t i = 0; i < cycle.tasks.size(); ++i) {
+      fmt::format_to(to, FMT_COMPILE("{}{{\"id\":\"{:#x}\",\"name\":"), i ? "," : "",
+                     cycle.tasks[i]->address);
+      AppendJsonString(out, cycle.tasks[i]->name);
+      out += '}';
+    }
+    out += ']';
+  }
+  out += ']';
   if (groups) {
     out += ",\"summary\":[";
     for (size_t g = 0; g < groups->size(); ++g) {

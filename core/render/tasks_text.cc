@@ -76,6 +76,26 @@ std::string NoTasks(const AsyncSnapshot& s, const TaskSelection& sel) {
          Warnings(s);
 }
 
+// The await cycles, as `python -m asyncio pstree` lists them (`cycle: a → b → a`), under one
+// line that counts them (those past kMaxAwaitCycles too: a warning says so) and above the
+// tree; nothing when there is none.
+std::string CyclesText(const AwaitCycles& cycles) {
+  const size_t count = cycles.listed.size() + cycles.not_listed;
+  if (count == 0) return "";
+  std::string out =
+      fmt::format("the await graph contains {} cycle{} (each task awaits the next):\n", count,
+                  count == 1 ? "" : "s");
+  for (const AwaitCycle& cycle : cycles.listed) {
+    out += "cycle: ";
+    for (const AsyncTask* task : cycle.tasks) out += PrintableText(task->name) + " → ";
+    if (cycle.tasks.size() < cycle.length) {
+      out += fmt::format("({} more) → ", cycle.length - cycle.tasks.size());
+    }
+    out += PrintableText(cycle.tasks.front()->name) + "\n";
+  }
+  return out + "\n";
+}
+
 // A subtree's shape, as one number: identical numbers are identical
 // subtrees (same stacks, lines, states, edge kinds, children), so siblings
 // with one number are drawn once with a count.
@@ -320,9 +340,10 @@ std::string FormatTasksTable(const AsyncSnapshot& s, const TaskSelection& sel) {
   return out + NotShown(sel) + Warnings(s);
 }
 
-std::string FormatTasksTree(const AsyncSnapshot& s, const TaskSelection& sel) {
+std::string FormatTasksTree(const AsyncSnapshot& s, const TaskSelection& sel,
+                            const AwaitCycles& cycles) {
   if (sel.tasks.empty()) return NoTasks(s, sel);
-  return TreePrinter(s, sel).Print() + NotShown(sel) + Warnings(s);
+  return CyclesText(cycles) + TreePrinter(s, sel).Print() + NotShown(sel) + Warnings(s);
 }
 
 std::string FormatRunningTasks(const AsyncSnapshot& s, const TaskSelection& sel) {

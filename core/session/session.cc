@@ -32,9 +32,11 @@ Result<std::unique_ptr<TargetSession>> TargetSession::OpenRelayed(
   return session;
 }
 
-Result<Snapshot> TargetSession::Walk(WalkObserver* observer) {
+Result<Snapshot> TargetSession::Walk(WalkObserver* observer,
+                                     std::optional<uint64_t> frames_of_thread) {
   WalkOptions options;
   options.observer = observer;
+  options.frames_of_thread = frames_of_thread;
   auto snapshot = WalkRuntime(objects_, codes_, location_.address, options);
   if (snapshot.ok()) {
     for (const std::string& warning : location_.warnings) snapshot->warnings.push_back(warning);

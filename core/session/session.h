@@ -50,8 +50,10 @@ class TargetSession {
   // Walked anew on every call, from the pages and code objects kept: a walk
   // over cached memory costs less than copying the snapshot it makes (whose
   // fresh memory is what a debugger's heap pays for; bench/README.md).
-  // `observer` (may be null) sees each thread as it is done.
-  Result<Snapshot> Walk(WalkObserver* observer = nullptr);
+  // `observer` (may be null) sees each thread as it is done. With `frames_of_thread`, only
+  // that OS thread's frames are walked (WalkOptions::frames_of_thread).
+  Result<Snapshot> Walk(WalkObserver* observer = nullptr,
+                        std::optional<uint64_t> frames_of_thread = std::nullopt);
 
   // The debugger's backtrace of a thread, asked of the debugger once.
   const std::vector<NativeFrame>& NativeFrames(uint64_t thread_id);

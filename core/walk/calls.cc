@@ -57,12 +57,12 @@ Result<int64_t> AnalysedDepth(const CallLayout& calls, const CodeInfo& code, std
   return depth;
 }
 
-// The callee of the call instruction at `index` of the frame. The depth the
-// frame stores is used where there is one; the bytecode's, where it can be
-// found, must agree with it.
-Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
-                          std::string_view bytecode, std::string_view exception_table,
-                          uint64_t frame_address, int64_t index) {
+// The operands of the call instruction at `index` of the frame (the self only where
+// `want_self`). The depth the frame stores is used where there is one; the bytecode's, where
+// it can be found, must agree with it.
+Result<CallOperands> OperandsAt(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
+                                std::string_view bytecode, std::string_view exception_table,
+                                uint64_t frame_address, int64_t index, bool want_self) {
   const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
   PYU_ASSIGN_OR_RETURN(uint32_t oparg,
                        OpargAt(*calls.opcodes, calls.extended_arg, bytecode, static_cast<size_t>(index)));
@@ -76,8 +76,12 @@ Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const 
   const uint64_t stack_base = StackBase(objects, code, frame_address);
   const int64_t args = oparg;
   switch (facts.call) {
-    case CallKind::kCallFunctionEx:
-      return StackSlot(objects, stack_base, depth, calls.call_ex_callable_from_top + (oparg & 1));
+    case CallKind::kCallFunctionEx: {
+      PYU_ASSIGN_OR_RETURN(uint64_t callee,
+                           StackSlot(objects, stack_base, depth,
+                                     calls.call_ex_callable_from_top + (oparg & 1)));
+      return CallOperands{callee, 0, false};
+    }
     case CallKind::kCallKw:
       depth -= 1;  // the kwnames tuple above the arguments
       break;
@@ -89,12 +93,25 @@ Result<uint64_t> CalleeOf(ObjectReader& objects, const CallLayout& calls, const 
   }
   if (depth > code.stack_size) return MakeError("the call's operands are not on the stack");
   PYU_ASSIGN_OR_RETURN(uint64_t lower, StackSlot(objects, stack_base, depth, args + 2));
-  if (!calls.method_below_callable || lower != 0) return lower;
-  return StackSlot(objects, stack_base, depth, args + 1);
+  if (calls.method_below_callable && lower == 0) {
+    PYU_ASSIGN_OR_RETURN(uint64_t callee, StackSlot(objects, stack_base, depth, args + 1));
+    return CallOperands{callee, 0, false};
+  }
+  CallOperands operands{lower, 0, false};
+  if (want_self) {
+    PYU_ASSIGN_OR_RETURN(operands.self, StackSlot(objects, stack_base, depth, args + 1));
+  }
+  return operands;
 }
 
-Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& codes,
-                                             uint64_t frame_address) {
+// The frame's code, bytecode and current instruction, checked.
+struct CallSite {
+  FramePosition position;
+  std::string bytecode;
+  int64_t index = 0;
+};
+
+Result<CallSite> ReadCallSite(ObjectReader& objects, CodeCache& codes, uint64_t frame_address) {
   const CallLayout& calls = objects.layout().calls;
   if (calls.opcodes == nullptr) return MakeError("no opcode table for this version");
   PYU_ASSIGN_OR_RETURN(FramePosition position, ReadFramePosition(objects, codes, frame_address));
@@ -109,14 +126,23 @@ Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& c
   if (!objects.memory().Read(code.bytecode_address, bytecode.data(), bytecode.size())) {
     return UnreadableMemory("cannot read the bytecode");
   }
-  if ((*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])].call == CallKind::kNone) {
+  return CallSite{std::move(position), std::move(bytecode), index};
+}
+
+Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& codes,
+                                             uint64_t frame_address) {
+  const CallLayout& calls = objects.layout().calls;
+  PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
+  const CodeInfo& code = *site.position.code;
+  if ((*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])].call == CallKind::kNone) {
     return std::optional<std::string>();  // not at a call
   }
   PYU_ASSIGN_OR_RETURN(std::string exception_table,
                        objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
-  PYU_ASSIGN_OR_RETURN(uint64_t callee, CalleeOf(objects, calls, code, bytecode, exception_table,
-                                                 frame_address, index));
-  return CalleeRepr(objects, callee);
+  PYU_ASSIGN_OR_RETURN(CallOperands operands,
+                       OperandsAt(objects, calls, code, site.bytecode, exception_table,
+                                  frame_address, site.index, false));
+  return CalleeRepr(objects, operands.callee);
 }
 
 }  // namespace
@@ -133,6 +159,55 @@ void AddCalls(ObjectReader& objects, CodeCache& codes, size_t first_frame, Threa
       frame.calling = std::make_shared<const std::string>(std::move(**calling));
     }
   }
+}
+
+Result<CallOperands> CallOperandsOf(ObjectReader& objects, CodeCache& codes,
+                                    uint64_t frame_address) {
+  const CallLayout& calls = objects.layout().calls;
+  PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
+  const CodeInfo& code = *site.position.code;
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])];
+  const bool before_with = calls.before_with != 0 && facts.base == calls.before_with;
+  if (facts.call == CallKind::kNone && !before_with) return MakeError("not at a call");
+  PYU_ASSIGN_OR_RETURN(std::string exception_table,
+                       objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
+  if (!before_with) {
+    return OperandsAt(objects, calls, code, site.bytecode, exception_table, frame_address,
+                      site.index, true);
+  }
+  PYU_ASSIGN_OR_RETURN(StackDepths depths,
+                       AnalyseStackDepths(*calls.opcodes, calls.extended_arg, site.bytecode,
+                                          exception_table, code.stack_size));
+  const int64_t depth = depths.before[static_cast<size_t>(site.index)];
+  if (depth < 1) return MakeError("the instruction is not reached from the code's start");
+  PYU_ASSIGN_OR_RETURN(uint64_t top,
+                       StackSlot(objects, StackBase(objects, code, frame_address), depth, 1));
+  return CallOperands{0, top, true};
+}
+
+Result<std::vector<uint64_t>> ValueStackOf(ObjectReader& objects, CodeCache& codes,
+                                           uint64_t frame_address) {
+  const CallLayout& calls = objects.layout().calls;
+  PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
+  const CodeInfo& code = *site.position.code;
+  PYU_ASSIGN_OR_RETURN(std::string exception_table,
+                       objects.ReadBytes(code.exception_table, kMaxExceptionTableBytes));
+  PYU_ASSIGN_OR_RETURN(StackDepths depths,
+                       AnalyseStackDepths(*calls.opcodes, calls.extended_arg, site.bytecode,
+                                          exception_table, code.stack_size));
+  int64_t depth = depths.before[static_cast<size_t>(site.index)];
+  if (depth < 0) return MakeError("the instruction is not reached from the code's start");
+  // A frame entering a `with` has the manager (3.11: already its bound __exit__) on top: the
+  // block is not entered yet.
+  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])];
+  if (calls.before_with != 0 && facts.base == calls.before_with && depth > 0) --depth;
+  std::vector<uint64_t> values(static_cast<size_t>(depth));
+  if (!values.empty() && !objects.memory().Read(StackBase(objects, code, frame_address),
+                                                values.data(), values.size() * 8)) {
+    return UnreadableMemory("cannot read the value stack");
+  }
+  for (uint64_t& value : values) value &= ~objects.layout().frame.stackref_tag_mask;
+  return values;
 }
 
 }  // namespace pyunwind

@@ -258,6 +258,7 @@ Result<Snapshot> WalkRuntime(ObjectReader& objects, CodeCache& codes, uint64_t r
     if (options.observer != nullptr) options.observer->InterpreterStarted(interpreter);
     for (Thread& thread : interpreter.threads) {
       names.Name(thread);
+      if (options.frames_of_thread && thread.native_id != options.frames_of_thread) continue;
       WalkThreadFrames(objects, codes, options, thread);
       if (options.observer != nullptr) options.observer->ThreadDone(interpreter, thread);
     }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/walk/code_objects.h"
 #include "core/walk/model.h"
@@ -25,6 +26,10 @@ class WalkObserver {
 struct WalkOptions {
   size_t max_frames_per_thread = kMaxFramesPerThread;
   WalkObserver* observer = nullptr;
+  // Set: only the thread of this OS thread id has its frames walked; the others are listed
+  // without any (a command about the selected thread). The work budget is then the selected
+  // thread's alone, not spent on the threads before it.
+  std::optional<uint64_t> frames_of_thread;
 };
 
 // Every interpreter of the runtime at `runtime_address`, each with its

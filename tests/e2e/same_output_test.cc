@@ -42,6 +42,8 @@ const std::vector<std::string> kCommands = {
     "py-list --frame 0 1,3",
     "py-tasks",
     "py-tasks --json",
+    "py-waits",
+    "py-waits --json",
     "py-bt --bogus",
     "py-bt --limit 0",
     "py-up -1",

@@ -1,0 +1,95 @@
+#include <fmt/format.h>
+
+#include "core/render/json_string.h"
+#include "core/render/waits_format.h"
+
+namespace pyunwind {
+namespace {
+
+// A thread's id is its ident (a number), a task's its address ("0x...", as py-tasks' "id").
+void AppendParty(std::string& out, const WaitParty& party) {
+  out += fmt::format("{{\"kind\":\"{}\",\"id\":", WaiterKindName(party.kind));
+  out += party.kind == WaiterKind::kThread ? fmt::format("{}", party.id)
+                                           : fmt::format("\"{:#x}\"", party.id);
+  out += ",\"name\":";
+  AppendJsonString(out, party.name);
+  out += '}';
+}
+
+void AppendParties(std::string& out, const std::vector<WaitParty>& parties) {
+  out += '[';
+  for (size_t i = 0; i < parties.size(); ++i) {
+    if (i) out += ',';
+    AppendParty(out, parties[i]);
+  }
+  out += ']';
+}
+
+void AppendTarget(std::string& out, const WaitTarget& target) {
+  out += "{\"kind\":";
+  AppendJsonString(out, target.kind);
+  out += ",\"address\":";
+  out += target.address ? fmt::format("\"{:#x}\"", target.address) : "null";
+  out += ",\"type\":";
+  if (target.type.empty()) {
+    out += "null";
+  } else {
+    AppendJsonString(out, target.type);
+  }
+  out += ",\"held_by\":";
+  if (target.held_by) {
+    AppendParties(out, *target.held_by);
+  } else {
+    out += "null";
+  }
+  out += ",\"detail\":";
+  AppendJsonString(out, target.detail);
+  out += '}';
+}
+
+}  // namespace
+
+std::string FormatWaitsJson(const WaitReport& report, OutputBudget* budget) {
+  std::string cycles = ",\"cycles\":[";
+  for (size_t i = 0; i < report.cycles.size(); ++i) {
+    if (i) cycles += ',';
+    AppendParties(cycles, report.cycles[i]);
+  }
+  cycles += ']';
+  std::string out = "{\"waits\":[";
+  std::vector<std::string> warnings = report.warnings;
+  size_t shown = 0;
+  for (; shown < report.waits.size(); ++shown) {
+    if (budget != nullptr && !budget->Fits(out.size() + cycles.size(), 0)) {
+      warnings.push_back(fmt::format("{} waits not shown: {}", report.waits.size() - shown,
+                                     budget->Bound()));
+      break;
+    }
+    const size_t i = shown;
+    const Wait& wait = report.waits[i];
+    if (i) out += ',';
+    // The waiter's kind, id and name, then what it waits for.
+    std::string party;
+    AppendParty(party, wait.waiter);
+    party.pop_back();
+    out += party;
+    out += ",\"waits_for\":";
+    if (wait.waits_for) {
+      AppendTarget(out, *wait.waits_for);
+    } else {
+      out += "null";
+    }
+    out += '}';
+  }
+  out += fmt::format("],\"waits_not_shown\":{}", report.waits.size() - shown);
+  out += cycles;
+  out += ",\"warnings\":[";
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(out, warnings[i]);
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,138 @@
+#include "core/waits/task_waits.h"
+
+#include <map>
+#include <set>
+#include <string_view>
+#include <utility>
+
+#include "core/objects/remote_collections.h"
+#include "core/objects/values.h"
+#include "core/walk/calls.h"
+#include "core/walk/locals.h"
+
+namespace pyunwind {
+namespace {
+
+// Coroutine frames whose value stacks are searched for `async with` blocks holding an
+// asyncio.Lock: per task, and in all.
+constexpr size_t kMaxHolderFramesPerTask = 64;
+constexpr size_t kMaxHolderFrames = 1 << 16;
+
+// The asyncio coroutines that park a task on a future, by qualname, and the kind of the wait.
+const char* AsyncioWaitKind(std::string_view qualname) {
+  static constexpr std::pair<std::string_view, const char*> kWaits[] = {
+      {"sleep", "asyncio_sleep"},           {"Event.wait", "asyncio_event"},
+      {"Lock.acquire", "asyncio_lock"},     {"Condition.wait", "asyncio_condition"},
+      {"Semaphore.acquire", "asyncio_semaphore"}, {"Queue.get", "asyncio_queue"},
+      {"Queue.put", "asyncio_queue"}};
+  for (const auto& [name, kind] : kWaits) {
+    if (qualname == name) return kind;
+  }
+  return nullptr;
+}
+
+WaitParty TaskParty(const AsyncTask& task) {
+  return WaitParty{WaiterKind::kTask, task.address, task.name};
+}
+
+std::optional<WaitTarget> AwaitOf(ObjectReader& objects, const AsyncSnapshot& tasks,
+                                  const AsyncTask& task) {
+  if (task.fut_waiter == 0) return std::nullopt;  // ready to run its next step
+  WaitTarget target{"future", task.fut_waiter, "", std::nullopt, ""};
+  if (auto type = objects.TypeName(task.fut_waiter); type.ok()) target.type = *type;
+  if (!task.coroutine_stack.empty()) {
+    auto names = tasks.codes.find(task.coroutine_stack.front().code_address);
+    if (names != tasks.codes.end()) target.detail = names->second.qualname;
+  }
+  if (const AsyncTask* awaited = tasks.Find(task.fut_waiter)) {
+    target.kind = "task";
+    target.held_by = std::vector<WaitParty>{TaskParty(*awaited)};
+  } else if (const char* kind = AsyncioWaitKind(target.detail)) {
+    target.kind = kind;
+  }
+  return target;
+}
+
+// The asyncio.Lock a task waits for: the `self` of its innermost coroutine, Lock.acquire.
+uint64_t LockOf(ObjectReader& objects, const AsyncTask& task) {
+  if (task.coroutine_stack.empty()) return 0;
+  const CoroutineFrame& acquire = task.coroutine_stack.front();
+  ValueFormatter values(objects);
+  auto slots = ReadLocalSlots(objects, values, acquire.frame_address, acquire.code_address);
+  if (!slots.ok()) return 0;
+  for (const LocalSlot& slot : slots->slots) {
+    if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
+  }
+  return 0;
+}
+
+// The object whose bound __aexit__ `value` is (asyncio.Lock's comes from
+// _ContextManagerMixin), else 0.
+uint64_t AexitBoundTo(RemoteCollections& collections, uint64_t value) {
+  if (value == 0) return 0;
+  auto type = collections.objects().TypeName(value);
+  if (!type.ok() || *type != "method") return 0;
+  auto bound = collections.BoundMethod(value);
+  if (!bound.ok()) return 0;
+  auto qualname = collections.FunctionQualname(bound->first);
+  constexpr std::string_view kAexit = ".__aexit__";
+  const bool aexit = qualname.ok() && qualname->size() > kAexit.size() &&
+                     qualname->compare(qualname->size() - kAexit.size(), kAexit.size(), kAexit) == 0;
+  return aexit ? bound->second : 0;
+}
+
+// Each asyncio_lock wait gets its Lock as its address, and as held_by the tasks whose
+// coroutine frames hold the lock's bound __aexit__, other than those waiting for that lock
+// (`async with` pushes it before it awaits __aenter__).
+void AddAsyncLockHolders(ObjectReader& objects, CodeCache& codes, const AsyncSnapshot& tasks,
+                         std::vector<Wait>& waits) {
+  std::map<uint64_t, std::set<uint64_t>> waiting;  // lock -> the tasks waiting for it
+  for (Wait& wait : waits) {
+    if (!wait.waits_for || wait.waits_for->kind != "asyncio_lock") continue;
+    const AsyncTask* task = tasks.Find(wait.waiter.id);
+    const uint64_t lock = task ? LockOf(objects, *task) : 0;
+    if (lock == 0) continue;
+    wait.waits_for->address = lock;
+    auto type = objects.TypeName(lock);
+    wait.waits_for->type = type.ok() ? *type : "";
+    waiting[lock].insert(task->address);
+  }
+  if (waiting.empty()) return;
+  RemoteCollections collections(objects);
+  std::map<uint64_t, std::vector<WaitParty>> holders;
+  size_t frames = 0;
+  for (const AsyncTask& task : tasks.tasks) {
+    if (task.done()) continue;
+    size_t in_task = 0;
+    for (const CoroutineFrame& frame : task.coroutine_stack) {
+      if (++in_task > kMaxHolderFramesPerTask || ++frames > kMaxHolderFrames) break;
+      auto stack = ValueStackOf(objects, codes, frame.frame_address);
+      if (!stack.ok()) continue;
+      for (uint64_t value : *stack) {
+        const uint64_t lock = AexitBoundTo(collections, value);
+        auto found = waiting.find(lock);
+        if (found == waiting.end() || found->second.count(task.address)) continue;
+        holders[lock].push_back(TaskParty(task));
+      }
+    }
+  }
+  for (Wait& wait : waits) {
+    if (!wait.waits_for || wait.waits_for->kind != "asyncio_lock") continue;
+    auto found = holders.find(wait.waits_for->address);
+    if (found != holders.end()) wait.waits_for->held_by = found->second;
+  }
+}
+
+}  // namespace
+
+std::vector<Wait> TaskWaits(ObjectReader& objects, CodeCache& codes, const AsyncSnapshot& tasks) {
+  std::vector<Wait> waits;
+  for (const AsyncTask& task : tasks.tasks) {
+    if (task.state != TaskState::kPending || task.running) continue;
+    waits.push_back(Wait{TaskParty(task), AwaitOf(objects, tasks, task)});
+  }
+  AddAsyncLockHolders(objects, codes, tasks, waits);
+  return waits;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,271 @@
+#include "core/waits/thread_waits.h"
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string_view>
+
+#include "core/objects/callable_repr.h"
+#include "core/objects/remote_collections.h"
+#include "core/objects/values.h"
+#include "core/walk/calls.h"
+#include "core/walk/locals.h"
+
+namespace pyunwind {
+namespace {
+
+// Frames above this many innermost ones are not looked at for a stdlib wait.
+constexpr size_t kMaxStdlibWaitFrames = 16;
+// Frames whose value stacks are searched for the `with` blocks holding a plain Lock: per
+// thread, and in all.
+constexpr size_t kMaxHolderFramesPerThread = 64;
+constexpr size_t kMaxHolderFrames = 4096;
+
+bool EndsWith(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+bool IsStdlibWaitFile(std::string_view filename) {
+  return EndsWith(filename, "/threading.py") || EndsWith(filename, "/queue.py");
+}
+
+// The stdlib functions that wait, by qualname, and the kind of their wait.
+const char* StdlibWaitKind(std::string_view qualname) {
+  static constexpr std::pair<std::string_view, const char*> kWaits[] = {
+      {"Thread.join", "join"},        {"Event.wait", "event"},
+      {"Condition.wait", "condition"}, {"Condition.wait_for", "condition"},
+      {"Semaphore.acquire", "semaphore"}, {"Barrier.wait", "barrier"},
+      {"Queue.get", "queue_get"},     {"Queue.put", "queue_put"}};
+  for (const auto& [name, kind] : kWaits) {
+    if (qualname == name) return kind;
+  }
+  return nullptr;
+}
+
+// The C calls that wait for time or I/O: their kind, or null. `calling` is repr() of the callee.
+const char* TimedOrIoKind(std::string_view calling) {
+  if (calling == "<built-in function sleep>") return "sleep";
+  static constexpr std::string_view kIo[] = {
+      "<built-in function select>", "<built-in function read>", "<built-in method poll of ",
+      "<built-in method recv of ",  "<built-in method recv_into of ",
+      "<built-in method recvfrom of ", "<built-in method _accept of ",
+      "<method 'poll' of ", "<method 'recv' of ", "<method 'recv_into' of ",
+      "<method 'recvfrom' of ", "<method '_accept' of ", "<method 'control' of "};
+  for (std::string_view io : kIo) {
+    if (calling.substr(0, io.size()) == io) return "io";
+  }
+  return nullptr;
+}
+
+class ThreadWaitReader {
+ public:
+  ThreadWaitReader(ObjectReader& objects, CodeCache& codes, const Interpreter& interp)
+      : objects_(objects), codes_(codes), interp_(interp), collections_(objects),
+        values_(objects) {}
+
+  std::optional<WaitTarget> WaitOf(const Thread& thread) {
+    if (thread.activity == Activity::kWaitingForGil) return GilWait();
+    // Unknown (a native stack without symbols, a core opened alone): the frames decide.
+    if (thread.activity == Activity::kRunning) return std::nullopt;
+    if (auto stdlib = StdlibWait(thread)) return stdlib;
+    const Frame* innermost = Innermost(thread);
+    if (innermost == nullptr) return std::nullopt;
+    if (auto lock = LockWait(*innermost)) return lock;
+    if (innermost->calling) {
+      if (const char* kind = TimedOrIoKind(*innermost->calling)) {
+        return WaitTarget{kind, 0, "", std::nullopt, *innermost->calling};
+      }
+    }
+    if (EndsWith(innermost->qualname(), "Selector.select")) {
+      return WaitTarget{"io", 0, "", std::nullopt, innermost->qualname()};
+    }
+    return std::nullopt;
+  }
+
+  // The plain Locks of `waits` that record no holder get the threads whose `with` blocks hold
+  // them: 3.11-3.13 enter a `with` at BEFORE_WITH, which leaves the lock's bound __exit__ on
+  // the frame's value stack until the block ends (a Lock taken by acquire() leaves nothing).
+  void AddWithHolders(std::vector<Wait>& waits) {
+    if (objects_.layout().calls.before_with == 0) return;
+    std::set<uint64_t> locks;
+    for (const Wait& wait : waits) {
+      if (wait.waits_for && wait.waits_for->kind == "lock" && !wait.waits_for->held_by) {
+        locks.insert(wait.waits_for->address);
+      }
+    }
+    if (locks.empty()) return;
+    std::map<uint64_t, std::vector<WaitParty>> holders;
+    size_t frames = 0;
+    for (const Thread& thread : interp_.threads) {
+      size_t in_thread = 0;
+      for (const Frame& frame : thread.frames) {
+        if (frame.kind != FrameKind::kPython) continue;
+        if (++in_thread > kMaxHolderFramesPerThread || ++frames > kMaxHolderFrames) break;
+        auto stack = ValueStackOf(objects_, codes_, frame.frame_address);
+        if (!stack.ok()) continue;
+        for (uint64_t value : *stack) {
+          const uint64_t lock = ExitBoundTo(value);
+          if (locks.count(lock)) holders[lock].push_back(ThreadParty(thread));
+        }
+      }
+    }
+    for (Wait& wait : waits) {
+      if (!wait.waits_for || wait.waits_for->kind != "lock" || wait.waits_for->held_by) continue;
+      auto found = holders.find(wait.waits_for->address);
+      if (found != holders.end()) wait.waits_for->held_by = found->second;
+    }
+  }
+
+ private:
+  static const Frame* Innermost(const Thread& thread) {
+    for (const Frame& frame : thread.frames) {
+      if (frame.kind == FrameKind::kPython) return &frame;
+    }
+    return nullptr;
+  }
+
+  const Thread* ThreadWithIdent(uint64_t ident) const {
+    for (const Thread& thread : interp_.threads) {
+      if (thread.python_id == ident) return &thread;
+    }
+    return nullptr;
+  }
+
+  WaitParty PartyOfIdent(uint64_t ident) const {
+    if (const Thread* thread = ThreadWithIdent(ident)) return ThreadParty(*thread);
+    return WaitParty{WaiterKind::kThread, ident, ""};
+  }
+
+  std::optional<WaitTarget> GilWait() const {
+    WaitTarget target{"gil", 0, "", std::nullopt, "take_gil"};
+    if (!interp_.gil_holder) return target;
+    target.held_by.emplace();
+    for (const Thread& thread : interp_.threads) {
+      if (thread.tstate_address == *interp_.gil_holder) target.held_by->push_back(ThreadParty(thread));
+    }
+    return target;
+  }
+
+  // The object the frame's `self` argument holds; 0 where it has none or it cannot be read.
+  uint64_t SelfOf(const Frame& frame) {
+    auto slots = ReadLocalSlots(objects_, values_, frame.frame_address, frame.code_address);
+    if (!slots.ok()) return 0;
+    for (const LocalSlot& slot : slots->slots) {
+      if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
+    }
+    return 0;
+  }
+
+  // The outermost wait of the stdlib among the innermost threading.py / queue.py frames.
+  std::optional<WaitTarget> StdlibWait(const Thread& thread) {
+    const Frame* found = nullptr;
+    const char* kind = nullptr;
+    size_t seen = 0;
+    for (const Frame& frame : thread.frames) {
+      if (frame.kind != FrameKind::kPython) continue;
+      if (++seen > kMaxStdlibWaitFrames || !IsStdlibWaitFile(frame.filename())) break;
+      if (const char* k = StdlibWaitKind(frame.qualname())) {
+        found = &frame;
+        kind = k;
+      }
+    }
+    if (found == nullptr) return std::nullopt;
+    WaitTarget target{kind, 0, "", std::nullopt, found->qualname()};
+    target.address = SelfOf(*found);
+    if (target.address == 0) return target;
+    if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
+    if (target.kind == "join") {
+      // The joined Thread's _ident: the thread that ends the wait by ending.
+      auto ident = collections_.InstanceAttribute(target.address,
+                                                  objects_.layout().threading.ident_attribute);
+      if (ident.ok() && *ident != 0) {
+        auto value = objects_.ReadInt(*ident);
+        if (value.ok()) target.held_by = std::vector<WaitParty>{PartyOfIdent(static_cast<uint64_t>(*value))};
+      }
+    }
+    return target;
+  }
+
+  // The lock a frame's C call acquires: the call's self, a bound C method's m_self, or the
+  // context manager a `with` enters. 0 for a call that acquires nothing (release(), locked()).
+  uint64_t ReceiverOf(const Frame& frame) {
+    auto operands = CallOperandsOf(objects_, codes_, frame.frame_address);
+    if (!operands.ok()) return 0;
+    const bool acquires =
+        operands->entering_with ||
+        (frame.calling && (frame.calling->find("acquire") != std::string::npos ||
+                           frame.calling->find("__enter__") != std::string::npos));
+    if (!acquires) return 0;
+    uint64_t object = operands->self;
+    if (object == 0) object = operands->callee;
+    auto type = objects_.TypeName(object);
+    if (!type.ok()) return 0;
+    const Layout& l = objects_.layout();
+    if (*type == "builtin_function_or_method" && (operands->self == 0 || operands->entering_with)) {
+      auto self = objects_.memory().ReadPointer(object + static_cast<uint64_t>(l.cfunction.m_self));
+      return self ? *self : 0;
+    }
+    if (*type == "method" && operands->entering_with) {
+      auto bound = collections_.BoundMethod(object);
+      return bound.ok() ? bound->second : 0;
+    }
+    return operands->self;
+  }
+
+  std::optional<WaitTarget> LockWait(const Frame& frame) {
+    const uint64_t lock = ReceiverOf(frame);
+    if (lock == 0) return std::nullopt;
+    auto type = objects_.TypeName(lock);
+    if (!type.ok()) return std::nullopt;
+    const std::string detail = frame.calling ? *frame.calling : frame.qualname() + ": with";
+    if (*type == "_thread.lock") return WaitTarget{"lock", lock, *type, std::nullopt, detail};
+    if (*type != "_thread.RLock") return std::nullopt;
+    WaitTarget target{"rlock", lock, *type, std::nullopt, detail};
+    const int32_t owner_offset = objects_.layout().rlock.owner;
+    if (owner_offset == kAbsent) return target;
+    auto owner = objects_.memory().ReadPointer(lock + static_cast<uint64_t>(owner_offset));
+    if (!owner) return target;
+    target.held_by.emplace();
+    if (*owner != 0) target.held_by->push_back(PartyOfIdent(*owner));
+    return target;
+  }
+
+  // The lock whose bound __exit__ `value` is (<built-in method __exit__ of _thread.lock
+  // object at 0x...>), else 0.
+  uint64_t ExitBoundTo(uint64_t value) {
+    if (value == 0) return 0;
+    auto type = objects_.TypeName(value);
+    if (!type.ok() || *type != "builtin_function_or_method") return 0;
+    auto repr = CalleeRepr(objects_, value);
+    if (!repr.ok() || !*repr || (*repr)->rfind("<built-in method __exit__ of _thread.lock object", 0) != 0) {
+      return 0;
+    }
+    auto self = objects_.memory().ReadPointer(value + static_cast<uint64_t>(objects_.layout().cfunction.m_self));
+    return self ? *self : 0;
+  }
+
+  ObjectReader& objects_;
+  CodeCache& codes_;
+  const Interpreter& interp_;
+  RemoteCollections collections_;
+  ValueFormatter values_;
+};
+
+}  // namespace
+
+WaitParty ThreadParty(const Thread& thread) {
+  return WaitParty{WaiterKind::kThread, thread.python_id.value_or(0),
+                   thread.name ? *thread.name : thread.os_name.value_or("")};
+}
+
+std::vector<Wait> ThreadWaits(ObjectReader& objects, CodeCache& codes, const Interpreter& interp) {
+  ThreadWaitReader reader(objects, codes, interp);
+  std::vector<Wait> waits;
+  for (const Thread& thread : interp.threads) {
+    waits.push_back(Wait{ThreadParty(thread), reader.WaitOf(thread)});
+  }
+  reader.AddWithHolders(waits);
+  return waits;
+}
+
+}  // namespace pyunwind

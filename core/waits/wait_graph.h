@@ -1,0 +1,28 @@
+// The waits-for graph: an edge from each waiter to each party that holds what it waits for,
+// and its cycles (deadlocks). Iterative (no recursion a long chain could overflow), bounded
+// by kMaxWaitParties and kMaxWaitEdges.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/waits/wait_model.h"
+
+namespace pyunwind {
+
+inline constexpr size_t kMaxWaitParties = 1 << 20;
+inline constexpr size_t kMaxWaitEdges = 1 << 22;
+
+// `next[i]`: the nodes node i waits for. One cycle per strongly connected set of nodes
+// (every cycle of a graph where each node waits for one thing), as the node indices
+// around it, starting from the set's least node and following the shortest way back to it;
+// cycles in the order of their first nodes. Edges to nodes out of range are ignored.
+std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t>>& next);
+
+// The cycles of `waits` (WaitReport::cycles): an edge from a waiter to each party of its
+// held_by that is itself one of `waits`. The least node is the least (kind, id).
+// More than kMaxWaitParties waiters or kMaxWaitEdges edges: nothing, and a warning.
+std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& waits,
+                                                   std::vector<std::string>& warnings);
+
+}  // namespace pyunwind

@@ -1,0 +1,54 @@
+// What py-waits reports: for each thread and pending asyncio task, what it is blocked on and,
+// where the target records it, who can release it; and the cycles of that waits-for graph.
+// Plain data, as core/walk/model.h: what the renderers print and the tests compare.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pyunwind {
+
+enum class WaiterKind : uint8_t { kThread, kTask };
+// "thread", "task" (the JSON's words).
+inline const char* WaiterKindName(WaiterKind kind) {
+  return kind == WaiterKind::kThread ? "thread" : "task";
+}
+
+// A thread (id: its ident, threading.get_ident()) or a task (id: its address, id(task)).
+struct WaitParty {
+  WaiterKind kind = WaiterKind::kThread;
+  uint64_t id = 0;
+  std::string name;
+  bool operator==(const WaitParty& o) const { return kind == o.kind && id == o.id; }
+};
+
+// What a thread or task waits for. `kind` is one of the words of docs/json-output.md
+// ("rlock", "lock", "join", "gil", "event", "condition", "semaphore", "queue_get",
+// "queue_put", "sleep", "io", "task", "future", "asyncio_lock", "asyncio_event",
+// "asyncio_queue", "asyncio_sleep").
+struct WaitTarget {
+  std::string kind;
+  uint64_t address = 0;  // the object waited on; 0 where there is none (sleep, I/O, the GIL)
+  std::string type;      // its type's name ("_thread.RLock"); empty where address is 0
+  // Who can release it; null where the target records no holder (a plain Lock held by no
+  // frame, an Event, a sleep). An empty list: recorded, and held by nobody it knows.
+  std::optional<std::vector<WaitParty>> held_by;
+  std::string detail;    // the call or function that waits, as the frames show it
+};
+
+struct Wait {
+  WaitParty waiter;
+  std::optional<WaitTarget> waits_for;  // null: running, or no known wait
+};
+
+struct WaitReport {
+  std::vector<Wait> waits;
+  // Each cycle once, starting from its least (kind, id) party; each party waits for the next,
+  // the last for the first.
+  std::vector<std::vector<WaitParty>> cycles;
+  std::vector<std::string> warnings;
+};
+
+}  // namespace pyunwind

@@ -1,0 +1,254 @@
+"""Threads and asyncio tasks parked in known waits, for py-waits (tests/e2e/waits_test.cc).
+
+usage: python waits.py TRUTH_JSON          (the deadlocks)
+       python waits_calm.py TRUTH_JSON     (the same module, nothing deadlocked)
+
+deadlocks:
+  worker-1   holds RLock R1 (`with`), then enters `with R2:`           } an RLock-order
+  worker-2   holds RLock R2 (acquire()), then calls R1.acquire()        } deadlock
+  joiner     holds RLock R3, then joins joinee                          } a join on a thread
+  joinee     calls R3.acquire()                                         } that waits for it
+  lock-1     holds Lock L1 (`with`), then enters `with L2:`             } a Lock-order deadlock:
+  lock-2     holds Lock L2 (`with`), then calls L1.acquire()            } the `with` blocks tell
+  lock-waiter  calls PLAIN.acquire() on a threading.Lock the main thread took with acquire()
+             (a plain Lock records no owner, and no `with` holds it: held by nobody known)
+  loop       runs an event loop: task "a" awaits task "b", which awaits task "a" (an await
+             cycle); task "lock-holder" holds an asyncio.Lock (`async with`) and awaits task
+             "lock-waiter", which waits for that Lock; task "sleeper" is in asyncio.sleep;
+             task "loop-main" in Event.wait
+  main       holds PLAIN, writes the truth, sleeps
+calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "event", "condition",
+"semaphore", "barrier", "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
+Semaphore.acquire, Barrier.wait, Queue.get (empty) and Queue.put (full), none ever released;
+"loop" runs a loop whose tasks sleep or wait on an Event. No cycle.
+
+Truth: {"scenario", "mode", "pid", "python", "threads": [{"native_id", "ident", "name",
+"waits", "address", "held_by"}], "tasks": [{"id", "name", "waits", "held_by"}], "cycles"}:
+"waits" is the kind py-waits must name (null: none), "address" id() of the object waited on
+(hex, null where none), "held_by" the idents (tasks: ids, hex) of who holds it (null where the
+target records nobody); "cycles" each deadlock as its parties in waiting order, starting from
+the least (kind, id), threads before tasks.
+"""
+import asyncio
+import sys
+import threading
+import time
+
+from scenario_truth import truth_of, write_truth
+
+THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
+TASKS = {}    # name -> task
+READY = threading.Semaphore(0)
+ALOCK = []  # the asyncio.Lock of the deadlocks' loop
+
+
+def note(name, waits, address=None, held_by=None):
+    THREADS[name] = [threading.get_ident(), threading.get_native_id(), waits,
+                     None if address is None else "%#x" % address, held_by]
+
+
+def worker_1(r1, r2, both_held):
+    with r1:
+        both_held.wait()
+        note("worker-1", "rlock", id(r2), ["worker-2"])
+        READY.release()
+        with r2:  # parked
+            pass
+
+
+def worker_2(r1, r2, both_held):
+    r2.acquire()
+    both_held.wait()
+    note("worker-2", "rlock", id(r1), ["worker-1"])
+    READY.release()
+    r1.acquire()  # parked
+
+
+def lock_1(l1, l2, both_held):
+    with l1:
+        both_held.wait()
+        note("lock-1", "lock", id(l2), ["lock-2"])
+        READY.release()
+        with l2:  # parked
+            pass
+
+
+def lock_2(l1, l2, both_held):
+    with l2:
+        both_held.wait()
+        note("lock-2", "lock", id(l1), ["lock-1"])
+        READY.release()
+        l1.acquire()  # parked
+
+
+def joinee(r3):
+    note("joinee", "rlock", id(r3), ["joiner"])
+    READY.release()
+    r3.acquire()  # parked
+
+
+def joiner(r3):
+    r3.acquire()
+    other = threading.Thread(target=joinee, args=(r3,), name="joinee", daemon=True)
+    other.start()
+    note("joiner", "join", id(other), ["joinee"])
+    READY.release()
+    other.join()  # parked
+
+
+def lock_waiter(plain):
+    note("lock-waiter", "lock", id(plain), None)
+    READY.release()
+    plain.acquire()  # parked
+
+
+async def await_task(name):
+    while name not in TASKS:
+        await asyncio.sleep(0)
+    await TASKS[name]
+
+
+async def hold_lock(lock):
+    async with lock:
+        while "lock-waiter" not in TASKS:
+            await asyncio.sleep(0)
+        await TASKS["lock-waiter"]
+
+
+async def wait_lock(lock):
+    async with lock:
+        pass
+
+
+async def loop_main(deadlocks):
+    loop = asyncio.get_running_loop()
+    if deadlocks:
+        TASKS["a"] = loop.create_task(await_task("b"), name="a")
+        TASKS["b"] = loop.create_task(await_task("a"), name="b")
+        ALOCK.append(asyncio.Lock())
+        TASKS["lock-holder"] = loop.create_task(hold_lock(ALOCK[0]), name="lock-holder")
+        await asyncio.sleep(0)  # the holder takes the lock
+        TASKS["lock-waiter"] = loop.create_task(wait_lock(ALOCK[0]), name="lock-waiter")
+    TASKS["sleeper"] = loop.create_task(asyncio.sleep(3600), name="sleeper")
+    TASKS["loop-main"] = asyncio.current_task()
+    TASKS["loop-main"].set_name("loop-main")
+    for _ in range(5):
+        await asyncio.sleep(0)
+    note("loop", "io")
+    READY.release()
+    await asyncio.Event().wait()
+
+
+def run_loop(deadlocks):
+    asyncio.run(loop_main(deadlocks))
+
+
+def busy():
+    note("busy", None)
+    READY.release()
+    while True:
+        pass
+
+
+def sleeper():
+    note("sleeper", "sleep")
+    READY.release()
+    time.sleep(3600)  # parked
+
+
+def stdlib_waiter(kind, obj, wait):
+    def run():
+        note(threading.current_thread().name, kind, id(obj))
+        READY.release()
+        wait()  # parked
+    return run
+
+
+def stdlib_waiters():
+    import queue
+    condition, full = threading.Condition(), queue.Queue(1)
+    full.put(None)
+
+    def in_condition():
+        with condition:
+            condition.wait()
+    waiters = [("event", threading.Event(), "wait"), ("semaphore", threading.Semaphore(0), "acquire"),
+               ("barrier", threading.Barrier(2), "wait"), ("queue-get", queue.Queue(), "get")]
+    starts = [(name, stdlib_waiter(kind_of, obj, getattr(obj, method)), ())
+              for (name, obj, method), kind_of in zip(waiters, ["event", "semaphore", "barrier", "queue_get"])]
+    starts.append(("condition", stdlib_waiter("condition", condition, in_condition), ()))
+    starts.append(("queue-put", stdlib_waiter("queue_put", full, lambda: full.put(None)), ()))
+    return starts
+
+
+def task_truth(deadlocks):
+    tasks = []
+    for name, task in TASKS.items():
+        if name in ("a", "b"):
+            other = "b" if name == "a" else "a"
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
+                          "held_by": ["%#x" % id(TASKS[other])]})
+        elif name == "lock-holder":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
+                          "held_by": ["%#x" % id(TASKS["lock-waiter"])]})
+        elif name == "lock-waiter":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_lock",
+                          "address": "%#x" % id(ALOCK[0]),
+                          "held_by": ["%#x" % id(TASKS["lock-holder"])]})
+        elif name == "sleeper":
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
+                          "held_by": None})
+        else:
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_event",
+                          "held_by": None})
+    return tasks
+
+
+def main(mode):
+    deadlocks = mode == "deadlocks"
+    threading.current_thread().name = "main"
+    plain = threading.Lock()
+    plain.acquire()
+    starts = []
+    if deadlocks:
+        r1, r2, r3 = threading.RLock(), threading.RLock(), threading.RLock()
+        both_held, both_locked = threading.Barrier(2), threading.Barrier(2)
+        l1, l2 = threading.Lock(), threading.Lock()
+        starts = [("worker-1", worker_1, (r1, r2, both_held)),
+                  ("worker-2", worker_2, (r1, r2, both_held)),
+                  ("lock-1", lock_1, (l1, l2, both_locked)),
+                  ("lock-2", lock_2, (l1, l2, both_locked)),
+                  ("joiner", joiner, (r3,)), ("lock-waiter", lock_waiter, (plain,))]
+    else:
+        starts = [("busy", busy, ()), ("sleeper", sleeper, ())] + stdlib_waiters()
+    starts.append(("loop", run_loop, (deadlocks,)))
+    for name, target, args in starts:
+        threading.Thread(target=target, args=args, name=name, daemon=True).start()
+    for _ in range(len(starts) + (1 if deadlocks else 0)):  # the joinee too
+        READY.acquire()
+    time.sleep(0.5)  # each thread from its note() into the wait it is parked in
+    note("main", "sleep")
+    idents = {name: entry[0] for name, entry in THREADS.items()}
+    threads = [{"name": name, "ident": ident, "native_id": native_id, "waits": waits,
+                "address": address,
+                "held_by": None if held_by is None else [idents[h] for h in held_by]}
+               for name, (ident, native_id, waits, address, held_by) in THREADS.items()]
+    cycles = []
+    if deadlocks:
+        def party(kind, name):
+            key = idents[name] if kind == "thread" else id(TASKS[name])
+            return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
+        for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
+                            ("thread", ["joiner", "joinee"]), ("task", ["a", "b"]),
+                            ("task", ["lock-holder", "lock-waiter"])):
+            ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
+            start = ids.index(min(ids))
+            cycles.append([party(kind, n) for n in names[start:] + names[:start]])
+    write_truth(sys.argv[1], truth_of("waits", threads, mode=mode, tasks=task_truth(deadlocks),
+                                      cycles=cycles))
+    while True:
+        time.sleep(3600)  # parked
+
+
+if __name__ == "__main__":
+    main("deadlocks")

@@ -1,0 +1,4 @@
+"""py-waits' calm scenario: tests/data/waits.py with nothing deadlocked (see there)."""
+import waits
+
+waits.main("calm")

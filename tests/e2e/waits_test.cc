@@ -1,0 +1,220 @@
+// py-waits against what tests/data/waits.py records about itself, on Debian's 3.11 and pyenv's
+// 3.12.1 and 3.13.0 (where installed), live and from a gcore core, in LLDB and GDB:
+//   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
+//     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
+//     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
+//     joiner joining joinee which waits for an RLock joiner holds, a task holding an
+//     asyncio.Lock (`async with`: its bound __aexit__ on the coroutine's value stack) that
+//     awaits the task waiting for that Lock,
+//     an asyncio await cycle (task "a" awaits "b", which awaits "a"), a thread blocked on a
+//     plain Lock taken by acquire() (no owner recorded: held_by null), sleeping and selecting threads, tasks in
+//     asyncio.sleep and Event.wait. `py-waits --json` gives each thread's and task's wait
+//     kind, the object's address (id()), who holds it (the RLock's owner, the joined thread,
+//     the awaited task), and exactly the truth's cycles, each from its least party; the text
+//     prints each cycle first as one "deadlock:" line, and nothing else says "deadlock".
+//   * Calm (waits_calm.py): a busy thread, sleeping ones, threads in Event.wait,
+//     Condition.wait, Semaphore.acquire, Barrier.wait, Queue.get and Queue.put (on the object
+//     whose method it is), a loop whose tasks sleep or wait on an Event: no cycle, "no deadlock
+//     found", and each wait as the truth says.
+//   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+const std::vector<std::string> kInterpreters = {"debian_3.11", "3.12.1", "3.13.0"};
+
+// The py-waits entry of each waiter, by (kind, id as the truth writes it).
+std::map<std::pair<std::string, std::string>, json> WaitsById(const json& document) {
+  std::map<std::pair<std::string, std::string>, json> out;
+  for (const json& wait : document.at("waits")) {
+    const json& id = wait.at("id");
+    out[{wait.at("kind"), id.is_string() ? id.get<std::string>() : id.dump()}] = wait;
+  }
+  return out;
+}
+
+// The ids of a held_by list, as the truth writes them (threads: numbers, tasks: "0x...").
+json HolderIds(const json& held_by) {
+  if (held_by.is_null()) return held_by;
+  json ids = json::array();
+  for (const json& party : held_by) ids.push_back(party.at("id"));
+  return ids;
+}
+
+// Each truth thread's and task's wait against py-waits' entry for it.
+void ExpectWaitsMatch(const json& truth, const json& got) {
+  auto waits = WaitsById(got);
+  auto check = [&](const std::string& kind, const json& id, const json& expected) {
+    const std::string key = id.is_string() ? id.get<std::string>() : id.dump();
+    auto found = waits.find({kind, key});
+    ASSERT_NE(found, waits.end()) << kind << " " << key << " missing: " << got.dump(1);
+    const json& wait = found->second;
+    EXPECT_EQ(wait.at("name"), expected.at("name")) << wait.dump();
+    const json& waits_for = wait.at("waits_for");
+    if (expected.at("waits").is_null()) {
+      EXPECT_TRUE(waits_for.is_null()) << expected.dump() << "\n" << wait.dump();
+      return;
+    }
+    ASSERT_FALSE(waits_for.is_null()) << expected.dump() << "\n" << wait.dump();
+    EXPECT_EQ(waits_for.at("kind"), expected.at("waits")) << wait.dump();
+    if (expected.contains("address") && !expected.at("address").is_null()) {
+      EXPECT_EQ(waits_for.at("address"), expected.at("address")) << wait.dump();
+    }
+    if (kind == "task" && expected.at("waits") == "task") {
+      EXPECT_EQ(waits_for.at("address"), expected.at("held_by").at(0)) << wait.dump();
+    }
+    EXPECT_EQ(HolderIds(waits_for.at("held_by")), expected.at("held_by")) << wait.dump();
+  };
+  for (const json& thread : truth.at("threads")) check("thread", thread.at("ident"), thread);
+  for (const json& task : truth.at("tasks")) check("task", task.at("id"), task);
+}
+
+// The "deadlock:" line the text must print for a truth cycle.
+std::string CycleLine(const json& truth, const json& cycle) {
+  auto party_text = [](const json& p) {
+    return p.at("kind").get<std::string>() + " \"" + p.at("name").get<std::string>() + "\"";
+  };
+  std::string line = "deadlock: ";
+  for (size_t i = 0; i < cycle.size(); ++i) {
+    const json& party = cycle[i];
+    const std::string next = party_text(cycle[(i + 1) % cycle.size()]);
+    std::string phrase = "awaits " + next;
+    for (const json& t : truth.at("tasks")) {
+      if (party.at("kind") == "task" && t.at("id") == party.at("id") && t.at("waits") == "asyncio_lock") {
+        phrase = "awaits Lock " + t.at("address").get<std::string>() + " held by " + next;
+      }
+    }
+    if (party.at("kind") == "thread") {
+      for (const json& t : truth.at("threads")) {
+        if (t.at("ident") != party.at("id")) continue;
+        const std::string type = t.at("waits") == "lock" ? "Lock " : "RLock ";
+        phrase = t.at("waits") == "join" ? "joins " + next
+                                         : "waits for " + type + t.at("address").get<std::string>() +
+                                               " held by " + next;
+      }
+    }
+    line += (i == 0 ? party_text(party) + " " : ", which ") + phrase;
+  }
+  return line;
+}
+
+class Waits : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/waits.py"); }
+};
+
+TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
+  const json& truth = scenario_->truth();
+  ASSERT_EQ(truth.at("cycles").size(), 5u) << truth.dump(1);
+  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
+                                    {"py-waits --json", "py-waits"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  std::string error;
+  auto got = ExtractJson(run.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << run.Describe();
+  ExpectWaitsMatch(truth, *got);
+  auto sorted = [](json cycles) {
+    std::sort(cycles.begin(), cycles.end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
+    return cycles;
+  };
+  EXPECT_EQ(sorted(got->at("cycles")), sorted(truth.at("cycles"))) << got->dump(1);
+  // The text: each cycle once, as one line, before any other line of py-waits.
+  const auto lines = LinesContaining(run.out, "deadlock");
+  ASSERT_EQ(lines.size(), truth.at("cycles").size()) << run.out;
+  for (const json& cycle : truth.at("cycles")) {
+    const std::string expected = CycleLine(truth, cycle);
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), expected), 1) << expected << "\n" << run.out;
+  }
+  const size_t first_deadlock = run.out.find("\ndeadlock: ");
+  const size_t first_wait = run.out.find("\nthread \"");
+  EXPECT_LT(first_deadlock, first_wait) << run.out;
+}
+
+class CalmWaits : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override { Start("tests/data/waits_calm.py"); }
+};
+
+TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
+  const json& truth = scenario_->truth();
+  ASSERT_TRUE(truth.at("cycles").empty());
+  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
+                                    {"py-waits --json", "py-waits"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  std::string error;
+  auto got = ExtractJson(run.out, &error);
+  ASSERT_TRUE(got) << error << "\n" << run.Describe();
+  ExpectWaitsMatch(truth, *got);
+  EXPECT_TRUE(got->at("cycles").empty()) << got->dump(1);
+  EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
+  EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
+}
+
+// tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
+// holds (reached a few milliseconds after the truth: asked again until it is there).
+class GilWaits : public ::testing::TestWithParam<std::tuple<std::string, Debugger>> {
+ public:
+  static void TearDownTestSuite() { ScenarioMatrixTest::TearDownTestSuite(); }
+};
+
+TEST_P(GilWaits, WaiterWaitsForTheGilTheMainThreadHolds) {
+  const auto& [interp, debugger] = GetParam();
+  std::string skip, error;
+  const Scenario* scenario = MatrixScenario(interp, "tests/data/gil_wait.py", &skip, &error);
+  if (!skip.empty()) GTEST_SKIP() << skip;
+  ASSERT_NE(scenario, nullptr) << error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  Target target;
+  target.pid = scenario->pid();
+  json waiter;
+  RunResult run;
+  for (int attempt = 0; attempt < 50; ++attempt) {
+    run = RunDebugger(debugger, *install, target, {"py-waits --json"});
+    ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+    auto got = ExtractJson(run.out, &error);
+    ASSERT_TRUE(got) << error << "\n" << run.Describe();
+    for (const json& wait : got->at("waits")) {
+      if (wait.at("name") == "waiter") waiter = wait;
+    }
+    if (!waiter.is_null() && !waiter.at("waits_for").is_null() &&
+        waiter.at("waits_for").at("kind") == "gil") {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  ASSERT_FALSE(waiter.is_null()) << run.out;
+  const json& waits_for = waiter.at("waits_for");
+  ASSERT_FALSE(waits_for.is_null()) << waiter.dump();
+  EXPECT_EQ(waits_for.at("kind"), "gil") << waiter.dump();
+  ASSERT_EQ(waits_for.at("held_by").size(), 1u) << waiter.dump();
+  EXPECT_EQ(waits_for.at("held_by").at(0).at("name"), "MainThread") << waiter.dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
+                         ::testing::Combine(::testing::Values("debian_3.11", "3.12.1", "3.13.0"),
+                                            ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
+                         [](const auto& info) {
+                           return SanitizeName(std::get<0>(info.param)) + "_" +
+                                  DebuggerName(std::get<1>(info.param));
+                         });
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+                         MatrixCellName);
+INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+                         MatrixCellName);
+
+}  // namespace
+}  // namespace pyunwind_e2e
