@@ -22,6 +22,8 @@ trap cleanup EXIT
 
 cd "$root"
 .ci/install-packages
+# Debian 11's C library, which pyunwind is built against (toolchain/README.md); once per machine.
+.ci/fetch-sysroot || exit 1
 # Bazel's own output goes to a log, shown only if the build fails.
 echo "== building pyunwind (bazel build //:install; log: $tmp/build.log)"
 if ! bazel build //:install >"$tmp/build.log" 2>&1; then

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "toolchain/dl_find_object.h"
+
 #include <lldb/API/SBCommandInterpreter.h>
 #include <lldb/API/SBError.h>
 
@@ -93,7 +95,7 @@ class CallSites {
   }
 
   bool IsApiClients(uintptr_t pc) const {
-    dl_find_object found{};
+    PyunwindDlFindObject found{};
     if (find_object_ == nullptr || find_object_(reinterpret_cast<void*>(pc), &found) != 0) {
       return CallIsApiClientsBySymbol(pc);
     }
@@ -106,7 +108,8 @@ class CallSites {
   }
 
  private:
-  using FindObject = int (*)(void*, dl_find_object*);
+  // glibc 2.35's layout: the plugin is compiled against glibc 2.31's headers (toolchain/).
+  using FindObject = int (*)(void*, PyunwindDlFindObject*);
   struct Extent {
     uintptr_t start, end;
   };

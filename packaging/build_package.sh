@@ -2,7 +2,7 @@
 # Builds pyunwind's Debian package or its release tarball from the files //:install installs
 # (run by the genrules //:deb and //:tarball, see the root BUILD).
 #
-#   build_package.sh deb     OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN GDB_PACKAGE_PY...
+#   PYUNWIND_SYSROOT=DIR build_package.sh deb OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN GDB_PACKAGE_PY...
 #   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY INSTALL_SH GDB_PACKAGE_PY...
 #
 # GDB_PACKAGE_PY...: the modules of the GDB script's package, installed as pyunwind_gdb/ beside
@@ -44,8 +44,15 @@ install -m 0644 "$readme" "$root/usr/share/doc/pyunwind/README.Debian"
 
 # Depends: what the libraries link (dpkg-shlibdeps), except LLDB: the plugin is loaded into
 # an LLDB that brings its own liblldb, and a user of GDB only needs no LLDB at all.
+# The versions come from Debian 11's libc6 symbols file, which .ci/fetch-sysroot keeps in the
+# sysroot the libraries were linked against ($PYUNWIND_SYSROOT, from toolchain/sysroot.bzl):
+# -S makes dpkg-shlibdeps take libc6's libraries and symbols from there, not this machine's.
+[[ -e ${PYUNWIND_SYSROOT:-}/DEBIAN/symbols ]] || {
+  echo "build_package.sh: no libc6 symbols file in the sysroot ${PYUNWIND_SYSROOT:-}: run .ci/fetch-sysroot" >&2
+  exit 1
+}
 printf 'Source: pyunwind\n\nPackage: pyunwind\nArchitecture: amd64\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O \
+depends=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O -S"$PYUNWIND_SYSROOT" \
   debian/pyunwind/usr/lib/pyunwind/libpyunwind_gdb.so \
   debian/pyunwind/usr/lib/pyunwind/libpyunwind_lldb.so 2>"$work/shlibdeps.err") || {
   cat "$work/shlibdeps.err" >&2

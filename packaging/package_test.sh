@@ -260,8 +260,14 @@ for so in "$tmp/x/usr/lib/pyunwind/"*.so; do
 done
 # ... and nothing more: exactly the packages the README names.
 depends_names=$(tr ',' '\n' <<<"$depends" | awk '{print $1}' | sort | tr '\n' ' ')
-[[ "$depends_names" == "libc6 libgcc-s1 libstdc++6 " ]] ||
-  problems+="Depends is not exactly libc6, libgcc-s1, libstdc++6: $depends; "
+# libstdc++ and libgcc are linked in (toolchain/README.md): the C library alone.
+[[ "$depends_names" == "libc6 " ]] ||
+  problems+="Depends is not exactly libc6: $depends; "
+# ... no newer than the glibc the libraries are built against (toolchain/README.md).
+libc6_min=$(sed -n 's/.*libc6 (>= \([^)]*\)).*/\1/p' <<<"$depends")
+if [[ -z "$libc6_min" ]] || dpkg --compare-versions "$libc6_min" gt 2.31; then
+  problems+="Depends asks for a libc6 newer than 2.31: $depends; "
+fi
 if [[ -z "$problems" ]]; then record control_fields pass; else record control_fields fail "$problems"; fi
 
 listing=$(dpkg-deb -c "$artifact" | awk '$1 !~ /^d/ {print $NF}' | sort | tr '\n' ' ')

@@ -22,6 +22,8 @@ OTHER_RULES = {
     "alias", "exports_files", "filegroup", "genrule", "load", "package", "sh_binary",
     "sh_test", "py_binary", "py_library", "py_test", "java_binary", "java_import",
     "java_library", "licenses", "toolchain", "config_setting", "test_suite",
+    # toolchain/BUILD: the C++ toolchain itself, which no C++ target lists as a dependency.
+    "cc_toolchain_suite", "cc_toolchain", "cc_toolchain_config",
 }
 # The attributes of a C++ rule this test reads; any other that changes where headers come
 # from would make it wrong, so it refuses them.

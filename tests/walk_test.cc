@@ -744,7 +744,7 @@ TEST(NotPython, TheScanStopsAtCtrlC) {
   const CommandOutput out = RunCommand("py-bt", {"--all"}, context);
   EXPECT_TRUE(out.failed);
   EXPECT_EQ(out.text, "pyunwind: interrupted\n");
-  EXPECT_LE(target.bytes_read, (64 << 20) + (1 << 20));
+  EXPECT_LE(target.bytes_read, (64u << 20) + (1u << 20));
 }
 
 TEST(NotPython, CtrlCDuringTheScanIsInterrupted) {

@@ -15,6 +15,12 @@
 namespace pyunwind {
 namespace {
 
+// Linux 5.14's madvise advice; older kernel headers (the glibc 2.31 sysroot's, Linux 5.10:
+// toolchain/README.md) lack the name, and an older kernel answers EINVAL, ignored below.
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 constexpr size_t kSlabBytes = PageArena::kPageSize * PageArena::kPagesPerSlab;
 
 uint8_t* MapSlab() {

@@ -288,7 +288,7 @@ TEST_P(AsyncioEdges, PyTasksJsonMatchesTruth) {
   size_t listed_done = 0;
   for (const json& t : truth.at("tasks")) listed_done += t.at("state") == "finished" && t.at("listed") == true;
   EXPECT_EQ(listed_done, truth.at("python").at("hexversion").get<int64_t>() >= 0x030E0000 ? 0u : 2u);
-  EXPECT_EQ(live->at("not_shown").value("done", 0), listed_done);
+  EXPECT_EQ(live->at("not_shown").value("done", size_t{0}), listed_done);
   EXPECT_EQ(LinesContaining(d.out, "2 finished or cancelled tasks not shown (--state done or --all shows them)").size(),
             listed_done == 2 ? 1u : 0u)
       << d.Describe();

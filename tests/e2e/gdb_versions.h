@@ -15,11 +15,12 @@ namespace pyunwind_e2e {
 struct GdbRelease {
   std::string suite;       // "bullseye", "trixie", "sid"
   // Debian 11's GDB on this machine's newer C library (fetch-gdbs' gdb-host-libc) rather than
-  // its own: its own glibc 2.31 is older than the bridge needs.
+  // its own glibc 2.31 (what a user of Debian 11 has; the bridge is built for it).
   bool host_libc = false;
 };
 
-// Debian 11's GDB 10.1 on this machine's C library, Debian 13's 16 and unstable's 18.
+// Debian 11's GDB 10.1 on its own C library and on this machine's, Debian 13's 16 and
+// unstable's 18.
 const std::vector<GdbRelease>& TestedGdbReleases();
 
 struct Gdb {

@@ -77,6 +77,34 @@ std::optional<Lldb> FindLldb(int major, std::string* why) {
   return lldb;
 }
 
+std::optional<Lldb> FindBullseyeLldb(int major, std::string* why) {
+  const std::string n = std::to_string(major);
+  const std::string dir = CacheDir() + "/bullseye-" + n;
+  if (std::getenv("PYUNWIND_ASAN_PRELOAD")) {
+    *why = "--config=asan: the instrumented plugin needs this machine's libasan, which needs a "
+           "newer glibc than Debian 11's own 2.31 that this LLDB runs on";
+    return std::nullopt;
+  }
+  if (!FileExists(dir + "/.complete") || !FileExists(dir + "/lldb")) {
+    *why = "Debian 11's LLDB " + n + " is not in " + dir + " (run .ci/fetch-lldbs bullseye-" + n + ")";
+    return std::nullopt;
+  }
+  Lldb lldb;
+  lldb.major = major;
+  lldb.path = dir + "/lldb";  // the wrapper: Debian 11's loader and libraries
+  lldb.env["LLDB_DEBUGSERVER_PATH"] = dir + "/lldb-server";
+  std::map<std::string, std::string> env = CleanEnv();
+  for (const auto& [k, v] : lldb.env) env[k] = v;
+  RunResult r = RunCommand({lldb.path, "--version"}, 60, env);
+  lldb.version = FirstLine(r.out);
+  if (!r.exited || r.exit_code != 0 || lldb.version.rfind("lldb version " + n + ".", 0) != 0) {
+    *why = lldb.path + " does not run (" + r.Status() + ": " + FirstLine(r.out + r.err) + ")";
+    return std::nullopt;
+  }
+  lldb.version += " (Debian 11, glibc 2.31)";
+  return lldb;
+}
+
 RunResult RunLldb(const Lldb& lldb, const Install& install, const Target& target,
                   const std::vector<std::string>& commands, double timeout_s,
                   const std::map<std::string, std::string>& extra_env) {

@@ -31,6 +31,11 @@ struct Lldb {
 // LLDB `major`, or nullopt and *why (one line: what is missing and how to get it).
 std::optional<Lldb> FindLldb(int major, std::string* why);
 
+// Debian 11's own LLDB `major` (16) on Debian 11's own C library, glibc 2.31 (.ci/fetch-lldbs
+// bullseye-16: $PYUNWIND_LLDB_CACHE/bullseye-16), or nullopt and *why. Not under --config=asan:
+// this machine's libasan, which the instrumented plugin needs, needs a newer glibc.
+std::optional<Lldb> FindBullseyeLldb(int major, std::string* why);
+
 // Runs that LLDB in batch mode with pyunwind loaded (DebuggerArgv's LLDB command line with
 // its own binary, DebuggerEnv() plus its library path and `extra_env`).
 RunResult RunLldb(const Lldb& lldb, const Install& install, const Target& target,
