@@ -64,19 +64,12 @@ fs::path SharedFixtures() { return testing::SharedFixtures(kThisFile); }
 std::vector<std::string> Versions() { return testing::VersionsWithScenario(kThisFile, "asyncio_tree"); }
 
 using testing::OpenedCore;
+using testing::StackKey;
 using testing::TaskStackOfTruth;
 
 CommandOutput PyTasks(ElfCoreTarget& target, std::vector<std::string> args) {
   CommandContext context{target, std::nullopt, false, std::nullopt, std::nullopt};
   return RunCommand("py-tasks", args, context);
-}
-
-Json StackKey(const Json& stack) {
-  Json out = Json::array();
-  for (const Json& frame : stack) {
-    out.push_back({frame.at("qualname"), frame.at("name"), frame.at("filename"), frame.at("line")});
-  }
-  return out;
 }
 
 std::set<std::pair<std::string, std::string>> Edges(const Json& awaited_by) {

@@ -7,6 +7,16 @@
 
 namespace pyunwind::testing {
 
+// (filename, line, name, qualname) of each frame of a coroutine stack: what two stacks must
+// share to be the same.
+inline nlohmann::json StackKey(const nlohmann::json& stack) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const nlohmann::json& f : stack) {
+    out.push_back({f.at("filename"), f.at("line"), f.at("name"), f.at("qualname")});
+  }
+  return out;
+}
+
 // The coroutine stack `py-tasks` shows for `task` (one of truth["tasks"]), innermost first. A
 // scenario records each task's own coroutines; the running task (truth["running_task"], or
 // truth["running_label"] where 3.7's tasks have no names) also owns every frame its loop thread

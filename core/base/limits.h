@@ -95,4 +95,18 @@ inline constexpr size_t kMaxSourceFilesPerCommand = 256;
 inline constexpr long kMaxTracebackSpanLines = 4096;
 inline constexpr size_t kMaxTracebackSpanLinesPerCommand = 1 << 16;
 
+// py-waits (core/waits/): a thread's innermost frames looked at for a stdlib wait
+// (threading.py, queue.py); the frames whose value stacks are searched for the `with` blocks
+// holding a plain Lock, per thread and in all, and the coroutine frames searched for the
+// `async with` blocks holding an asyncio.Lock, per task and in all (past these a holder is
+// not found: held by nobody known). More waiters or waits-for edges than the graph bounds:
+// no cycles looked for, and a warning says so.
+inline constexpr size_t kMaxStdlibWaitFrames = 16;
+inline constexpr size_t kMaxHolderFramesPerThread = 64;
+inline constexpr size_t kMaxHolderFramesForThreads = 4096;
+inline constexpr size_t kMaxHolderFramesPerTask = 64;
+inline constexpr size_t kMaxHolderFramesForTasks = 1 << 16;
+inline constexpr size_t kMaxWaitParties = 1 << 20;
+inline constexpr size_t kMaxWaitEdges = 1 << 22;
+
 }  // namespace pyunwind

@@ -6,6 +6,16 @@
 namespace pyunwind {
 namespace {
 
+// What `append` writes when `present`, else JSON null.
+template <typename Append>
+void AppendOrNull(std::string& out, bool present, Append append) {
+  if (present) {
+    append();
+  } else {
+    out += "null";
+  }
+}
+
 // A thread's id is its ident (a number), a task's its address ("0x...", as py-tasks' "id").
 void AppendParty(std::string& out, const WaitParty& party) {
   out += fmt::format("{{\"kind\":\"{}\",\"id\":", WaiterKindName(party.kind));
@@ -29,19 +39,12 @@ void AppendTarget(std::string& out, const WaitTarget& target) {
   out += "{\"kind\":";
   AppendJsonString(out, target.kind);
   out += ",\"address\":";
-  out += target.address ? fmt::format("\"{:#x}\"", target.address) : "null";
+  AppendOrNull(out, target.address != 0,
+               [&] { out += fmt::format("\"{:#x}\"", target.address); });
   out += ",\"type\":";
-  if (target.type.empty()) {
-    out += "null";
-  } else {
-    AppendJsonString(out, target.type);
-  }
+  AppendOrNull(out, !target.type.empty(), [&] { AppendJsonString(out, target.type); });
   out += ",\"held_by\":";
-  if (target.held_by) {
-    AppendParties(out, *target.held_by);
-  } else {
-    out += "null";
-  }
+  AppendOrNull(out, target.held_by.has_value(), [&] { AppendParties(out, *target.held_by); });
   out += ",\"detail\":";
   AppendJsonString(out, target.detail);
   out += ",\"state\":";
@@ -90,11 +93,7 @@ std::string FormatWaitsJson(const WaitReport& report, OutputBudget* budget) {
     party.pop_back();
     out += party;
     out += ",\"waits_for\":";
-    if (wait.waits_for) {
-      AppendTarget(out, *wait.waits_for);
-    } else {
-      out += "null";
-    }
+    AppendOrNull(out, wait.waits_for.has_value(), [&] { AppendTarget(out, *wait.waits_for); });
     out += '}';
   }
   out += fmt::format("],\"waits_not_shown\":{}", report.waits.size() - shown);

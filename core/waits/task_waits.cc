@@ -5,6 +5,7 @@
 #include <string_view>
 #include <utility>
 
+#include "core/base/limits.h"
 #include "core/objects/remote_collections.h"
 #include "core/objects/values.h"
 #include "core/walk/calls.h"
@@ -12,11 +13,6 @@
 
 namespace pyunwind {
 namespace {
-
-// Coroutine frames whose value stacks are searched for `async with` blocks holding an
-// asyncio.Lock: per task, and in all.
-constexpr size_t kMaxHolderFramesPerTask = 64;
-constexpr size_t kMaxHolderFrames = 1 << 16;
 
 // The asyncio coroutines that park a task on a future, by qualname, and the kind of the wait.
 const char* AsyncioWaitKind(std::string_view qualname) {
@@ -105,7 +101,7 @@ void AddAsyncLockHolders(ObjectReader& objects, CodeCache& codes, const AsyncSna
     if (task.done()) continue;
     size_t in_task = 0;
     for (const CoroutineFrame& frame : task.coroutine_stack) {
-      if (++in_task > kMaxHolderFramesPerTask || ++frames > kMaxHolderFrames) break;
+      if (++in_task > kMaxHolderFramesPerTask || ++frames > kMaxHolderFramesForTasks) break;
       auto stack = ValueStackOf(objects, codes, frame.frame_address);
       if (!stack.ok()) continue;
       for (uint64_t value : *stack) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/base/limits.h"
 #include "core/objects/callable_repr.h"
 #include "core/objects/remote_collections.h"
 #include "core/objects/values.h"
@@ -14,13 +15,6 @@
 
 namespace pyunwind {
 namespace {
-
-// Frames above this many innermost ones are not looked at for a stdlib wait.
-constexpr size_t kMaxStdlibWaitFrames = 16;
-// Frames whose value stacks are searched for the `with` blocks holding a plain Lock: per
-// thread, and in all.
-constexpr size_t kMaxHolderFramesPerThread = 64;
-constexpr size_t kMaxHolderFrames = 4096;
 
 bool EndsWith(std::string_view text, std::string_view end) {
   return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
@@ -102,7 +96,7 @@ class ThreadWaitReader {
       size_t in_thread = 0;
       for (const Frame& frame : thread.frames) {
         if (frame.kind != FrameKind::kPython) continue;
-        if (++in_thread > kMaxHolderFramesPerThread || ++frames > kMaxHolderFrames) break;
+        if (++in_thread > kMaxHolderFramesPerThread || ++frames > kMaxHolderFramesForThreads) break;
         auto stack = ValueStackOf(objects_, codes_, frame.frame_address);
         if (!stack.ok()) continue;
         for (uint64_t value : *stack) {

@@ -6,6 +6,8 @@
 #include <map>
 #include <utility>
 
+#include "core/base/limits.h"
+
 namespace pyunwind {
 namespace {
 

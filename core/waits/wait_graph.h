@@ -12,9 +12,6 @@
 
 namespace pyunwind {
 
-inline constexpr size_t kMaxWaitParties = 1 << 20;
-inline constexpr size_t kMaxWaitEdges = 1 << 22;
-
 // `next[i]`: the nodes node i waits for. One cycle per strongly connected set of nodes
 // (every cycle of a graph where each node waits for one thing), as the node indices
 // around it, starting from the set's least node and following the shortest way back to it;

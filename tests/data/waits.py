@@ -5,7 +5,7 @@ usage: python waits.py TRUTH_JSON          (the deadlocks)
 
 deadlocks:
   worker-1   holds RLock R1 (`with`), then enters `with R2:`           } an RLock-order
-  worker-2   holds RLock R2 (acquire()), then calls R1.acquire()        } deadlock
+  worker-2   holds RLock R2 (`with`), then calls R1.acquire()           } deadlock
   joiner     holds RLock R3, then joins joinee                          } a join on a thread
   joinee     calls R3.acquire()                                         } that waits for it
   lock-1     holds Lock L1 (`with`), then enters `with L2:`             } a Lock-order deadlock:
@@ -47,38 +47,19 @@ def note(name, waits, address=None, held_by=None):
                      None if address is None else "%#x" % address, held_by]
 
 
-def worker_1(r1, r2, both_held):
-    with r1:
+def lock_order(kind, held, wanted, other, both_held, enters_with):
+    """Half of a lock-order deadlock: holds `held` in a `with` block (which names the holder of
+    a plain Lock), then waits for `wanted`, which thread `other` holds: entering `with wanted:`
+    (enters_with) or in wanted.acquire()."""
+    with held:
         both_held.wait()
-        note("worker-1", "rlock", id(r2), ["worker-2"])
+        note(threading.current_thread().name, kind, id(wanted), [other])
         READY.release()
-        with r2:  # parked
-            pass
-
-
-def worker_2(r1, r2, both_held):
-    r2.acquire()
-    both_held.wait()
-    note("worker-2", "rlock", id(r1), ["worker-1"])
-    READY.release()
-    r1.acquire()  # parked
-
-
-def lock_1(l1, l2, both_held):
-    with l1:
-        both_held.wait()
-        note("lock-1", "lock", id(l2), ["lock-2"])
-        READY.release()
-        with l2:  # parked
-            pass
-
-
-def lock_2(l1, l2, both_held):
-    with l2:
-        both_held.wait()
-        note("lock-2", "lock", id(l1), ["lock-1"])
-        READY.release()
-        l1.acquire()  # parked
+        if enters_with:
+            with wanted:  # parked
+                pass
+        else:
+            wanted.acquire()  # parked
 
 
 def joinee(r3):
@@ -211,14 +192,12 @@ def main(mode):
     plain.acquire()
     starts = []
     if deadlocks:
-        r1, r2, r3 = threading.RLock(), threading.RLock(), threading.RLock()
-        both_held, both_locked = threading.Barrier(2), threading.Barrier(2)
-        l1, l2 = threading.Lock(), threading.Lock()
-        starts = [("worker-1", worker_1, (r1, r2, both_held)),
-                  ("worker-2", worker_2, (r1, r2, both_held)),
-                  ("lock-1", lock_1, (l1, l2, both_locked)),
-                  ("lock-2", lock_2, (l1, l2, both_locked)),
-                  ("joiner", joiner, (r3,)), ("lock-waiter", lock_waiter, (plain,))]
+        for kind, lock, (one, two) in (("rlock", threading.RLock, ("worker-1", "worker-2")),
+                                       ("lock", threading.Lock, ("lock-1", "lock-2"))):
+            first, second, both_held = lock(), lock(), threading.Barrier(2)
+            starts += [(one, lock_order, (kind, first, second, two, both_held, True)),
+                       (two, lock_order, (kind, second, first, one, both_held, False))]
+        starts += [("joiner", joiner, (threading.RLock(),)), ("lock-waiter", lock_waiter, (plain,))]
     else:
         starts = [("busy", busy, ()), ("sleeper", sleeper, ())] + stdlib_waiters()
     starts.append(("loop", run_loop, (deadlocks,)))

@@ -18,7 +18,7 @@
 #include "tests/e2e/gdb_versions.h"
 #include "tests/e2e/harness.h"
 #include "tests/e2e/scenario_sources.h"
-#include "tests/e2e/tasks_truth.h"
+#include "tests/e2e/truth_checks.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -78,26 +78,16 @@ TEST_P(GdbVersions, MatchesTruth) {
   std::string why;
   const std::optional<Gdb> gdb = FindGdb(c.release, &why);
   if (!gdb) GTEST_SKIP() << why;
-  if (!c.source.live && !FileExists(c.source.CoreDir() + "/core.xz")) {
-    GTEST_SKIP() << "no fixture core " << c.source.CoreDir() << "/core.xz";
-  }
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c.source, &error);
-  if (!source) PYU_SKIP_OR_FAIL(error);
+  const Install* install = nullptr;
+  const Source* source = nullptr;
+  FindInstallAndSource(c.source, &install, &source);
+  if (source == nullptr) return;
 
   const std::string command = c.check == Check::kPyTasks ? "py-tasks --json" : "py-bt --all --json";
   std::vector<std::string> commands = {command};
   if (c.check == Check::kPyBtAndDecoration) commands.push_back("bt");
   RunResult r = RunGdb(*gdb, *install, TargetOf(c.source, *source), commands);
-  ASSERT_TRUE(r.exited && r.exit_code == 0) << gdb->version << "\n" << r.Describe();
-  auto doc = ExtractJson(r.out, &error);
-  ASSERT_TRUE(doc) << gdb->version << ": " << error << "\n" << r.Describe();
-  const std::string mismatch = c.check == Check::kPyTasks ? CompareTasks(source->truth, *doc)
-                                                          : CompareWithTruth(source->truth, *doc);
-  EXPECT_TRUE(mismatch.empty()) << gdb->version << ": " << command
-                                << " differs from the truth:\n" << mismatch << r.command;
+  ASSERT_NO_FATAL_FAILURE(ExpectJsonAsTruth(r, command, gdb->version, source->truth));
   if (c.check == Check::kPyBtAndDecoration) {
     // The main thread's eval-loop frames carry its Python frames (GDB 10 has no
     // Frame.level(): the filter counts levels itself there).

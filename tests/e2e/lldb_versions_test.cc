@@ -28,7 +28,7 @@
 #include "tests/e2e/harness.h"
 #include "tests/e2e/lldb_versions.h"
 #include "tests/e2e/scenario_sources.h"
-#include "tests/e2e/tasks_truth.h"
+#include "tests/e2e/truth_checks.h"
 
 namespace pyunwind_e2e {
 namespace {
@@ -98,25 +98,15 @@ TEST_P(LldbVersions, MatchesTruth) {
   const std::optional<Lldb> lldb = c.bullseye ? FindBullseyeLldb(c.major, &why)
                                               : FindLldb(c.major, &why);
   if (!lldb) GTEST_SKIP() << why;
-  if (!c.source.live && !FileExists(c.source.CoreDir() + "/core.xz")) {
-    GTEST_SKIP() << "no fixture core " << c.source.CoreDir() << "/core.xz";
-  }
-  std::string error;
-  const Install* install = Installed(&error);
-  ASSERT_NE(install, nullptr) << error;
-  const Source* source = Sources::Of(c.source, &error);
-  if (!source) PYU_SKIP_OR_FAIL(error);
+  const Install* install = nullptr;
+  const Source* source = nullptr;
+  FindInstallAndSource(c.source, &install, &source);
+  if (source == nullptr) return;
   const Target target = TargetOf(c.source, *source);
 
   const std::string command = c.check == Check::kPyTasks ? "py-tasks --json" : "py-bt --all --json";
   RunResult r = RunLldb(*lldb, *install, target, {command});
-  ASSERT_TRUE(r.exited && r.exit_code == 0) << lldb->version << "\n" << r.Describe();
-  auto doc = ExtractJson(r.out, &error);
-  ASSERT_TRUE(doc) << lldb->version << ": " << error << "\n" << r.Describe();
-  const std::string mismatch = c.check == Check::kPyTasks ? CompareTasks(source->truth, *doc)
-                                                          : CompareWithTruth(source->truth, *doc);
-  EXPECT_TRUE(mismatch.empty()) << lldb->version << ": " << command
-                                << " differs from the truth:\n" << mismatch << r.command;
+  ASSERT_NO_FATAL_FAILURE(ExpectJsonAsTruth(r, command, lldb->version, source->truth));
 
   // Timed in the oldest and the newest LLDB only: a timing is nine more LLDB runs (the
   // per-major figures of docs/support.md come from the runs lldb_plugin/README.md lists).

@@ -8,12 +8,6 @@
 
 namespace pyunwind_e2e {
 
-json StackKey(const json& stack) {
-  json out = json::array();
-  for (const json& f : stack) out.push_back({f.at("filename"), f.at("line"), f.at("name"), f.at("qualname")});
-  return out;
-}
-
 uint64_t LoopThread(const json& truth) {
   for (const json& thread : truth.at("threads")) {
     if (thread.at("role") == "loop") return thread.at("native_id").get<uint64_t>();

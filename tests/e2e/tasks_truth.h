@@ -8,11 +8,11 @@
 #include <string>
 
 #include "tests/e2e/harness.h"
+#include "tests/tasks_facts.h"
 
 namespace pyunwind_e2e {
 
-// (filename, line, name, qualname) of each frame of a coroutine stack.
-json StackKey(const json& stack);
+using pyunwind::testing::StackKey;
 
 // The OS thread id of the truth's event-loop thread (role "loop"), 0 if none.
 uint64_t LoopThread(const json& truth);

@@ -30,6 +30,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "tests/e2e/harness.h"
@@ -128,7 +129,21 @@ std::string CycleLine(const json& truth, const json& cycle) {
   return line;
 }
 
-class Waits : public ScenarioMatrixTest {
+// A matrix suite whose tests run `py-waits --json` then `py-waits` in their cell.
+class WaitsMatrixTest : public ScenarioMatrixTest {
+ protected:
+  // The run (which must exit 0) and the JSON document it printed.
+  void RunWaits(RunResult* run, json* got) {
+    *run = RunDebugger(GetParam().debugger, *install_, target_, {"py-waits --json", "py-waits"});
+    ASSERT_TRUE(run->exited && run->exit_code == 0) << run->Describe();
+    std::string error;
+    auto document = ExtractJson(run->out, &error);
+    ASSERT_TRUE(document) << error << "\n" << run->Describe();
+    *got = *std::move(document);
+  }
+};
+
+class Waits : public WaitsMatrixTest {
  protected:
   void SetUp() override { Start("tests/data/waits.py"); }
 };
@@ -136,18 +151,15 @@ class Waits : public ScenarioMatrixTest {
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("cycles").size(), 5u) << truth.dump(1);
-  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
-                                    {"py-waits --json", "py-waits"});
-  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
-  std::string error;
-  auto got = ExtractJson(run.out, &error);
-  ASSERT_TRUE(got) << error << "\n" << run.Describe();
-  ExpectWaitsMatch(truth, *got);
+  RunResult run;
+  json got;
+  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
+  ExpectWaitsMatch(truth, got);
   auto sorted = [](json cycles) {
     std::sort(cycles.begin(), cycles.end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
     return cycles;
   };
-  EXPECT_EQ(sorted(got->at("cycles")), sorted(truth.at("cycles"))) << got->dump(1);
+  EXPECT_EQ(sorted(got.at("cycles")), sorted(truth.at("cycles"))) << got.dump(1);
   // The text: each cycle once, as one line, before any other line of py-waits.
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), truth.at("cycles").size()) << run.out;
@@ -160,7 +172,7 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   EXPECT_LT(first_deadlock, first_wait) << run.out;
 }
 
-class CalmWaits : public ScenarioMatrixTest {
+class CalmWaits : public WaitsMatrixTest {
  protected:
   void SetUp() override { Start("tests/data/waits_calm.py"); }
 };
@@ -168,14 +180,11 @@ class CalmWaits : public ScenarioMatrixTest {
 TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   const json& truth = scenario_->truth();
   ASSERT_TRUE(truth.at("cycles").empty());
-  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
-                                    {"py-waits --json", "py-waits"});
-  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
-  std::string error;
-  auto got = ExtractJson(run.out, &error);
-  ASSERT_TRUE(got) << error << "\n" << run.Describe();
-  ExpectWaitsMatch(truth, *got);
-  EXPECT_TRUE(got->at("cycles").empty()) << got->dump(1);
+  RunResult run;
+  json got;
+  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
+  ExpectWaitsMatch(truth, got);
+  EXPECT_TRUE(got.at("cycles").empty()) << got.dump(1);
   EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
