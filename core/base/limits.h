@@ -108,5 +108,18 @@ inline constexpr size_t kMaxHolderFramesPerTask = 64;
 inline constexpr size_t kMaxHolderFramesForTasks = 1 << 16;
 inline constexpr size_t kMaxWaitParties = 1 << 20;
 inline constexpr size_t kMaxWaitEdges = 1 << 22;
+// A wait any one of whose holders can release it (a queued Future: any busy worker of its
+// executor) is a deadlock only if every holder waits back on it: past this many nodes and
+// edges visited deciding so, none such is taken for a cycle, and a warning says so.
+inline constexpr uint64_t kMaxAnyOfSteps = 1ull << 26;
+// Future.result waits (core/waits/future_waits.cc): the innermost frames looked at for
+// Future.result, the outermost for an executor worker's _worker; work items read from all
+// work queues and executors told apart (past these a queued Future's executor is not known);
+// a work queue's ring buffer of more slots than kMaxRingCapacity is not read (3.13).
+inline constexpr size_t kMaxFutureWaitFrames = 16;
+inline constexpr size_t kMaxWorkerLoopDepth = 8;
+inline constexpr size_t kMaxQueuedWorkItems = 4096;
+inline constexpr size_t kMaxExecutors = 256;
+inline constexpr int64_t kMaxRingCapacity = 1 << 24;
 
 }  // namespace pyunwind

@@ -3,18 +3,12 @@
 #include <set>
 #include <string_view>
 
+#include "core/base/limits.h"
 #include "core/walk/locals.h"
 #include "core/waits/thread_waits.h"
 
 namespace pyunwind {
 namespace {
-
-// Python frames looked at: from the innermost for Future.result, from the outermost for a
-// worker's _worker (under Thread.run, _bootstrap_inner and _bootstrap).
-constexpr size_t kMaxFutureWaitFrames = 16;
-constexpr size_t kMaxWorkerLoopDepth = 8;
-// A work queue's ring buffer of more slots than this is not read (3.13).
-constexpr int64_t kMaxRingCapacity = 1 << 24;
 
 bool EndsWith(std::string_view text, std::string_view end) {
   return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;

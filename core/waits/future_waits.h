@@ -17,11 +17,6 @@
 
 namespace pyunwind {
 
-// Work items read from all work queues, at most.
-inline constexpr size_t kMaxQueuedWorkItems = 4096;
-// Executors (distinct work queues) told apart, at most; further workers are not counted.
-inline constexpr size_t kMaxExecutors = 256;
-
 class FutureWaitReader {
  public:
   FutureWaitReader(ObjectReader& objects, const Interpreter& interp);

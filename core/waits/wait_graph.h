@@ -18,8 +18,6 @@ namespace pyunwind {
 // cycles in the order of their first nodes. Edges to nodes out of range are ignored.
 std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t>>& next);
 
-inline constexpr uint64_t kMaxAnyOfSteps = 1ull << 26;
-
 // Clears the edges of each node of `any_of` (a waiter any one of whose holders can release
 // it) unless every node it waits for leads back to it, once the others are cleared. Past
 // kMaxAnyOfSteps nodes and edges visited, clears them all and warns: no cycle is claimed.

@@ -189,7 +189,7 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
 
-class FuturesWaits : public ScenarioMatrixTest {
+class FuturesWaits : public WaitsMatrixTest {
  protected:
   void SetUp() override { Start("tests/data/futures_wait.py"); }
 };
@@ -199,14 +199,11 @@ class FuturesWaits : public ScenarioMatrixTest {
 TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
-  const RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
-                                    {"py-waits --json", "py-waits"});
-  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
-  std::string error;
-  auto got = ExtractJson(run.out, &error);
-  ASSERT_TRUE(got) << error << "\n" << run.Describe();
-  ExpectWaitsMatch(truth, *got);
-  EXPECT_EQ(got->at("cycles"), truth.at("cycles")) << got->dump(1);
+  RunResult run;
+  json got;
+  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
+  ExpectWaitsMatch(truth, got);
+  EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), 1u) << run.out;
   EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
