@@ -25,10 +25,11 @@ struct GilState {
 GilState ReadGil(RemoteMemory& memory, const Layout& l, uint64_t runtime, uint64_t interp) {
   GilState gil;
   if (l.gil.held_by_current_tstate) {
-    // Without the symbol (a core alone in GDB) the holder stays unknown, never guessed.
+    // Without the symbol (a core alone in GDB) the holder stays unknown, never guessed. Null:
+    // no thread holds it (2.7 hands it over every 100 ticks, even to the thread dropping it).
     auto current = memory.target().FindSymbol("_PyThreadState_Current");
     auto holder = current ? memory.ReadPointer(*current) : std::nullopt;
-    if (!holder || !Aligned(*holder)) return gil;
+    if (!holder || (*holder != 0 && !Aligned(*holder))) return gil;
     gil.known = true;
     gil.locked = *holder != 0;
     gil.holder = *holder;
