@@ -2,10 +2,11 @@
 # index, never installed (the scripts unpack them with `dpkg-deb -x` side by side).
 #
 # The sourcing script sets $cache (a directory of its own), $mirror (.ci/apt-sources.sh's
-# debian_mirror) and a function `say`. Then:
+# debian_mirror) and a function `say`; $debian_arch, if set, is the Debian architecture of the
+# index and its packages (default amd64; .ci/fetch-arm64-python sets arm64). Then:
 #
 #   fetch_index SUITE      downloads SUITE's InRelease, verifies it with gpgv and Debian's
-#                          archive keyring, downloads main/binary-amd64/Packages.xz and checks
+#                          archive keyring, downloads main/binary-ARCH/Packages.xz and checks
 #                          its SHA-256 against the Release; sets index=<the unpacked Packages>.
 #                          Once per run and suite (removed at exit).
 #   locate PACKAGE         prints "FILENAME SHA256" of PACKAGE in $index.
@@ -43,9 +44,9 @@ fetch_index() {
     say "$mirror/dists/$suite/InRelease: $(tail -c 200 "$work/curl.log")"; return 1; }
   gpgv --keyring "$keyring" --output "$work/Release" "$work/InRelease" 2>/dev/null || {
     say "$suite's InRelease does not verify with $keyring"; return 1; }
-  curl -fsS --max-time 300 -o "$work/Packages.xz" "$mirror/dists/$suite/main/binary-amd64/Packages.xz" || return 1
-  local want got
-  want=$(awk '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3=="main/binary-amd64/Packages.xz"{print $1}' "$work/Release")
+  local packages=main/binary-${debian_arch:-amd64}/Packages.xz want got
+  curl -fsS --max-time 300 -o "$work/Packages.xz" "$mirror/dists/$suite/$packages" || return 1
+  want=$(awk -v p="$packages" '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==p{print $1}' "$work/Release")
   got=$(sha256sum "$work/Packages.xz" | cut -d' ' -f1)
   [[ -n $want && $want == "$got" ]] || { say "$suite's Packages.xz does not match its Release"; return 1; }
   xz -dc "$work/Packages.xz" >"$index.new" && mv "$index.new" "$index"

@@ -419,6 +419,53 @@ TEST(Parsers, CoreSectionsNamedByMappings) {
   EXPECT_EQ(regions[1].name, "/usr/bin/python3.11");
 }
 
+// `info files` of an arm64 core opened with its executable (qemu-user's core, GDB 13):
+// the executable's sections, a shared library's; the core's own rows are not files.
+TEST(Parsers, FileSectionsOfInfoFiles) {
+  auto files = pyunwind::gdb::ParseFileSections(
+      "Symbols from \"/sysroot/usr/bin/python3.11\".\n"
+      "Local core dump file:\n"
+      "\t`/tmp/qemu_python3.11.core', file type elf64-littleaarch64.\n"
+      "\t0x0000000000400000 - 0x0000000000916000 is load1\n"
+      "Local exec file:\n"
+      "\t`/sysroot/usr/bin/python3.11', file type elf64-littleaarch64.\n"
+      "\tEntry point: 0x41e3c0\n"
+      "\t0x0000000000420380 - 0x00000000006c3b04 is .text\n"
+      "\t0x00000000006c3b20 - 0x00000000008ac6d0 is .rodata\n"
+      "\t0x0000000000a5eb50 - 0x0000000000aa36f8 is .bss\n"
+      "\t0x00000055009c7380 - 0x0000005500adadd0 is .text in /sysroot/lib/aarch64-linux-gnu/libc.so.6\n"
+      "\t0x0000005500b3cdd0 - 0x0000005500b3ce50 is .tbss in /sysroot/lib/aarch64-linux-gnu/libc.so.6\n");
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files[0].start, 0x420380u);
+  EXPECT_EQ(files[0].end, 0x6c3b04u);
+  EXPECT_EQ(files[1].name, ".rodata");
+  EXPECT_EQ(files[2].start, 0x55009c7380u);
+  EXPECT_EQ(files[2].name, ".text");
+}
+
+// A core that left out the executable's read-only segment (load1, no HAS_CONTENTS): a read
+// there is left out unless a file section covers all of it.
+TEST(Parsers, LeftOutOfCore) {
+  const auto sections = pyunwind::gdb::ParseCoreSections(
+      "Core file: `/tmp/qemu_python3.11.core', file type elf64-littleaarch64.\n"
+      " [11]     0x00400000->0x00916000 at 0x00002000: load1 ALLOC READONLY CODE\n"
+      " [14]     0x00930000->0x00a5f000 at 0x00003000: load4 ALLOC LOAD HAS_CONTENTS\n");
+  ASSERT_EQ(sections.size(), 2u);
+  using pyunwind::MemoryRegion;
+  const std::vector<MemoryRegion> none;
+  EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x6c4000, 16, sections, none));
+  EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x915000, 0x2000, sections, none));  // its last page
+  EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(0x930000, 0x1000, sections, none));
+  EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(0x916000, 0x1000, sections, none));  // in no section
+  const std::vector<MemoryRegion> files = {{0x420380, 0x6c3b04, true, false, ".text"},
+                                           {0x6c3b20, 0x8ac6d0, true, false, ".rodata"}};
+  EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(0x6c4000, 16, sections, files));
+  EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(0x6c3af0, 0x10, sections, files));
+  EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x6c3b00, 0x30, sections, files));   // the gap
+  EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x8ac000, 0x1000, sections, files));  // past .rodata
+  EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(UINT64_MAX - 8, 16, sections, none));  // wraps
+}
+
 TEST(Parsers, Threads) {
   auto ids = pyunwind::gdb::ParseThreadIds(" 12\n34 x 56 ");
   EXPECT_EQ(ids, (std::vector<uint64_t>{12, 34, 56}));

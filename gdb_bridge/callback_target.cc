@@ -1,5 +1,6 @@
 #include "gdb_bridge/callback_target.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include <string>
@@ -74,13 +75,52 @@ std::vector<NativeFrame> ParseNativeFrames(std::string_view text) {
   return frames;
 }
 
+namespace {
+
+// Whether some 4 KiB page of the read (or the read, where smaller) is all zeros: what GDB
+// answers for a part of a core the core left out.
+bool HasZeroPage(uint64_t address, const void* bytes, size_t size) {
+  constexpr uint64_t kPage = 4096;
+  const auto* p = static_cast<const uint8_t*>(bytes);
+  size_t done = 0;
+  while (done < size) {
+    const size_t chunk = std::min<uint64_t>(size - done, kPage - (address + done) % kPage);
+    if (std::all_of(p + done, p + done + chunk, [](uint8_t b) { return b == 0; })) return true;
+    done += chunk;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool CallbackTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   if (size == 0) return true;
   if (out == nullptr) return false;
   if (proc_mem_.IsOpen() && proc_mem_.Read(address, out, size)) return true;
   if (callbacks_.read_memory == nullptr) return false;
   const bool read = callbacks_.read_memory(callbacks_.ctx, address, out, size) == 1;
-  return read && !Interrupted();
+  if (!read || Interrupted()) return false;
+  // GDB answers zeros for a segment a core holds no bytes of, unless a file it has (the
+  // executable, a shared library) covers it; zeros taken for data mislead ("... is not a
+  // code object"), a failed read is what LLDB answers there.
+  if (HasZeroPage(address, out, size) && InCoreHole(address, size)) return false;
+  return true;
+}
+
+const std::vector<MemoryRegion>& CallbackTarget::CoreSections() {
+  if (!core_sections_) core_sections_ = ParseCoreSections(Command("maint info sections"));
+  return *core_sections_;
+}
+
+bool CallbackTarget::InCoreHole(uint64_t address, size_t size) {
+  const std::vector<MemoryRegion>& sections = CoreSections();
+  if (std::all_of(sections.begin(), sections.end(),
+                  [](const MemoryRegion& s) { return s.readable; })) {
+    return false;  // no core, or one that holds every segment (gcore's)
+  }
+  if (!LeftOutOfCore(address, size, sections, {})) return false;
+  if (!file_sections_) file_sections_ = ParseFileSections(Command("info files"));
+  return LeftOutOfCore(address, size, sections, *file_sections_);
 }
 
 bool CallbackTarget::Interrupted() {
@@ -141,9 +181,7 @@ std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
     // core's (its NT_FILE note) have none and list files only: its memory is
     // its loadN sections, which GDB lists (slowly, with every objfile's) for both.
     const bool live = !Mappings().empty() && Mappings().front().perms;
-    regions_ = RegionsOf(live ? std::vector<MemoryRegion>()
-                              : ParseCoreSections(Command("maint info sections")),
-                         Mappings());
+    regions_ = RegionsOf(live ? std::vector<MemoryRegion>() : CoreSections(), Mappings());
   }
   return *regions_;
 }

@@ -27,7 +27,8 @@ class CallbackTarget : public Target {
       : callbacks_(callbacks), proc_mem_(callbacks.live_pid) {}
 
   // From /proc/PID/mem where the host gave a live PID, else (and where that
-  // fails) through read_memory.
+  // fails) through read_memory; a read of a core's left-out segment that GDB
+  // answers with zeros fails (InCoreHole).
   bool ReadMemory(uint64_t address, void* out, size_t size) override;
   // Live: single pages, as LLDB's (a pread is cheap; py-bt --all on 3,069
   // frames fetches 1.2 MB into one 2 MiB slab instead of 2.9 MB into two, for
@@ -63,12 +64,19 @@ class CallbackTarget : public Target {
   std::string Command(const char* command);
   const std::vector<GdbMapping>& Mappings();
   std::optional<uint64_t> LocalSymbol(std::string_view name);
+  // A core's loadN sections (none for a live or remote process), asked once.
+  const std::vector<MemoryRegion>& CoreSections();
+  // Whether the read lies partly in a core segment without bytes that no file GDB has
+  // covers (gdb_listings.h LeftOutOfCore); `info files` is asked at the first such read.
+  bool InCoreHole(uint64_t address, size_t size);
 
   // A live process's executable, opened at the first symbol asked (null: it cannot be).
   std::optional<std::optional<ProcessExecutable>> executable_;
 
   std::optional<std::vector<GdbMapping>> mappings_;
   std::optional<std::vector<MemoryRegion>> regions_;
+  std::optional<std::vector<MemoryRegion>> core_sections_;
+  std::optional<std::vector<MemoryRegion>> file_sections_;
   std::optional<std::vector<LoadedModule>> modules_;
   std::optional<std::vector<uint64_t>> thread_ids_;
   bool interrupted_ = false;

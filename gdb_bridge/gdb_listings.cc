@@ -78,6 +78,54 @@ std::vector<MemoryRegion> ParseCoreSections(std::string_view text) {
   return sections;
 }
 
+std::vector<MemoryRegion> ParseFileSections(std::string_view text) {
+  static const std::regex row(
+      R"(^\s*0x([0-9a-fA-F]+)\s+-\s+0x([0-9a-fA-F]+)\s+is\s+(\S+)(?:\s+in\s+.*)?$)");
+  std::vector<MemoryRegion> sections;
+  bool in_files = false;
+  const auto under_exec_file = [&](const std::string& line) {
+    if (line.rfind("Local exec file:", 0) == 0) {
+      in_files = true;
+    } else if (!line.empty() && !std::isspace(static_cast<unsigned char>(line[0]))) {
+      in_files = false;
+    }
+    return in_files;
+  };
+  ForEachRow(text, row, under_exec_file, [&](const std::smatch& m) {
+    const std::string name = m[3].str();
+    for (const char* empty : {".bss", ".tbss", ".sbss", ".lbss"}) {
+      if (name.rfind(empty, 0) == 0) return;
+    }
+    if (Hex(m[2]) > Hex(m[1])) sections.push_back(MemoryRegion{Hex(m[1]), Hex(m[2]), true, false, name});
+  });
+  return sections;
+}
+
+bool LeftOutOfCore(uint64_t address, uint64_t size,
+                   const std::vector<MemoryRegion>& core_sections,
+                   const std::vector<MemoryRegion>& file_sections) {
+  const uint64_t end = address + size < address ? UINT64_MAX : address + size;
+  for (const MemoryRegion& hole : core_sections) {
+    if (hole.readable || hole.end <= address || end <= hole.start) continue;
+    // The part of the read in this hole must be covered by file sections, which may
+    // follow one another with gaps (alignment) between them.
+    uint64_t at = std::max(address, hole.start);
+    const uint64_t stop = std::min(end, hole.end);
+    while (at < stop) {
+      const MemoryRegion* cover = nullptr;
+      for (const MemoryRegion& file : file_sections) {
+        if (file.start <= at && at < file.end) {
+          cover = &file;
+          break;
+        }
+      }
+      if (cover == nullptr) return true;
+      at = cover->end;
+    }
+  }
+  return false;
+}
+
 std::vector<MemoryRegion> RegionsOf(std::vector<MemoryRegion> core_sections,
                                     const std::vector<GdbMapping>& mappings) {
   if (!core_sections.empty()) {

@@ -4,7 +4,9 @@
 //     /proc/PID/maps, of a core from its NT_FILE note), with permissions where
 //     GDB prints them;
 //   - `maint info sections`: a core's loadN segments, with READONLY and
-//     HAS_CONTENTS flags.
+//     HAS_CONTENTS flags;
+//   - `info files`: the sections of the executable and shared libraries GDB
+//     reads from their files.
 #pragma once
 
 #include <optional>
@@ -31,6 +33,21 @@ std::vector<GdbMapping> ParseInfoProcMappings(std::string_view text);
 // The loadN sections under "Core file:" in `maint info sections`, as regions
 // (readable: HAS_CONTENTS; writable: not READONLY), unnamed.
 std::vector<MemoryRegion> ParseCoreSections(std::string_view text);
+
+// The rows under "Local exec file:" of `info files` ("0x400238 - 0x400253 is
+// .interp", "0x55009c7380 - 0x5500adadd0 is .text in /lib/.../libc.so.6"): the
+// ranges GDB reads from the executable's or a shared library's file, as
+// regions named after the section. Sections that hold no bytes in their file
+// (.bss, .tbss, ...) are left out: GDB would read them as zeros too.
+std::vector<MemoryRegion> ParseFileSections(std::string_view text);
+
+// Whether some byte of [address, address + size) lies in a core section that
+// holds no bytes (one of `core_sections` that is not readable: a segment the
+// core left out, as qemu-user and the kernel do with read-only file mappings,
+// which GDB reads as zeros) and in none of `file_sections`.
+bool LeftOutOfCore(uint64_t address, uint64_t size,
+                   const std::vector<MemoryRegion>& core_sections,
+                   const std::vector<MemoryRegion>& file_sections);
 
 // The target's regions: a core's sections named after the mapping that holds
 // each, or else (a live process, a remote target) the mappings themselves.

@@ -52,13 +52,30 @@ def process_state(inferior):
     try:
         threads = inferior.threads()
     except gdb.error:
+        # A remote stub in all-stop mode that cannot be asked while the process runs
+        # (qemu-user's, which ignores GDB's interrupt): GDB refuses to list its threads, but
+        # knows that the selected one runs.
         threads = ()
+        selected = selected_thread_of(inferior)
+        if selected is not None and selected.is_running():
+            return abi.RUNNING
     if inferior.pid <= 0 and not threads:
         return abi.NO_PROCESS
     # `continue &`, non-stop mode: memory changes under the reads.
     if any(t.is_valid() and t.is_running() for t in threads):
         return abi.RUNNING
     return abi.STOPPED
+
+
+def selected_thread_of(inferior):
+    """GDB's selected thread where it is one of `inferior`'s, else None."""
+    try:
+        thread = gdb.selected_thread()
+        if thread is not None and thread.is_valid() and thread.inferior == inferior:
+            return thread
+    except gdb.error:
+        pass
+    return None
 
 
 def selected_thread_id():
