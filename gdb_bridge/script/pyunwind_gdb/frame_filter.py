@@ -50,7 +50,15 @@ class PythonFramesDecorator(FrameDecorator):
     def function(self):
         name = super().function()
         if not isinstance(name, str):
-            return name
+            # No debug info (an executable without its -dbg package): FrameDecorator answers
+            # the pc, which GDB names from the minimal symbols, as Frame.name() does.
+            try:
+                symbol = self.inferior_frame().name()
+            except gdb.error:
+                symbol = None
+            if not symbol:
+                return name
+            name = symbol
         return "%s [Python: %s]" % (name, self._python_frames)
 
 

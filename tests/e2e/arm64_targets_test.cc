@@ -1,0 +1,356 @@
+// arm64 processes and cores read by this machine's x86-64 debuggers: threads.py runs under
+// Debian 12's arm64 python3.11 in qemu-user (`qemu-aarch64-static -L SYSROOT`, the sysroot
+// .ci/fetch-arm64-python unpacks), and `py-bt --all --json` must equal the truth it writes:
+//   - on its core (qemu writes one when the guest dies of SIGABRT), in gdb-multiarch and
+//     LLDB 14, with the executable (and GDB's `set sysroot`) and without: qemu's core holds no
+//     bytes of the read-only file mappings, which GDB without the executable reads as zeros
+//     (gdb_bridge/gdb_listings.h LeftOutOfCore);
+//   - live through qemu's gdbstub (`qemu-aarch64-static -g PORT`), stopped by a signal to the
+//     guest, with the executable;
+//   - live while it runs: one line saying so (qemu's stub ignores GDB's interrupt, and GDB
+//     then refuses to list its threads).
+// One core is made per test binary. Skipped, saying why, without qemu-user-static,
+// gdb-multiarch or the arm64 sysroot.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+constexpr const char* kQemu = "/usr/bin/qemu-aarch64-static";
+constexpr const char* kGdbMultiarch = "/usr/bin/gdb-multiarch";
+constexpr const char* kLldbArch = "aarch64-unknown-linux-gnu";
+
+// The arm64 sysroot of .ci/fetch-arm64-python, or "" and *why where it cannot be used.
+std::string Sysroot(std::string* why) {
+  const char* cache = std::getenv("PYUNWIND_ARM64_PYTHON_CACHE");
+  const std::string dir =
+      std::string(cache && *cache ? cache : "/var/cache/pyunwind-arm64-python") + "/bookworm";
+  if (!FileExists(kQemu)) {
+    *why = std::string("no ") + kQemu + " (package qemu-user-static)";
+  } else if (!FileExists(dir + "/.complete")) {
+    *why = "no arm64 python3.11 in " + dir + " (.ci/fetch-arm64-python)";
+  } else {
+    return dir;
+  }
+  return "";
+}
+
+std::string Python(const std::string& sysroot) { return sysroot + "/usr/bin/python3.11"; }
+
+// threads.py under qemu-user, from a directory of its own (where qemu writes the guest's
+// core) that holds a directory named `core`, so that the host's core of qemu itself (dumped
+// after the guest's, kernel.core_pattern "core") is not written. `gdb_port`: qemu's gdbstub
+// listens there and the guest waits for a debugger to start.
+struct QemuScenario {
+  std::unique_ptr<Process> process;
+  std::string dir;
+  std::string truth_path;
+  json truth;
+};
+
+std::unique_ptr<QemuScenario> StartQemu(const std::string& sysroot, const std::string& tag,
+                                        int gdb_port, std::string* error) {
+  auto s = std::make_unique<QemuScenario>();
+  s->dir = TempDir() + "/arm64-" + tag;
+  std::error_code ec;
+  std::filesystem::remove_all(s->dir, ec);  // a core or fifo of an earlier run
+  std::filesystem::create_directories(s->dir + "/core", ec);
+  if (ec) {
+    *error = "cannot make " + s->dir + "/core: " + ec.message();
+    return nullptr;
+  }
+  s->truth_path = s->dir + "/truth.json";
+  std::string qemu = std::string("exec ") + kQemu;
+  if (gdb_port) qemu += " -g " + std::to_string(gdb_port);
+  ProcessOptions options;
+  // The guest's core is written only within RLIMIT_CORE.
+  options.argv = {"sh", "-c", "ulimit -c unlimited 2>/dev/null; cd \"$1\" && " + qemu +
+                                  " -L \"$2\" \"$3\" \"$4\" \"$5\"",
+                  "sh", s->dir, sysroot, Python(sysroot), ScenarioScript("threads"), s->truth_path};
+  options.env = CleanEnv();
+  for (const char* var : {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}) options.env[var] = "";
+  options.stdout_path = s->dir + "/stdout";
+  options.stderr_path = s->dir + "/stderr";
+  s->process = Process::Spawn(options, error);
+  if (!s->process) return nullptr;
+  return s;
+}
+
+// Waits (up to 90 s: the guest runs emulated) for the truth; false and *error if none came.
+bool WaitForTruth(QemuScenario& s, std::string* error) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(90);
+  while (!FileExists(s.truth_path)) {
+    if (!s.process->Running() || std::chrono::steady_clock::now() > deadline) {
+      *error = "threads.py under qemu wrote no truth: " + ReadFile(s.dir + "/stderr");
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  try {
+    s.truth = json::parse(ReadFile(s.truth_path));
+  } catch (const std::exception& e) {
+    *error = std::string("truth: ") + e.what();
+    return false;
+  }
+  WaitUntilMainThreadSettles(s.process->pid());
+  return true;
+}
+
+// The guest's core, made once per test binary: the scenario killed with SIGABRT once parked.
+struct GuestCore {
+  std::string path;
+  json truth;
+  std::string error;  // where it could not be made ("skip: " + why where it cannot be here)
+};
+
+const GuestCore& Core(const std::string& sysroot) {
+  static const GuestCore core = [&] {
+    GuestCore c;
+    const auto started = std::chrono::steady_clock::now();
+    auto s = StartQemu(sysroot, "core", 0, &c.error);
+    if (!s || !WaitForTruth(*s, &c.error)) return c;
+    c.truth = s->truth;
+    kill(s->process->pid(), SIGABRT);
+    if (!s->process->Wait(60)) {
+      c.error = "qemu did not exit within 60 s of SIGABRT";
+      return c;
+    }
+    for (const auto& entry : std::filesystem::directory_iterator(s->dir)) {
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("qemu_", 0) == 0 && entry.path().extension() == ".core") {
+        c.path = entry.path().string();
+      }
+    }
+    if (c.path.empty()) {
+      c.error = "skip: qemu wrote no core of the guest in " + s->dir +
+                " (RLIMIT_CORE? it exited: " + std::to_string(s->process->term_signal()) + ")";
+    }
+    std::cerr << "arm64 core made in "
+              << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
+              << " s: " << c.path << "\n";
+    return c;
+  }();
+  return core;
+}
+
+// A TCP port nobody here listens on, for qemu's gdbstub.
+int FreePort(int offset) { return 43000 + static_cast<int>((getpid() * 5 + offset) % 15000); }
+
+// Waits (up to 10 s) until something listens on 127.0.0.1/0.0.0.0:port (/proc/net/tcp), without
+// connecting: qemu's gdbstub accepts one connection only.
+bool Listening(int port) {
+  char wanted[8];
+  snprintf(wanted, sizeof wanted, ":%04X", port);
+  for (int i = 0; i < 200; ++i) {
+    for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+      std::ifstream in(table);
+      std::string sl, local, remote, state;
+      std::string line;
+      while (std::getline(in, line)) {
+        std::istringstream row(line);
+        if (row >> sl >> local >> remote >> state && state == "0A" &&
+            local.size() > 5 && local.substr(local.size() - 5) == wanted) {
+          return true;
+        }
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
+}
+
+struct Cell {
+  Debugger debugger;
+  bool with_executable;
+};
+
+std::string CellName(const Cell& c) {
+  return std::string(DebuggerName(c.debugger)) + (c.with_executable ? "_with_exe" : "_no_exe");
+}
+void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
+
+// What a cell needs here: the sysroot, and for GDB gdb-multiarch; else GTEST_SKIP.
+#define PYU_ARM64_OR_SKIP(cell, sysroot)                                                   \
+  std::string why;                                                                          \
+  const std::string sysroot = Sysroot(&why);                                                \
+  if (sysroot.empty()) GTEST_SKIP() << why;                                                 \
+  if ((cell).debugger == Debugger::kGdb && !FileExists(kGdbMultiarch)) {                    \
+    GTEST_SKIP() << "no " << kGdbMultiarch << " (package gdb-multiarch)";                   \
+  }
+
+// The debugger's argv opening `core` (or, with port, connecting to qemu's gdbstub), loading
+// pyunwind, then `commands` (for LLDB live: run after the stop, -k, as batch mode stops at a
+// signal).
+std::vector<std::string> Argv(const Cell& cell, const Install& install, const std::string& sysroot,
+                              const std::string& core, int port,
+                              const std::vector<std::string>& commands) {
+  const std::string python = Python(sysroot);
+  std::vector<std::string> argv;
+  if (cell.debugger == Debugger::kGdb) {
+    argv = {kGdbMultiarch, "-batch", "-nx", "-ex", "source " + install.gdb_script};
+    if (cell.with_executable) {
+      argv.insert(argv.end(), {"-ex", "set sysroot " + sysroot, "-ex", "file " + python});
+    }
+    if (!core.empty()) argv.insert(argv.end(), {"-ex", "core-file " + core});
+    if (port) argv.insert(argv.end(), {"-ex", "target remote 127.0.0.1:" + std::to_string(port)});
+    for (const auto& c : commands) argv.insert(argv.end(), {"-ex", c});
+    return argv;
+  }
+  argv = {"lldb", "--batch", "--no-lldbinit", "-o", "plugin load " + install.lldb_plugin};
+  std::string create = std::string("target create --arch ") + kLldbArch;
+  if (!core.empty()) create += " --core " + core;
+  if (cell.with_executable) create += " " + python;
+  if (cell.with_executable || !core.empty()) argv.insert(argv.end(), {"-o", create});
+  if (port) {
+    argv.insert(argv.end(), {"-o", "gdb-remote 127.0.0.1:" + std::to_string(port)});
+    for (const auto& c : commands) argv.insert(argv.end(), {c.rfind("process", 0) == 0 ? "-o" : "-k", c});
+  } else {
+    for (const auto& c : commands) argv.insert(argv.end(), {"-o", c});
+  }
+  return argv;
+}
+
+void ExpectTruth(const RunResult& r, const json& truth) {
+  ASSERT_TRUE(r.exited) << r.Describe();
+  std::string error;
+  auto doc = ExtractJson(r.out, &error);
+  ASSERT_TRUE(doc) << error << "\n" << r.Describe();
+  EXPECT_EQ(CompareWithTruth(truth, *doc), "") << r.command;
+}
+
+class Arm64Core : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Arm64Core, PyBtAllJsonMatchesTruth) {
+  const Cell& cell = GetParam();
+  PYU_ARM64_OR_SKIP(cell, sysroot);
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const auto& core = Core(sysroot);
+  if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
+  RunResult r = RunCommand(Argv(cell, *install, sysroot, core.path, 0, {"py-bt --all --json"}),
+                           180, DebuggerEnv());
+  ExpectTruth(r, core.truth);
+}
+
+INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Core,
+                         ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
+                                           Cell{Debugger::kLldb, true}, Cell{Debugger::kLldb, false}),
+                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
+
+// GDB's plain `bt` of the core's main thread (selected: it took the signal) names on the eval
+// loop's frame the Python frames it runs, although the arm64 executable has no debug info
+// (GDB names its frames from the minimal symbols).
+TEST(Arm64CoreBt, GdbDecoratesTheEvalLoopFrame) {
+  const Cell cell{Debugger::kGdb, true};
+  PYU_ARM64_OR_SKIP(cell, sysroot);
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const auto& core = Core(sysroot);
+  if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
+  const json* main_thread = nullptr;
+  for (const json& thread : core.truth.at("threads")) {
+    if (thread.value("is_main", false)) main_thread = &thread;
+  }
+  ASSERT_NE(main_thread, nullptr) << core.truth.dump(1);
+  const json& top = main_thread->at("frames").at(0);
+  const std::string file = top.at("filename").get<std::string>();
+  const std::string expected = "_PyEval_EvalFrameDefault [Python: " +
+                               top.at("name").get<std::string>() + " at " +
+                               file.substr(file.rfind('/') + 1) + ":" +
+                               std::to_string(top.at("line").get<int>());
+  RunResult r = RunCommand(Argv(cell, *install, sysroot, core.path, 0, {"bt"}), 180, DebuggerEnv());
+  ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+  EXPECT_FALSE(LinesContaining(r.out, expected).empty()) << expected << "\n" << r.Describe();
+}
+
+class Arm64Live : public ::testing::TestWithParam<Cell> {};
+
+// Stopped by SIGUSR1 to the guest once the truth is written: the debugger, in `continue`, gets
+// the stop and runs py-bt.
+TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
+  const Cell& cell = GetParam();
+  PYU_ARM64_OR_SKIP(cell, sysroot);
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const int port = FreePort(static_cast<int>(cell.debugger));
+  auto s = StartQemu(sysroot, "live-" + CellName(cell), port, &error);
+  ASSERT_NE(s, nullptr) << error;
+  ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port << ": "
+                               << ReadFile(s->dir + "/stderr");
+  bool truth_written = false;
+  std::thread stopper([&] {
+    std::string ignored;
+    truth_written = WaitForTruth(*s, &ignored);
+    kill(s->process->pid(), SIGUSR1);
+  });
+  const std::string resume = cell.debugger == Debugger::kGdb ? "continue" : "process continue";
+  RunResult r = RunCommand(Argv(cell, *install, sysroot, "", port, {resume, "py-bt --all --json"}),
+                           180, DebuggerEnv());
+  stopper.join();
+  ASSERT_TRUE(truth_written) << "threads.py under qemu wrote no truth: "
+                             << ReadFile(s->dir + "/stderr") << "\n" << r.Describe();
+  ExpectTruth(r, s->truth);
+}
+
+INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Live,
+                         ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kLldb, true}),
+                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
+
+// While the guest runs (GDB `continue &`; LLDB reading commands from a pipe resumes
+// asynchronously), py-bt says so in one line.
+TEST_P(Arm64Live, RunningSaysSoInOneLine) {
+  const Cell& cell = GetParam();
+  PYU_ARM64_OR_SKIP(cell, sysroot);
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const int port = FreePort(2 + static_cast<int>(cell.debugger));
+  auto s = StartQemu(sysroot, "running-" + CellName(cell), port, &error);
+  ASSERT_NE(s, nullptr) << error;
+  ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port;
+  RunResult r;
+  if (cell.debugger == Debugger::kGdb) {
+    r = RunCommand(Argv(cell, *install, sysroot, "", port, {"continue &", "py-bt --all --json"}),
+                   120, DebuggerEnv());
+  } else {
+    // Commands read from a pipe run asynchronously: `process continue` and py-bt are each
+    // sent a second after the command before, once its event (the stop at connection, the
+    // run) has come. Then LLDB is killed: on its way out it would wait 20 s for a stop that
+    // qemu's stub never gives.
+    const std::string script =
+        "mkfifo \"$5\" || exit 3; lldb --no-lldbinit < \"$5\" & lldb=$!; exec 3> \"$5\";"
+        " printf '%s\\n' \"plugin load $1\" \"target create --arch $2 $3\" \"gdb-remote $4\" >&3;"
+        " sleep 1; echo 'process continue' >&3; sleep 1; echo 'py-bt --all --json' >&3; sleep 1;"
+        " kill -9 $lldb; wait $lldb; exit 0";
+    r = RunCommand({"sh", "-c", script, "sh", install->lldb_plugin, kLldbArch, Python(sysroot),
+                    "127.0.0.1:" + std::to_string(port), s->dir + "/lldb-commands"},
+                   120, DebuggerEnv());
+  }
+  const std::string all = r.out + r.err;
+  EXPECT_EQ(LinesContaining(all, "the process is running").size(), 1u) << r.Describe();
+  EXPECT_TRUE(LinesContaining(all, "no Python runtime").empty()) << r.Describe();
+}
+
+}  // namespace
+}  // namespace pyunwind_e2e
