@@ -9,8 +9,9 @@
 //     guest, with the executable;
 //   - live while it runs: one line saying so (qemu's stub ignores GDB's interrupt, and GDB
 //     then refuses to list its threads).
-// One core is made per test binary. Skipped, saying why, without qemu-user-static,
-// gdb-multiarch or the arm64 sysroot.
+// The release build throughout, and the debug build (python3.11d) on its core where
+// `.ci/fetch-arm64-python debug` unpacked it. One core is made per build and test binary.
+// Skipped, saying why, without qemu-user-static, gdb-multiarch or the arm64 sysroot.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -53,7 +55,11 @@ std::string Sysroot(std::string* why) {
   return "";
 }
 
-std::string Python(const std::string& sysroot) { return sysroot + "/usr/bin/python3.11"; }
+// The release build, or the debug build (python3.11-dbg: Py_DEBUG; `.ci/fetch-arm64-python
+// debug`).
+std::string Python(const std::string& sysroot, bool debug = false) {
+  return sysroot + (debug ? "/usr/bin/python3.11d" : "/usr/bin/python3.11");
+}
 
 // threads.py under qemu-user, from a directory of its own (where qemu writes the guest's
 // core) that holds a directory named `core`, so that the host's core of qemu itself (dumped
@@ -66,8 +72,8 @@ struct QemuScenario {
   json truth;
 };
 
-std::unique_ptr<QemuScenario> StartQemu(const std::string& sysroot, const std::string& tag,
-                                        int gdb_port, std::string* error) {
+std::unique_ptr<QemuScenario> StartQemu(const std::string& sysroot, const std::string& python,
+                                        const std::string& tag, int gdb_port, std::string* error) {
   auto s = std::make_unique<QemuScenario>();
   s->dir = TempDir() + "/arm64-" + tag;
   std::error_code ec;
@@ -84,7 +90,7 @@ std::unique_ptr<QemuScenario> StartQemu(const std::string& sysroot, const std::s
   // The guest's core is written only within RLIMIT_CORE.
   options.argv = {"sh", "-c", "ulimit -c unlimited 2>/dev/null; cd \"$1\" && " + qemu +
                                   " -L \"$2\" \"$3\" \"$4\" \"$5\"",
-                  "sh", s->dir, sysroot, Python(sysroot), ScenarioScript("threads"), s->truth_path};
+                  "sh", s->dir, sysroot, python, ScenarioScript("threads"), s->truth_path};
   options.env = CleanEnv();
   for (const char* var : {"PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"}) options.env[var] = "";
   options.stdout_path = s->dir + "/stdout";
@@ -114,18 +120,21 @@ bool WaitForTruth(QemuScenario& s, std::string* error) {
   return true;
 }
 
-// The guest's core, made once per test binary: the scenario killed with SIGABRT once parked.
+// The guest's core of each build, made once per test binary: the scenario killed with SIGABRT
+// once parked.
 struct GuestCore {
   std::string path;
   json truth;
   std::string error;  // where it could not be made ("skip: " + why where it cannot be here)
 };
 
-const GuestCore& Core(const std::string& sysroot) {
-  static const GuestCore core = [&] {
-    GuestCore c;
+const GuestCore& Core(const std::string& sysroot, bool debug) {
+  static std::map<bool, GuestCore> cores;
+  if (cores.count(debug)) return cores.at(debug);
+  GuestCore& c = cores[debug];
+  {
     const auto started = std::chrono::steady_clock::now();
-    auto s = StartQemu(sysroot, "core", 0, &c.error);
+    auto s = StartQemu(sysroot, Python(sysroot, debug), debug ? "core-debug" : "core", 0, &c.error);
     if (!s || !WaitForTruth(*s, &c.error)) return c;
     c.truth = s->truth;
     kill(s->process->pid(), SIGABRT);
@@ -146,9 +155,8 @@ const GuestCore& Core(const std::string& sysroot) {
     std::cerr << "arm64 core made in "
               << std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()
               << " s: " << c.path << "\n";
-    return c;
-  }();
-  return core;
+  }
+  return c;
 }
 
 // A TCP port nobody here listens on, for qemu's gdbstub.
@@ -180,10 +188,12 @@ bool Listening(int port) {
 struct Cell {
   Debugger debugger;
   bool with_executable;
+  bool debug = false;  // the debug build (core cells only)
 };
 
 std::string CellName(const Cell& c) {
-  return std::string(DebuggerName(c.debugger)) + (c.with_executable ? "_with_exe" : "_no_exe");
+  return std::string(DebuggerName(c.debugger)) + (c.debug ? "_3_11d" : "_3_11") +
+         (c.with_executable ? "_with_exe" : "_no_exe");
 }
 void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
 
@@ -194,6 +204,9 @@ void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
   if (sysroot.empty()) GTEST_SKIP() << why;                                                 \
   if ((cell).debugger == Debugger::kGdb && !FileExists(kGdbMultiarch)) {                    \
     GTEST_SKIP() << "no " << kGdbMultiarch << " (package gdb-multiarch)";                   \
+  }                                                                                         \
+  if ((cell).debug && !FileExists(Python(sysroot, true))) {                                 \
+    GTEST_SKIP() << "no " << Python(sysroot, true) << " (.ci/fetch-arm64-python debug)";    \
   }
 
 // The debugger's argv opening `core` (or, with port, connecting to qemu's gdbstub), loading
@@ -202,7 +215,7 @@ void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
 std::vector<std::string> Argv(const Cell& cell, const Install& install, const std::string& sysroot,
                               const std::string& core, int port,
                               const std::vector<std::string>& commands) {
-  const std::string python = Python(sysroot);
+  const std::string python = Python(sysroot, cell.debug);
   std::vector<std::string> argv;
   if (cell.debugger == Debugger::kGdb) {
     argv = {kGdbMultiarch, "-batch", "-nx", "-ex", "source " + install.gdb_script};
@@ -244,7 +257,7 @@ TEST_P(Arm64Core, PyBtAllJsonMatchesTruth) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const auto& core = Core(sysroot);
+  const auto& core = Core(sysroot, cell.debug);
   if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
   RunResult r = RunCommand(Argv(cell, *install, sysroot, core.path, 0, {"py-bt --all --json"}),
                            180, DebuggerEnv());
@@ -253,7 +266,11 @@ TEST_P(Arm64Core, PyBtAllJsonMatchesTruth) {
 
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Core,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
-                                           Cell{Debugger::kLldb, true}, Cell{Debugger::kLldb, false}),
+                                           Cell{Debugger::kLldb, true}, Cell{Debugger::kLldb, false},
+                                           Cell{Debugger::kGdb, true, true},
+                                           Cell{Debugger::kGdb, false, true},
+                                           Cell{Debugger::kLldb, true, true},
+                                           Cell{Debugger::kLldb, false, true}),
                          [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
 
 // GDB's plain `bt` of the core's main thread (selected: it took the signal) names on the eval
@@ -265,7 +282,7 @@ TEST(Arm64CoreBt, GdbDecoratesTheEvalLoopFrame) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const auto& core = Core(sysroot);
+  const auto& core = Core(sysroot, false);
   if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
   const json* main_thread = nullptr;
   for (const json& thread : core.truth.at("threads")) {
@@ -294,7 +311,7 @@ TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
   const int port = FreePort(static_cast<int>(cell.debugger));
-  auto s = StartQemu(sysroot, "live-" + CellName(cell), port, &error);
+  auto s = StartQemu(sysroot, Python(sysroot), "live-" + CellName(cell), port, &error);
   ASSERT_NE(s, nullptr) << error;
   ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port << ": "
                                << ReadFile(s->dir + "/stderr");
@@ -326,7 +343,7 @@ TEST_P(Arm64Live, RunningSaysSoInOneLine) {
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
   const int port = FreePort(2 + static_cast<int>(cell.debugger));
-  auto s = StartQemu(sysroot, "running-" + CellName(cell), port, &error);
+  auto s = StartQemu(sysroot, Python(sysroot), "running-" + CellName(cell), port, &error);
   ASSERT_NE(s, nullptr) << error;
   ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port;
   RunResult r;
