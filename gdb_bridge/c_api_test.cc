@@ -2,6 +2,7 @@
 // target looks like, a command returns text, never crashes, and a failure is
 // one error line.
 #include <dlfcn.h>
+#include <elf.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -15,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/target/elf_load_bias.h"
+#include "core/target/target.h"
 #include "gdb_bridge/callback_target.h"
 #include "gdb_bridge/pyunwind_c_api.h"
 #include "gdb_bridge/worker_relay.h"
@@ -464,6 +467,63 @@ TEST(Parsers, LeftOutOfCore) {
   EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x6c3b00, 0x30, sections, files));   // the gap
   EXPECT_TRUE(pyunwind::gdb::LeftOutOfCore(0x8ac000, 0x1000, sections, files));  // past .rodata
   EXPECT_FALSE(pyunwind::gdb::LeftOutOfCore(UINT64_MAX - 8, 16, sections, none));  // wraps
+}
+
+// `info auxv` of qemu-user's arm64 process through its gdbstub (GDB 13).
+TEST(Parsers, InfoAuxv) {
+  auto auxv = pyunwind::gdb::ParseInfoAuxv(
+      "3    AT_PHDR              Program headers for program    0x400040\n"
+      "4    AT_PHENT             Size of program header entry   56\n"
+      "5    AT_PHNUM             Number of program headers      9\n"
+      "16   AT_HWCAP             Machine-dependent CPU capability hints 0xecfffffb\n"
+      "31   AT_EXECFN            File name of executable        0x5500800fbb \"/usr/bin/python3.11\"\n"
+      "0    AT_NULL              End of vector                  0x0\n");
+  EXPECT_EQ(auxv.phdr, 0x400040u);
+  EXPECT_EQ(auxv.phent, 56u);
+  EXPECT_EQ(auxv.phnum, 9u);
+  EXPECT_EQ(auxv.execfn, "/usr/bin/python3.11");
+  EXPECT_FALSE(pyunwind::gdb::ParseInfoAuxv("The program has no auxiliary information now.\n").phdr);
+}
+
+// A program header table in memory: PT_PHDR places it (a PIE loaded 0x10000 above its
+// vaddrs), each PT_LOAD is a page-aligned region with its permissions.
+class BytesTarget : public pyunwind::Target {
+ public:
+  BytesTarget(uint64_t base, std::vector<unsigned char> bytes) : base_(base), bytes_(std::move(bytes)) {}
+  bool ReadMemory(uint64_t address, void* out, size_t size) override {
+    if (address < base_ || address - base_ + size > bytes_.size()) return false;
+    std::memcpy(out, bytes_.data() + (address - base_), size);
+    return true;
+  }
+  std::optional<uint64_t> FindSymbol(std::string_view) override { return std::nullopt; }
+
+ private:
+  uint64_t base_;
+  std::vector<unsigned char> bytes_;
+};
+
+TEST(ProgramSegments, FromAuxvProgramHeaders) {
+  std::vector<Elf64_Phdr> table(3);
+  table[0] = Elf64_Phdr{PT_PHDR, PF_R, 0x40, 0x40, 0x40, 3 * sizeof(Elf64_Phdr), 3 * sizeof(Elf64_Phdr), 8};
+  table[1] = Elf64_Phdr{PT_LOAD, PF_R | PF_X, 0, 0, 0, 0x1234, 0x1234, 0x1000};
+  table[2] = Elf64_Phdr{PT_LOAD, PF_R | PF_W, 0x2000, 0x2e10, 0x2e10, 0x100, 0x300, 0x1000};
+  std::vector<unsigned char> bytes(sizeof(Elf64_Phdr) * table.size());
+  std::memcpy(bytes.data(), table.data(), bytes.size());
+  BytesTarget target(0x10040, bytes);
+  auto segments = pyunwind::ProgramSegments(target, 0x10040, 3, sizeof(Elf64_Phdr), "/bin/x");
+  ASSERT_EQ(segments.size(), 2u);
+  EXPECT_EQ(segments[0].start, 0x10000u);
+  EXPECT_EQ(segments[0].end, 0x12000u);
+  EXPECT_FALSE(segments[0].writable);
+  EXPECT_EQ(segments[1].start, 0x12000u);
+  EXPECT_EQ(segments[1].end, 0x14000u);  // 0x12e10 + 0x300, rounded up
+  EXPECT_TRUE(segments[1].writable);
+  EXPECT_EQ(segments[1].name, "/bin/x");
+  // Unreadable, insane or without PT_PHDR: nothing.
+  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x20000, 3, sizeof(Elf64_Phdr), "").empty());
+  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040, 100000, sizeof(Elf64_Phdr), "").empty());
+  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040, 3, 8, "").empty());
+  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040 + sizeof(Elf64_Phdr), 2, sizeof(Elf64_Phdr), "").empty());
 }
 
 TEST(Parsers, Threads) {

@@ -182,6 +182,14 @@ std::vector<MemoryRegion> CallbackTarget::MemoryRegions() {
     // its loadN sections, which GDB lists (slowly, with every objfile's) for both.
     const bool live = !Mappings().empty() && Mappings().front().perms;
     regions_ = RegionsOf(live ? std::vector<MemoryRegion>() : CoreSections(), Mappings());
+    if (regions_->empty()) {
+      // A remote stub that lists no mappings (qemu-user's): the executable's own segments,
+      // from its program headers, which the auxiliary vector locates.
+      const ProgramHeadersOfAuxv auxv = ParseInfoAuxv(Command("info auxv"));
+      if (auxv.phdr && auxv.phent && auxv.phnum) {
+        regions_ = ProgramSegments(*this, *auxv.phdr, *auxv.phnum, *auxv.phent, auxv.execfn);
+      }
+    }
   }
   return *regions_;
 }

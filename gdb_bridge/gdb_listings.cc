@@ -126,6 +126,26 @@ bool LeftOutOfCore(uint64_t address, uint64_t size,
   return false;
 }
 
+ProgramHeadersOfAuxv ParseInfoAuxv(std::string_view text) {
+  // "5    AT_PHNUM   Number of program headers   9"; AT_EXECFN's value is followed by its string.
+  static const std::regex row(
+      R"(^\s*(\d+)\s+AT_\w+\s.*?\s(0x[0-9a-fA-F]+|\d+)(?:\s+\"(.*)\")?\s*$)");
+  ProgramHeadersOfAuxv auxv;
+  ForEachRow(text, row, AnyLine, [&](const std::smatch& m) {
+    const std::string value = m[2].str();
+    const std::optional<uint64_t> number =
+        value.rfind("0x", 0) == 0 ? ParseUnsigned(value.substr(2), UINT64_MAX, 16)
+                                  : ParseUnsigned(value, UINT64_MAX, 10);
+    const auto type = ParseUnsigned(m[1].str(), UINT64_MAX, 10);
+    if (!type || !number) return;
+    if (*type == 3) auxv.phdr = number;   // AT_PHDR
+    if (*type == 4) auxv.phent = number;  // AT_PHENT
+    if (*type == 5) auxv.phnum = number;  // AT_PHNUM
+    if (*type == 31 && m[3].matched) auxv.execfn = m[3].str();  // AT_EXECFN
+  });
+  return auxv;
+}
+
 std::vector<MemoryRegion> RegionsOf(std::vector<MemoryRegion> core_sections,
                                     const std::vector<GdbMapping>& mappings) {
   if (!core_sections.empty()) {

@@ -49,6 +49,16 @@ bool LeftOutOfCore(uint64_t address, uint64_t size,
                    const std::vector<MemoryRegion>& core_sections,
                    const std::vector<MemoryRegion>& file_sections);
 
+// What `info auxv` says of the program's ELF headers: AT_PHDR, AT_PHENT, AT_PHNUM and the
+// file name AT_EXECFN (rows "3    AT_PHDR    Program headers for program    0x400040").
+struct ProgramHeadersOfAuxv {
+  std::optional<uint64_t> phdr;
+  std::optional<uint64_t> phent;
+  std::optional<uint64_t> phnum;
+  std::string execfn;
+};
+ProgramHeadersOfAuxv ParseInfoAuxv(std::string_view text);
+
 // The target's regions: a core's sections named after the mapping that holds
 // each, or else (a live process, a remote target) the mappings themselves.
 std::vector<MemoryRegion> RegionsOf(std::vector<MemoryRegion> core_sections,

@@ -6,6 +6,8 @@
 #include <set>
 #include <vector>
 
+#include "core/base/limits.h"
+
 namespace pyunwind {
 
 std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base) {
@@ -15,7 +17,6 @@ std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base) {
       header.e_ident[EI_DATA] != ELFDATA2LSB) {
     return std::nullopt;
   }
-  constexpr uint16_t kMaxProgramHeaders = 256;  // a sane file has a dozen
   if (header.e_phentsize < sizeof(Elf64_Phdr) || header.e_phnum == 0 ||
       header.e_phnum > kMaxProgramHeaders) {
     return std::nullopt;
@@ -30,6 +31,33 @@ std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base) {
     if (ph.p_type == PT_LOAD) return base - (ph.p_vaddr - ph.p_offset);
   }
   return std::nullopt;
+}
+
+std::vector<MemoryRegion> ProgramSegments(Target& target, uint64_t phdr, uint64_t phnum,
+                                          uint64_t phent, const std::string& name) {
+  if (phent < sizeof(Elf64_Phdr) || phent > 4096 || phnum == 0 || phnum > kMaxProgramHeaders) {
+    return {};
+  }
+  std::vector<unsigned char> table(phent * phnum);
+  if (!target.ReadMemory(phdr, table.data(), table.size())) return {};
+  std::vector<Elf64_Phdr> headers(phnum);
+  for (uint64_t i = 0; i < phnum; ++i) std::memcpy(&headers[i], table.data() + i * phent, sizeof(Elf64_Phdr));
+  std::optional<uint64_t> bias;
+  for (const Elf64_Phdr& ph : headers) {
+    if (ph.p_type == PT_PHDR) bias = phdr - ph.p_vaddr;
+  }
+  if (!bias) return {};
+  constexpr uint64_t kPage = 4096;
+  std::vector<MemoryRegion> segments;
+  for (const Elf64_Phdr& ph : headers) {
+    if (ph.p_type != PT_LOAD || ph.p_memsz == 0) continue;
+    const uint64_t start = (ph.p_vaddr + *bias) & ~(kPage - 1);
+    const uint64_t end = ph.p_vaddr + *bias + ph.p_memsz;
+    if (end <= start) continue;  // wraps
+    segments.push_back(MemoryRegion{start, (end + kPage - 1) & ~(kPage - 1),
+                                    (ph.p_flags & PF_R) != 0, (ph.p_flags & PF_W) != 0, name});
+  }
+  return segments;
 }
 
 std::vector<LoadedModule> ModulesOfMappings(Target& target,

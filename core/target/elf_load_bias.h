@@ -24,6 +24,14 @@ struct FileMapping {
 // unless the headers are readable ELF64 little-endian ones.
 std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base);
 
+// The segments (PT_LOAD) of the program whose program header table the target holds at
+// `phdr`, `phnum` entries of `phent` bytes (auxv's AT_PHDR, AT_PHNUM, AT_PHENT), placed by its
+// PT_PHDR entry and named `name`: where the debugger lists no regions (qemu-user's gdbstub),
+// the executable's data to search for the runtime. Empty unless the table is readable and
+// sane.
+std::vector<MemoryRegion> ProgramSegments(Target& target, uint64_t phdr, uint64_t phnum,
+                                          uint64_t phent, const std::string& name);
+
 // Each absolute path mapped from file offset 0, once (its first mapping), with its load bias.
 std::vector<LoadedModule> ModulesOfMappings(Target& target, const std::vector<FileMapping>& mappings);
 
