@@ -229,6 +229,11 @@ std::vector<std::string> Argv(const Cell& cell, const Install& install, const st
     return argv;
   }
   argv = {"lldb", "--batch", "--no-lldbinit", "-o", "plugin load " + install.lldb_plugin};
+  // The sysroot's libraries (LLDB's native unwind of a core stops at the first frame in a
+  // library it has not loaded).
+  if (cell.with_executable && !core.empty()) {
+    argv.insert(argv.end(), {"-o", "platform select remote-linux --sysroot " + sysroot});
+  }
   std::string create = std::string("target create --arch ") + kLldbArch;
   if (!core.empty()) create += " --core " + core;
   if (cell.with_executable) create += " " + python;
@@ -300,6 +305,43 @@ TEST(Arm64CoreBt, GdbDecoratesTheEvalLoopFrame) {
   ASSERT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
   EXPECT_FALSE(LinesContaining(r.out, expected).empty()) << expected << "\n" << r.Describe();
 }
+
+// `py-bt --native` of the core's main thread (selected: it took the signal), in both debuggers
+// with the executable: the Python frames follow the eval loop's native frame, and the first
+// is the truth's.
+class Arm64CoreNative : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Arm64CoreNative, PythonFramesFollowTheEvalLoopFrame) {
+  const Cell& cell = GetParam();
+  PYU_ARM64_OR_SKIP(cell, sysroot);
+  std::string error;
+  const Install* install = Installed(&error);
+  ASSERT_NE(install, nullptr) << error;
+  const auto& core = Core(sysroot, false);
+  if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
+  const json* main_thread = nullptr;
+  for (const json& thread : core.truth.at("threads")) {
+    if (thread.value("is_main", false)) main_thread = &thread;
+  }
+  ASSERT_NE(main_thread, nullptr);
+  const json& top = main_thread->at("frames").at(0);
+  const std::string first_python = "  File \"" + top.at("filename").get<std::string>() +
+                                   "\", line " + std::to_string(top.at("line").get<int>()) +
+                                   ", in " + top.at("name").get<std::string>() + "\n";
+  RunResult r = RunCommand(Argv(cell, *install, sysroot, core.path, 0, {"py-bt --native"}), 180,
+                           DebuggerEnv());
+  ASSERT_TRUE(r.exited) << r.Describe();
+  const size_t eval = r.out.find(" in _PyEval_EvalFrameDefault");
+  ASSERT_NE(eval, std::string::npos) << r.Describe();
+  const size_t line_end = r.out.find('\n', eval);
+  ASSERT_NE(line_end, std::string::npos);
+  EXPECT_EQ(r.out.compare(line_end + 1, first_python.size(), first_python), 0)
+      << first_python << r.Describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Qemu, Arm64CoreNative,
+                         ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kLldb, true}),
+                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
 
 class Arm64Live : public ::testing::TestWithParam<Cell> {};
 
