@@ -436,8 +436,8 @@ TEST(Parsers, FileSectionsOfInfoFiles) {
       "\t0x0000000000420380 - 0x00000000006c3b04 is .text\n"
       "\t0x00000000006c3b20 - 0x00000000008ac6d0 is .rodata\n"
       "\t0x0000000000a5eb50 - 0x0000000000aa36f8 is .bss\n"
-      "\t0x00000055009c7380 - 0x0000005500adadd0 is .text in /sysroot/lib/aarch64-linux-gnu/libc.so.6\n"
-      "\t0x0000005500b3cdd0 - 0x0000005500b3ce50 is .tbss in /sysroot/lib/aarch64-linux-gnu/libc.so.6\n");
+      "\t0x00000055009c7380 - 0x0000005500adadd0 is .text in /sysroot/lib/libc.so.6\n"
+      "\t0x0000005500b3cdd0 - 0x0000005500b3ce50 is .tbss in /sysroot/lib/libc.so.6\n");
   ASSERT_EQ(files.size(), 3u);
   EXPECT_EQ(files[0].start, 0x420380u);
   EXPECT_EQ(files[0].end, 0x6c3b04u);
@@ -476,20 +476,23 @@ TEST(Parsers, InfoAuxv) {
       "4    AT_PHENT             Size of program header entry   56\n"
       "5    AT_PHNUM             Number of program headers      9\n"
       "16   AT_HWCAP             Machine-dependent CPU capability hints 0xecfffffb\n"
-      "31   AT_EXECFN            File name of executable        0x5500800fbb \"/usr/bin/python3.11\"\n"
+      "31   AT_EXECFN            File name of executable        0x5500800fbb "
+      "\"/usr/bin/python3.11\"\n"
       "0    AT_NULL              End of vector                  0x0\n");
   EXPECT_EQ(auxv.phdr, 0x400040u);
   EXPECT_EQ(auxv.phent, 56u);
   EXPECT_EQ(auxv.phnum, 9u);
   EXPECT_EQ(auxv.execfn, "/usr/bin/python3.11");
-  EXPECT_FALSE(pyunwind::gdb::ParseInfoAuxv("The program has no auxiliary information now.\n").phdr);
+  EXPECT_FALSE(
+      pyunwind::gdb::ParseInfoAuxv("The program has no auxiliary information now.\n").phdr);
 }
 
 // A program header table in memory: PT_PHDR places it (a PIE loaded 0x10000 above its
 // vaddrs), each PT_LOAD is a page-aligned region with its permissions.
 class BytesTarget : public pyunwind::Target {
  public:
-  BytesTarget(uint64_t base, std::vector<unsigned char> bytes) : base_(base), bytes_(std::move(bytes)) {}
+  BytesTarget(uint64_t base, std::vector<unsigned char> bytes)
+      : base_(base), bytes_(std::move(bytes)) {}
   bool ReadMemory(uint64_t address, void* out, size_t size) override {
     if (address < base_ || address - base_ + size > bytes_.size()) return false;
     std::memcpy(out, bytes_.data() + (address - base_), size);
@@ -504,7 +507,8 @@ class BytesTarget : public pyunwind::Target {
 
 TEST(ProgramSegments, FromAuxvProgramHeaders) {
   std::vector<Elf64_Phdr> table(3);
-  table[0] = Elf64_Phdr{PT_PHDR, PF_R, 0x40, 0x40, 0x40, 3 * sizeof(Elf64_Phdr), 3 * sizeof(Elf64_Phdr), 8};
+  const uint64_t size = 3 * sizeof(Elf64_Phdr);
+  table[0] = Elf64_Phdr{PT_PHDR, PF_R, 0x40, 0x40, 0x40, size, size, 8};
   table[1] = Elf64_Phdr{PT_LOAD, PF_R | PF_X, 0, 0, 0, 0x1234, 0x1234, 0x1000};
   table[2] = Elf64_Phdr{PT_LOAD, PF_R | PF_W, 0x2000, 0x2e10, 0x2e10, 0x100, 0x300, 0x1000};
   std::vector<unsigned char> bytes(sizeof(Elf64_Phdr) * table.size());
@@ -523,7 +527,9 @@ TEST(ProgramSegments, FromAuxvProgramHeaders) {
   EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x20000, 3, sizeof(Elf64_Phdr), "").empty());
   EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040, 100000, sizeof(Elf64_Phdr), "").empty());
   EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040, 3, 8, "").empty());
-  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040 + sizeof(Elf64_Phdr), 2, sizeof(Elf64_Phdr), "").empty());
+  EXPECT_TRUE(pyunwind::ProgramSegments(target, 0x10040 + sizeof(Elf64_Phdr), 2,
+                                        sizeof(Elf64_Phdr), "")
+                  .empty());
 }
 
 TEST(Parsers, Threads) {

@@ -96,7 +96,9 @@ std::vector<MemoryRegion> ParseFileSections(std::string_view text) {
     for (const char* empty : {".bss", ".tbss", ".sbss", ".lbss"}) {
       if (name.rfind(empty, 0) == 0) return;
     }
-    if (Hex(m[2]) > Hex(m[1])) sections.push_back(MemoryRegion{Hex(m[1]), Hex(m[2]), true, false, name});
+    if (Hex(m[2]) > Hex(m[1])) {
+      sections.push_back(MemoryRegion{Hex(m[1]), Hex(m[2]), true, false, name});
+    }
   });
   return sections;
 }

@@ -41,7 +41,9 @@ std::vector<MemoryRegion> ProgramSegments(Target& target, uint64_t phdr, uint64_
   std::vector<unsigned char> table(phent * phnum);
   if (!target.ReadMemory(phdr, table.data(), table.size())) return {};
   std::vector<Elf64_Phdr> headers(phnum);
-  for (uint64_t i = 0; i < phnum; ++i) std::memcpy(&headers[i], table.data() + i * phent, sizeof(Elf64_Phdr));
+  for (uint64_t i = 0; i < phnum; ++i) {
+    std::memcpy(&headers[i], table.data() + i * phent, sizeof(Elf64_Phdr));
+  }
   std::optional<uint64_t> bias;
   for (const Elf64_Phdr& ph : headers) {
     if (ph.p_type == PT_PHDR) bias = phdr - ph.p_vaddr;

@@ -197,6 +197,7 @@ std::string CellName(const Cell& c) {
          (c.with_executable ? "_with_exe" : "_no_exe");
 }
 void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
+std::string NameOfCell(const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); }
 
 // What a cell needs here: the sysroot, and for GDB gdb-multiarch; else GTEST_SKIP.
 #define PYU_ARM64_OR_SKIP(cell, sysroot)                                                   \
@@ -240,7 +241,9 @@ std::vector<std::string> Argv(const Cell& cell, const Install& install, const st
   if (cell.with_executable || !core.empty()) argv.insert(argv.end(), {"-o", create});
   if (port) {
     argv.insert(argv.end(), {"-o", "gdb-remote 127.0.0.1:" + std::to_string(port)});
-    for (const auto& c : commands) argv.insert(argv.end(), {c.rfind("process", 0) == 0 ? "-o" : "-k", c});
+    for (const auto& c : commands) {
+      argv.insert(argv.end(), {c.rfind("process", 0) == 0 ? "-o" : "-k", c});
+    }
   } else {
     for (const auto& c : commands) argv.insert(argv.end(), {"-o", c});
   }
@@ -272,12 +275,13 @@ TEST_P(Arm64Core, PyBtAllJsonMatchesTruth) {
 
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Core,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
-                                           Cell{Debugger::kLldb, true}, Cell{Debugger::kLldb, false},
+                                           Cell{Debugger::kLldb, true},
+                                           Cell{Debugger::kLldb, false},
                                            Cell{Debugger::kGdb, true, true},
                                            Cell{Debugger::kGdb, false, true},
                                            Cell{Debugger::kLldb, true, true},
                                            Cell{Debugger::kLldb, false, true}),
-                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
+                         NameOfCell);
 
 // GDB's plain `bt` of the core's main thread (selected: it took the signal) names on the eval
 // loop's frame the Python frames it runs, although the arm64 executable has no debug info
@@ -341,7 +345,7 @@ TEST_P(Arm64CoreNative, PythonFramesFollowTheEvalLoopFrame) {
 
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64CoreNative,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kLldb, true}),
-                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
+                         NameOfCell);
 
 class Arm64Live : public ::testing::TestWithParam<Cell> {};
 
@@ -378,7 +382,7 @@ TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Live,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
                                            Cell{Debugger::kLldb, true}),
-                         [](const ::testing::TestParamInfo<Cell>& info) { return CellName(info.param); });
+                         NameOfCell);
 
 // While the guest runs (GDB `continue &`; LLDB reading commands from a pipe resumes
 // asynchronously), py-bt says so in one line.
