@@ -10,8 +10,9 @@
 //     executable's segments come from its program headers, which `info auxv` locates);
 //   - live while it runs: one line saying so (qemu's stub ignores GDB's interrupt, and GDB
 //     then refuses to list its threads).
-// The release build throughout, and the debug build (python3.11d) on its core where
-// `.ci/fetch-arm64-python debug` unpacked it. One core is made per build and test binary.
+// The release build throughout; on their cores also the debug build (python3.11d) and Debian
+// 13's python3.13 where `.ci/fetch-arm64-python debug trixie` unpacked them. One core is made
+// per build and test binary.
 // Skipped, saying why, without qemu-user-static, gdb-multiarch or the arm64 sysroot.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -41,25 +42,44 @@ constexpr const char* kQemu = "/usr/bin/qemu-aarch64-static";
 constexpr const char* kGdbMultiarch = "/usr/bin/gdb-multiarch";
 constexpr const char* kLldbArch = "aarch64-unknown-linux-gnu";
 
-// The arm64 sysroot of .ci/fetch-arm64-python, or "" and *why where it cannot be used.
-std::string Sysroot(std::string* why) {
+// The interpreters, each in the sysroot of its Debian release (.ci/fetch-arm64-python TARGET):
+// Debian 12's 3.11.2, its debug build (python3.11-dbg: Py_DEBUG), Debian 13's 3.13.5.
+enum class Build { k311, k311Debug, k313 };
+struct BuildInfo {
+  const char* suite;
+  const char* interpreter;
+  const char* fetch_target;
+  const char* cell_name;
+};
+BuildInfo InfoOf(Build b) {
+  switch (b) {
+    case Build::k311: return {"bookworm", "python3.11", "bookworm", "3_11"};
+    case Build::k311Debug: return {"bookworm", "python3.11d", "debug", "3_11d"};
+    case Build::k313: return {"trixie", "python3.13", "trixie", "3_13"};
+  }
+  return {"", "", "", ""};
+}
+
+// The arm64 sysroot of `build`, or "" and *why where it cannot be used.
+std::string Sysroot(Build build, std::string* why) {
   const char* cache = std::getenv("PYUNWIND_ARM64_PYTHON_CACHE");
+  const BuildInfo info = InfoOf(build);
   const std::string dir =
-      std::string(cache && *cache ? cache : "/var/cache/pyunwind-arm64-python") + "/bookworm";
+      std::string(cache && *cache ? cache : "/var/cache/pyunwind-arm64-python") + "/" + info.suite;
   if (!FileExists(kQemu)) {
     *why = std::string("no ") + kQemu + " (package qemu-user-static)";
-  } else if (!FileExists(dir + "/.complete")) {
-    *why = "no arm64 python3.11 in " + dir + " (.ci/fetch-arm64-python)";
+  } else if (!FileExists(dir + "/.complete") ||
+             !FileExists(dir + "/usr/bin/" + info.interpreter)) {
+    *why = std::string("no arm64 ") + info.interpreter + " in " + dir +
+           " (.ci/fetch-arm64-python " + info.fetch_target + ")";
   } else {
     return dir;
   }
   return "";
 }
 
-// The release build, or the debug build (python3.11-dbg: Py_DEBUG; `.ci/fetch-arm64-python
-// debug`).
-std::string Python(const std::string& sysroot, bool debug = false) {
-  return sysroot + (debug ? "/usr/bin/python3.11d" : "/usr/bin/python3.11");
+std::string Python(const std::string& sysroot, Build build = Build::k311) {
+  return sysroot + "/usr/bin/" + InfoOf(build).interpreter;
 }
 
 // threads.py under qemu-user, from a directory of its own (where qemu writes the guest's
@@ -129,13 +149,14 @@ struct GuestCore {
   std::string error;  // where it could not be made ("skip: " + why where it cannot be here)
 };
 
-const GuestCore& Core(const std::string& sysroot, bool debug) {
-  static std::map<bool, GuestCore> cores;
-  if (cores.count(debug)) return cores.at(debug);
-  GuestCore& c = cores[debug];
+const GuestCore& Core(const std::string& sysroot, Build build) {
+  static std::map<Build, GuestCore> cores;
+  if (cores.count(build)) return cores.at(build);
+  GuestCore& c = cores[build];
   {
     const auto started = std::chrono::steady_clock::now();
-    auto s = StartQemu(sysroot, Python(sysroot, debug), debug ? "core-debug" : "core", 0, &c.error);
+    auto s = StartQemu(sysroot, Python(sysroot, build),
+                       std::string("core-") + InfoOf(build).cell_name, 0, &c.error);
     if (!s || !WaitForTruth(*s, &c.error)) return c;
     c.truth = s->truth;
     kill(s->process->pid(), SIGABRT);
@@ -189,11 +210,11 @@ bool Listening(int port) {
 struct Cell {
   Debugger debugger;
   bool with_executable;
-  bool debug = false;  // the debug build (core cells only)
+  Build build = Build::k311;  // other builds: core cells only
 };
 
 std::string CellName(const Cell& c) {
-  return std::string(DebuggerName(c.debugger)) + (c.debug ? "_3_11d" : "_3_11") +
+  return std::string(DebuggerName(c.debugger)) + "_" + InfoOf(c.build).cell_name +
          (c.with_executable ? "_with_exe" : "_no_exe");
 }
 void PrintTo(const Cell& c, std::ostream* os) { *os << CellName(c); }
@@ -202,13 +223,10 @@ std::string NameOfCell(const ::testing::TestParamInfo<Cell>& info) { return Cell
 // What a cell needs here: the sysroot, and for GDB gdb-multiarch; else GTEST_SKIP.
 #define PYU_ARM64_OR_SKIP(cell, sysroot)                                                   \
   std::string why;                                                                          \
-  const std::string sysroot = Sysroot(&why);                                                \
+  const std::string sysroot = Sysroot((cell).build, &why);                                  \
   if (sysroot.empty()) GTEST_SKIP() << why;                                                 \
   if ((cell).debugger == Debugger::kGdb && !FileExists(kGdbMultiarch)) {                    \
     GTEST_SKIP() << "no " << kGdbMultiarch << " (package gdb-multiarch)";                   \
-  }                                                                                         \
-  if ((cell).debug && !FileExists(Python(sysroot, true))) {                                 \
-    GTEST_SKIP() << "no " << Python(sysroot, true) << " (.ci/fetch-arm64-python debug)";    \
   }
 
 // The debugger's argv opening `core` (or, with port, connecting to qemu's gdbstub), loading
@@ -217,7 +235,7 @@ std::string NameOfCell(const ::testing::TestParamInfo<Cell>& info) { return Cell
 std::vector<std::string> Argv(const Cell& cell, const Install& install, const std::string& sysroot,
                               const std::string& core, int port,
                               const std::vector<std::string>& commands) {
-  const std::string python = Python(sysroot, cell.debug);
+  const std::string python = Python(sysroot, cell.build);
   std::vector<std::string> argv;
   if (cell.debugger == Debugger::kGdb) {
     argv = {kGdbMultiarch, "-batch", "-nx", "-ex", "source " + install.gdb_script};
@@ -266,7 +284,7 @@ TEST_P(Arm64Core, PyBtAllJsonMatchesTruth) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const auto& core = Core(sysroot, cell.debug);
+  const auto& core = Core(sysroot, cell.build);
   if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
   RunResult r = RunCommand(Argv(cell, *install, sysroot, core.path, 0, {"py-bt --all --json"}),
                            180, DebuggerEnv());
@@ -277,10 +295,14 @@ INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Core,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
                                            Cell{Debugger::kLldb, true},
                                            Cell{Debugger::kLldb, false},
-                                           Cell{Debugger::kGdb, true, true},
-                                           Cell{Debugger::kGdb, false, true},
-                                           Cell{Debugger::kLldb, true, true},
-                                           Cell{Debugger::kLldb, false, true}),
+                                           Cell{Debugger::kGdb, true, Build::k311Debug},
+                                           Cell{Debugger::kGdb, false, Build::k311Debug},
+                                           Cell{Debugger::kLldb, true, Build::k311Debug},
+                                           Cell{Debugger::kLldb, false, Build::k311Debug},
+                                           Cell{Debugger::kGdb, true, Build::k313},
+                                           Cell{Debugger::kGdb, false, Build::k313},
+                                           Cell{Debugger::kLldb, true, Build::k313},
+                                           Cell{Debugger::kLldb, false, Build::k313}),
                          NameOfCell);
 
 // GDB's plain `bt` of the core's main thread (selected: it took the signal) names on the eval
@@ -292,7 +314,7 @@ TEST(Arm64CoreBt, GdbDecoratesTheEvalLoopFrame) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const auto& core = Core(sysroot, false);
+  const auto& core = Core(sysroot, Build::k311);
   if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
   const json* main_thread = nullptr;
   for (const json& thread : core.truth.at("threads")) {
@@ -321,7 +343,7 @@ TEST_P(Arm64CoreNative, PythonFramesFollowTheEvalLoopFrame) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const auto& core = Core(sysroot, false);
+  const auto& core = Core(sysroot, Build::k311);
   if (core.path.empty()) PYU_SKIP_OR_FAIL(core.error);
   const json* main_thread = nullptr;
   for (const json& thread : core.truth.at("threads")) {
