@@ -10,9 +10,9 @@
 //     executable's segments come from its program headers, which `info auxv` locates);
 //   - live while it runs: one line saying so (qemu's stub ignores GDB's interrupt, and GDB
 //     then refuses to list its threads).
-// The release build throughout; on their cores also the debug build (python3.11d) and Debian
-// 13's python3.13 where `.ci/fetch-arm64-python debug trixie` unpacked them. One core is made
-// per build and test binary.
+// Debian 12's python3.11 throughout; also its debug build (python3.11d, cores) and Debian 13's
+// python3.13 (cores and live) where `.ci/fetch-arm64-python debug trixie` unpacked them. One
+// core is made per build and test binary.
 // Skipped, saying why, without qemu-user-static, gdb-multiarch or the arm64 sysroot.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -210,7 +210,7 @@ bool Listening(int port) {
 struct Cell {
   Debugger debugger;
   bool with_executable;
-  Build build = Build::k311;  // other builds: core cells only
+  Build build = Build::k311;
 };
 
 std::string CellName(const Cell& c) {
@@ -379,8 +379,9 @@ TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const int port = FreePort(2 * static_cast<int>(cell.debugger) + cell.with_executable);
-  auto s = StartQemu(sysroot, Python(sysroot), "live-" + CellName(cell), port, &error);
+  const int port = FreePort(4 * static_cast<int>(cell.build) + 2 * static_cast<int>(cell.debugger) +
+                            cell.with_executable);
+  auto s = StartQemu(sysroot, Python(sysroot, cell.build), "live-" + CellName(cell), port, &error);
   ASSERT_NE(s, nullptr) << error;
   ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port << ": "
                                << ReadFile(s->dir + "/stderr");
@@ -403,19 +404,25 @@ TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
 // its SB API has no auxiliary vector (docs/support.md), so it is not a cell here.
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Live,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
-                                           Cell{Debugger::kLldb, true}),
+                                           Cell{Debugger::kLldb, true},
+                                           Cell{Debugger::kGdb, true, Build::k313},
+                                           Cell{Debugger::kGdb, false, Build::k313},
+                                           Cell{Debugger::kLldb, true, Build::k313}),
                          NameOfCell);
 
 // While the guest runs (GDB `continue &`; LLDB reading commands from a pipe resumes
 // asynchronously), py-bt says so in one line.
-TEST_P(Arm64Live, RunningSaysSoInOneLine) {
+class Arm64Running : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(Arm64Running, SaysSoInOneLine) {
   const Cell& cell = GetParam();
   PYU_ARM64_OR_SKIP(cell, sysroot);
   std::string error;
   const Install* install = Installed(&error);
   ASSERT_NE(install, nullptr) << error;
-  const int port = FreePort(10 + static_cast<int>(cell.debugger));
-  auto s = StartQemu(sysroot, Python(sysroot), "running-" + CellName(cell), port, &error);
+  const int port = FreePort(20 + 2 * static_cast<int>(cell.debugger) + cell.with_executable);
+  auto s = StartQemu(sysroot, Python(sysroot, cell.build), "running-" + CellName(cell), port,
+                     &error);
   ASSERT_NE(s, nullptr) << error;
   ASSERT_TRUE(Listening(port)) << "qemu's gdbstub does not listen on " << port;
   RunResult r;
@@ -432,7 +439,8 @@ TEST_P(Arm64Live, RunningSaysSoInOneLine) {
         " printf '%s\\n' \"plugin load $1\" \"target create --arch $2 $3\" \"gdb-remote $4\" >&3;"
         " sleep 1; echo 'process continue' >&3; sleep 1; echo 'py-bt --all --json' >&3; sleep 1;"
         " kill -9 $lldb; wait $lldb; exit 0";
-    r = RunCommand({"sh", "-c", script, "sh", install->lldb_plugin, kLldbArch, Python(sysroot),
+    r = RunCommand({"sh", "-c", script, "sh", install->lldb_plugin, kLldbArch,
+                    Python(sysroot, cell.build),
                     "127.0.0.1:" + std::to_string(port), s->dir + "/lldb-commands"},
                    120, DebuggerEnv());
   }
@@ -440,6 +448,11 @@ TEST_P(Arm64Live, RunningSaysSoInOneLine) {
   EXPECT_EQ(LinesContaining(all, "the process is running").size(), 1u) << r.Describe();
   EXPECT_TRUE(LinesContaining(all, "no Python runtime").empty()) << r.Describe();
 }
+
+INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Running,
+                         ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
+                                           Cell{Debugger::kLldb, true}),
+                         NameOfCell);
 
 }  // namespace
 }  // namespace pyunwind_e2e
