@@ -129,9 +129,18 @@ std::string CycleLine(const json& truth, const json& cycle) {
   return line;
 }
 
-// A matrix suite whose tests run `py-waits --json` then `py-waits` in their cell.
-class WaitsMatrixTest : public ScenarioMatrixTest {
+// The scenarios of the py-waits suites.
+constexpr char kWaitsScript[] = "tests/data/waits.py";
+constexpr char kCalmWaitsScript[] = "tests/data/waits_calm.py";
+constexpr char kFuturesWaitsScript[] = "tests/data/futures_wait.py";
+
+// A matrix suite of one scenario, `Script`, started in each cell; its tests run
+// `py-waits --json` then `py-waits` there.
+template <const char* Script>
+class WaitsOf : public ScenarioMatrixTest {
  protected:
+  void SetUp() override { Start(Script); }
+
   // The run (which must exit 0) and the JSON document it printed.
   void RunWaits(RunResult* run, json* got) {
     *run = RunDebugger(GetParam().debugger, *install_, target_, {"py-waits --json", "py-waits"});
@@ -143,10 +152,7 @@ class WaitsMatrixTest : public ScenarioMatrixTest {
   }
 };
 
-class Waits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/waits.py"); }
-};
+using Waits = WaitsOf<kWaitsScript>;
 
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
@@ -172,10 +178,7 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   EXPECT_LT(first_deadlock, first_wait) << run.out;
 }
 
-class CalmWaits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/waits_calm.py"); }
-};
+using CalmWaits = WaitsOf<kCalmWaitsScript>;
 
 TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   const json& truth = scenario_->truth();
@@ -189,13 +192,10 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
 
-class FuturesWaits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/futures_wait.py"); }
-};
+using FuturesWaits = WaitsOf<kFuturesWaitsScript>;
 
 // A one-worker executor whose task waits for a Future queued behind itself: a cycle of that
-// one thread; main waits for a Future a sleeping worker runs: no cycle.
+// one thread; main and asker wait for Futures sleeping workers run: no cycle.
 TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
@@ -207,16 +207,23 @@ TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), 1u) << run.out;
   EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  // main in Future.result(), asker in Future.exception(), each of a Future a worker runs.
+  const std::map<std::string, std::string> calls = {{"main", "Future.result"},
+                                                    {"asker", "Future.exception"}};
+  size_t seen = 0;
   for (const json& thread : truth.at("threads")) {
-    if (thread.at("name") != "main") continue;
+    const auto call = calls.find(thread.at("name").get<std::string>());
+    if (call == calls.end()) continue;
+    ++seen;
     std::string worker;
     for (const json& other : truth.at("threads")) {
       if (other.at("ident") == thread.at("held_by").at(0)) worker = other.at("name");
     }
     const std::string waits = "waits for Future " + thread.at("address").get<std::string>() +
-                              " run by thread \"" + worker + "\" (Future.result)";
+                              " run by thread \"" + worker + "\" (" + call->second + ")";
     EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
   }
+  EXPECT_EQ(seen, calls.size()) << truth.dump(1);
 }
 
 // tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
