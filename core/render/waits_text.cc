@@ -67,6 +67,9 @@ std::string Phrase(const WaitTarget& target, const std::string& holders) {
   if (kind == "concurrent_future") return FuturePhrase(target, holders);
   if (kind == "join") return holders.empty() ? "joins " + ObjectText(target) : "joins " + holders;
   if (kind == "gil") return "waits for the GIL" + held;
+  if (kind == "import_lock") {
+    return "waits for the import lock " + fmt::format("{:#x}", target.address) + held;
+  }
   if (kind == "task") return "awaits " + holders;
   if (kind == "sleep") return "sleeps";
   if (kind == "io") return "waits for I/O";

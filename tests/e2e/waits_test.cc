@@ -21,6 +21,9 @@
 //     worker, held by that worker: a cycle of one thread, "queued on an executor whose only
 //     worker is itself"), and main waiting for a RUNNING Future, held by the sleeping worker
 //     that runs it: no cycle.
+//   * Imports (import_waits.py): a thread waiting for a module lock (in importlib's
+//     _ModuleLock.acquire) is held by the thread its owner ident names, the one running that
+//     module's body; with a Lock between them, a cycle "waits for the import lock ...".
 //   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
 #include <gtest/gtest.h>
 
@@ -113,6 +116,11 @@ std::string CycleLine(const json& truth, const json& cycle) {
       for (const json& t : truth.at("threads")) {
         if (t.at("ident") != party.at("id")) continue;
         const std::string type = t.at("waits") == "lock" ? "Lock " : "RLock ";
+        if (t.at("waits") == "import_lock") {
+          phrase = "waits for the import lock " + t.at("address").get<std::string>() +
+                   " held by " + next;
+          continue;
+        }
         if (t.at("waits") == "concurrent_future") {
           phrase = "waits for Future " + t.at("address").get<std::string>() +
                    " queued on an executor whose only worker is " +
@@ -133,6 +141,7 @@ std::string CycleLine(const json& truth, const json& cycle) {
 constexpr char kWaitsScript[] = "tests/data/waits.py";
 constexpr char kCalmWaitsScript[] = "tests/data/waits_calm.py";
 constexpr char kFuturesWaitsScript[] = "tests/data/futures_wait.py";
+constexpr char kImportWaitsScript[] = "tests/data/import_waits.py";
 
 // A matrix suite of one scenario, `Script`, started in each cell; its tests run
 // `py-waits --json` then `py-waits` there.
@@ -226,6 +235,39 @@ TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   EXPECT_EQ(seen, calls.size()) << truth.dump(1);
 }
 
+using ImportWaits = WaitsOf<kImportWaitsScript>;
+
+// A thread holding a Lock waits to import a module whose body, run by a second thread that
+// owns its module lock, waits for that Lock: a cycle Python's own import deadlock check does
+// not see; a second import waits for a module whose body sleeps: held by that thread, no cycle.
+TEST_P(ImportWaits, ModuleLockHeldByTheThreadRunningTheModule) {
+  const json& truth = scenario_->truth();
+  ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
+  RunResult run;
+  json got;
+  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
+  ExpectWaitsMatch(truth, got);
+  EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
+  const auto lines = LinesContaining(run.out, "deadlock");
+  ASSERT_EQ(lines.size(), 1u) << run.out;
+  EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  size_t imports = 0;
+  for (const json& thread : truth.at("threads")) {
+    if (thread.at("waits") != "import_lock") continue;
+    ++imports;
+    std::string holder;
+    for (const json& other : truth.at("threads")) {
+      if (other.at("ident") == thread.at("held_by").at(0)) holder = other.at("name");
+    }
+    const std::string waits = "waits for the import lock " +
+                              thread.at("address").get<std::string>() + " held by thread \"" +
+                              holder + "\" (import " + thread.at("module").get<std::string>() +
+                              ")";
+    EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
+  }
+  EXPECT_EQ(imports, 2u) << truth.dump(1);
+}
+
 // tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
 // holds (reached a few milliseconds after the truth: asked again until it is there).
 class GilWaits : public ::testing::TestWithParam<std::tuple<std::string, Debugger>> {
@@ -280,6 +322,8 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kI
 INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 INSTANTIATE_TEST_SUITE_P(Interpreters, FuturesWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+                         MatrixCellName);
+INSTANTIATE_TEST_SUITE_P(Interpreters, ImportWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 
 }  // namespace
