@@ -64,6 +64,8 @@ inline constexpr size_t kMaxTaskWarnings = 64;  // then one line counts the rest
 // gather children); more is refused with an error for that container.
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
 inline constexpr uint64_t kMaxSetSlots = 1ull << 23;  // a set's hash table (a million tasks)
+// Classes followed up a tp_base chain (a task's class to _asyncio.Task, a slot's class).
+inline constexpr size_t kMaxBaseClasses = 16;
 
 // Values shown by --locals, py-locals (core/objects/values.h): a repr is cut after
 // kMaxReprLength characters (marked "..."), containers after kMaxReprItems

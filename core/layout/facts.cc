@@ -27,6 +27,7 @@ void AddObjectFacts(Layout& l) {
   // PyCFunctionObject { PyObject_HEAD; m_ml; m_self; ... };
   // PyDescr_COMMON { PyObject_HEAD; d_type; d_name; d_qualname; };
   // PyWrapperDescrObject { PyDescr_COMMON; struct wrapperbase *d_base; ... };
+  // PyMemberDescrObject { PyDescr_COMMON; PyMemberDef *d_member; };
   // wrapperobject { PyObject_HEAD; PyWrapperDescrObject *descr; PyObject *self; }
   // (Objects/descrobject.c, 3.6 to 3.15).
   SetIfAbsent(l.cfunction.m_ml, 16 + d);
@@ -34,6 +35,10 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.descriptor.d_type, 16 + d);
   SetIfAbsent(l.descriptor.d_name, 24 + d);
   SetIfAbsent(l.descriptor.d_base, 40 + d);
+  SetIfAbsent(l.descriptor.d_member, 40 + d);
+  SetIfAbsent(l.member_def.name, 0);
+  SetIfAbsent(l.member_def.type, 8);
+  SetIfAbsent(l.member_def.offset, 16);
   SetIfAbsent(l.method_wrapper.descr, 16 + d);
   SetIfAbsent(l.method_wrapper.self, 24 + d);
   // PyFunctionObject { PyObject_HEAD; globals; builtins; name; qualname; ... }.

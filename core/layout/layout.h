@@ -336,7 +336,13 @@ struct Layout {
     int32_t d_type = kAbsent;
     int32_t d_name = kAbsent;
     int32_t d_base = kAbsent;  // PyWrapperDescrObject's, after PyDescr_COMMON
+    int32_t d_member = kAbsent;  // PyMemberDescrObject's (a __slots__ entry), after it too
   } descriptor;
+  struct MemberDef {  // PyMemberDef { name; type; offset; flags; doc; }
+    int32_t name = kAbsent;
+    int32_t type = kAbsent;    // T_OBJECT_EX (16) for a __slots__ entry
+    int32_t offset = kAbsent;  // of the member in its instance
+  } member_def;
   struct MethodWrapper {  // wrapperobject (Objects/descrobject.c): a slot bound to its self
     int32_t descr = kAbsent;
     int32_t self = kAbsent;

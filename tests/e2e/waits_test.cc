@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <thread>
@@ -62,8 +63,9 @@ json HolderIds(const json& held_by) {
   return ids;
 }
 
-// Each truth thread's and task's wait against py-waits' entry for it.
-void ExpectWaitsMatch(const json& truth, const json& got) {
+// Each truth thread's and task's wait against py-waits' entry for it. `live`: the process
+// itself was read (an asyncio.sleep's time left is known), not a core of it.
+void ExpectWaitsMatch(const json& truth, const json& got, bool live) {
   auto waits = WaitsById(got);
   auto check = [&](const std::string& kind, const json& id, const json& expected) {
     const std::string key = id.is_string() ? id.get<std::string>() : id.dump();
@@ -91,6 +93,20 @@ void ExpectWaitsMatch(const json& truth, const json& got) {
     }
     if (expected.contains("executor")) {
       EXPECT_EQ(waits_for.at("executor"), expected.at("executor")) << wait.dump();
+    }
+    // An asyncio.sleep: its delay and deadline exact; the time left only live, within the delay.
+    if (expected.contains("sleep")) {
+      const json& sleep = waits_for.at("sleep");
+      ASSERT_TRUE(sleep.is_object()) << wait.dump();
+      EXPECT_EQ(sleep.at("delay"), expected.at("sleep").at("delay")) << wait.dump();
+      EXPECT_EQ(sleep.at("deadline"), expected.at("sleep").at("deadline")) << wait.dump();
+      if (live) {
+        ASSERT_TRUE(sleep.at("remaining").is_number()) << wait.dump();
+        EXPECT_GT(sleep.at("remaining").get<double>(), 0) << wait.dump();
+        EXPECT_LE(sleep.at("remaining").get<double>(), sleep.at("delay").get<double>()) << wait.dump();
+      } else {
+        EXPECT_TRUE(sleep.at("remaining").is_null()) << wait.dump();
+      }
     }
   };
   for (const json& thread : truth.at("threads")) check("thread", thread.at("ident"), thread);
@@ -169,7 +185,7 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   auto sorted = [](json cycles) {
     std::sort(cycles.begin(), cycles.end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
     return cycles;
@@ -181,6 +197,18 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   for (const json& cycle : truth.at("cycles")) {
     const std::string expected = CycleLine(truth, cycle);
     EXPECT_EQ(std::count(lines.begin(), lines.end(), expected), 1) << expected << "\n" << run.out;
+  }
+  // The sleeper's line: its delay, and the time left (live) or its deadline on the loop clock.
+  for (const json& task : truth.at("tasks")) {
+    if (task.at("name") != "sleeper") continue;
+    const json& sleep = task.at("sleep");
+    char due[64];
+    std::snprintf(due, sizeof due, "due at loop time %.1f (sleep)", sleep.at("deadline").get<double>());
+    const std::string line = "task \"sleeper\" (" + task.at("id").get<std::string>() + "): awaits ";
+    const std::string of = " of a " + sleep.at("delay").dump() + " s sleep, ";
+    const auto lines = LinesContaining(run.out, line);
+    ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
+    EXPECT_NE(lines[0].find(of + (GetParam().live ? "due in " : due)), std::string::npos) << lines[0];
   }
   const size_t first_deadlock = run.out.find("\ndeadlock: ");
   const size_t first_wait = run.out.find("\nthread \"");
@@ -195,7 +223,7 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   EXPECT_TRUE(got.at("cycles").empty()) << got.dump(1);
   EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
@@ -211,7 +239,7 @@ TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), 1u) << run.out;
@@ -246,7 +274,7 @@ TEST_P(ImportWaits, ModuleLockHeldByTheThreadRunningTheModule) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), 1u) << run.out;
