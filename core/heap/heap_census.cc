@@ -8,15 +8,17 @@
 
 #include "core/base/work_budget.h"
 #include "core/heap/object_size.h"
+#include "core/heap/static_type_names.h"
 
 namespace pyunwind {
 namespace {
 
 class CensusWalk {
  public:
-  CensusWalk(ObjectReader& objects, ValueFormatter& types, const HeapOptions& options,
-             HeapCensus& census)
-      : objects_(objects), types_(types), options_(options), census_(census),
+  CensusWalk(ObjectReader& objects, ValueFormatter& types, const std::vector<uint64_t>& interpreters,
+             const HeapOptions& options, HeapCensus& census)
+      : objects_(objects), types_(types), interpreters_(interpreters), options_(options),
+        census_(census),
         mask_(objects.layout().gc.link_mask) {}
 
   // One list, from its head's first node round to the head again.
@@ -116,7 +118,8 @@ class CensusWalk {
     if (!size.ok()) {
       Damaged(size.error().message);
     } else {
-      entry = TypeEntry{GroupFor(type, info->name), *size};
+      entry = TypeEntry{GroupFor(type, info->named ? info->name : UnnamedTypeName(type, info->name)),
+                        *size};
     }
     if (entries_.size() < 4 * options_.max_types) {
       auto kept = entries_.emplace(type, entry).first;
@@ -125,6 +128,20 @@ class CensusWalk {
     // Past the cache's bound a type is read again each time (a hostile heap only).
     scratch_ = entry;
     return scratch_ ? &*scratch_ : nullptr;
+  }
+
+  // A static type the target holds no tp_name of: its name from the `types` module, read the
+  // first time one is met; else the reader's "type at 0x...".
+  std::string UnnamedTypeName(uint64_t type, const std::string& fallback) {
+    if (!static_names_) {
+      static_names_.emplace();
+      for (uint64_t interp : interpreters_) {
+        if (!static_names_->empty()) break;
+        *static_names_ = StaticTypeNames(objects_, interp);
+      }
+    }
+    auto found = static_names_->find(type);
+    return found != static_names_->end() ? found->second : fallback;
   }
 
   size_t GroupFor(uint64_t type, const std::string& name) {
@@ -144,11 +161,13 @@ class CensusWalk {
 
   ObjectReader& objects_;
   ValueFormatter& types_;
+  const std::vector<uint64_t>& interpreters_;
   const HeapOptions& options_;
   HeapCensus& census_;
   const uint64_t mask_;
   std::unordered_map<uint64_t, std::optional<TypeEntry>> entries_;
   std::optional<TypeEntry> scratch_;
+  std::optional<std::unordered_map<uint64_t, std::string>> static_names_;
   std::optional<size_t> other_group_;
   std::string first_damage_;
   bool stopped_ = false;
@@ -167,7 +186,7 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   }
   HeapCensus census;
   census.interpreters = interpreters.size();
-  CensusWalk walk(objects, types, options, census);
+  CensusWalk walk(objects, types, interpreters, options, census);
   for (uint64_t interp : interpreters) {
     const uint64_t gc = interp + uint64_t(l.interp.gc);
     for (int32_t i = 0; i < l.gc.generation_count && !walk.stopped(); ++i) {
