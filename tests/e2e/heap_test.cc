@@ -7,8 +7,9 @@
 //     Bulky and tuple (their size follows from the type), within 1 % for list, dict and set
 //     (measured: exact);
 //   * function (2,000 closures among the interpreter's own): count and bytes exact. A core
-//     opened alone has no tp_name of static types (the executable's read-only data): there the
-//     group is the one "type at 0x..." whose count and bytes are the truth's;
+//     opened alone has no tp_name of static types (the executable's read-only data): the
+//     `types` module names it (types.FunctionType), or, were it not imported, the group is the
+//     one "type at 0x..." whose count and bytes are the truth's;
 //   * the totals: objects is the sum of the groups, and within 0.1 % of the process's own
 //     count of all its tracked objects (objects the census itself sees and the park does not,
 //     and frame objects, whose ob_size slot is f_back, make up the rest);
