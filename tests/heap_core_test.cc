@@ -4,7 +4,8 @@
 //     complete (no damaged object or link, no warning); its totals are the sums of its groups;
 //     every object has at least a PyGC_Head and an object header (32 bytes); the scenario's
 //     own classes are counted as threads.py made them: one Thread per truth thread but the
-//     main one, one _MainThread, one Service; the text's header states the JSON's totals, and
+//     main one, one _MainThread, one Service; static types named without their executable
+//     (function, dict, tuple, each hundreds); the text's header states the JSON's totals, and
 //     --type and --top keep to what they select;
 //   * free-threaded builds (3.13.15t, 3.14.7t): the one line
 //     "pyunwind: py-heap: free-threaded builds are not read yet".
@@ -79,6 +80,11 @@ TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
   EXPECT_EQ(CountOf(heap, "Thread"), workers);
   EXPECT_EQ(CountOf(heap, "_MainThread"), 1u);
   EXPECT_EQ(CountOf(heap, "Service"), 1u);
+  // No executable: the static type `function` is named by the `types` module (the scenario's
+  // imports bring it in every fixture version), the builtins by the builtins module.
+  EXPECT_GT(CountOf(heap, "function"), 1000u);
+  EXPECT_GT(CountOf(heap, "dict"), 500u);
+  EXPECT_GT(CountOf(heap, "tuple"), 500u);
 
   const CommandOutput text = RunCommand("py-heap", {"--top", "3"}, context);
   ASSERT_FALSE(text.failed) << text.text;

@@ -45,10 +45,7 @@ class CensusWalk {
       }
       uint64_t links[2];  // _gc_next, _gc_prev
       if (node % 8 != 0 || !memory.Read(node, links, sizeof links)) {
-        if (memory.budget().Exhausted()) {
-          stopped_ = true;
-          return;
-        }
+        if (OutOfBudget()) return;
         Damaged(fmt::format("cannot read the object at {:#x} in the {} list: the list is cut "
                             "there", node + objects_.layout().gc.head_size, list_name));
         return;
@@ -60,6 +57,7 @@ class CensusWalk {
         return;
       }
       Count(node + objects_.layout().gc.head_size);
+      if (stopped_) return;
       previous = node;
       node = links[0] & mask_;
     }
@@ -81,7 +79,16 @@ class CensusWalk {
     TypeSize size;
   };
 
+  // A read failed because a budget ran out (not because the target is damaged): the walk
+  // stops.
+  bool OutOfBudget() {
+    RemoteMemory& memory = objects_.memory();
+    if (memory.budget().Exhausted() || memory.BudgetExhausted()) stopped_ = true;
+    return stopped_;
+  }
+
   void Damaged(std::string what) {
+    if (OutOfBudget()) return;
     if (census_.damaged++ == 0) first_damage_ = std::move(what);
   }
 
@@ -189,6 +196,14 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   CensusWalk walk(objects, types, interpreters, options, census);
   for (uint64_t interp : interpreters) {
     const uint64_t gc = interp + uint64_t(l.interp.gc);
+    // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
+    if (l.interp.gc_collecting != kAbsent &&
+        objects.memory().ReadValue<int32_t>(interp + l.interp.gc_collecting).value_or(0) != 0) {
+      census.warnings.push_back(fmt::format(
+          "interpreter {:#x} was collecting garbage: objects it was examining are not on its "
+          "lists, and some links may read as damaged",
+          interp));
+    }
     for (int32_t i = 0; i < l.gc.generation_count && !walk.stopped(); ++i) {
       const std::string name = fmt::format("generation {}", i);
       walk.WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str());
@@ -199,8 +214,8 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   walk.Finish();
   if (walk.stopped()) {
     census.complete = false;
-    census.warnings.push_back(objects.memory().budget().Reason().value_or(
-        "the read budget for one command ran out: output is incomplete...truncated"));
+    census.warnings.push_back(objects.memory().BudgetWarning().value_or(
+        "the census stopped: output is incomplete...truncated"));
   }
   if (census.damaged != 0) census.complete = false;
   std::erase_if(census.groups, [](const HeapGroup& g) { return g.count == 0; });
