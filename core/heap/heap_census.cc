@@ -1,6 +1,7 @@
 #include "core/heap/heap_census.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <unordered_map>
 
@@ -12,6 +13,9 @@
 
 namespace pyunwind {
 namespace {
+
+// Sizes are bounded one by one (object_size.cc), not their sum over 2^28 hostile objects.
+uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
 class CensusWalk {
  public:
@@ -107,7 +111,7 @@ class CensusWalk {
     }
     HeapGroup& group = census_.groups[entry->group];
     ++group.count;
-    group.bytes += *size;
+    group.bytes = SaturatingAdd(group.bytes, *size);
   }
 
   // The type's group and sizes, read once; null (counted as damaged) when unreadable.
@@ -226,7 +230,7 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   });
   for (const HeapGroup& group : census.groups) {
     census.objects += group.count;
-    census.bytes += group.bytes;
+    census.bytes = SaturatingAdd(census.bytes, group.bytes);
   }
   return census;
 }
