@@ -104,6 +104,24 @@ Result<uint64_t> TypeObjectSize(ObjectReader& objects, uint64_t type, const Type
   return meta.basicsize + keys_size;
 }
 
+// int.__sizeof__ (of an int subclass's instance: plain ints are not tracked): the digits
+// after the header, at least one, whatever the subclass adds.
+Result<uint64_t> IntSize(ObjectReader& objects, uint64_t object) {
+  const Layout& l = objects.layout();
+  uint64_t digits = 0;
+  if (l.long_object.lv_tag != kAbsent) {  // 3.12+: digit count << 3 | sign bits
+    auto tag = objects.memory().ReadValue<uint64_t>(object + l.long_object.lv_tag);
+    if (!tag) return Unreadable("digits", object);
+    digits = *tag >> 3;
+  } else {  // 3.11: the signed digit count
+    auto size = objects.memory().ReadValue<int64_t>(object + l.long_object.ob_size);
+    if (!size) return Unreadable("digits", object);
+    digits = *size < 0 ? uint64_t(0) - uint64_t(*size) : uint64_t(*size);
+  }
+  if (digits > kMaxObjectBytes / 4) return Implausible("digit count", digits, object);
+  return uint64_t(l.long_object.ob_digit) + std::max<uint64_t>(digits, 1) * 4;
+}
+
 // object.__sizeof__: the basic size and the items.
 Result<uint64_t> GenericSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
   if (type.itemsize == 0) return type.basicsize;
@@ -137,6 +155,8 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
     size.rule = SizeRule::kList;
   } else if (*flags & kDictSubclassFlag) {
     size.rule = SizeRule::kDict;
+  } else if (*flags & kLongSubclassFlag && l.long_object.ob_digit != kAbsent) {
+    size.rule = SizeRule::kInt;
   } else if (*flags & kTypeSubclassFlag && l.type.ht_cached_keys != kAbsent) {
     size.rule = SizeRule::kType;
   } else if (set_kind) {
@@ -153,6 +173,7 @@ Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const
       case SizeRule::kDict: return DictSize(objects, object, type);
       case SizeRule::kSet: return SetSize(objects, object, type);
       case SizeRule::kType: return TypeObjectSize(objects, object, type);
+      case SizeRule::kInt: return IntSize(objects, object);
       case SizeRule::kObject: break;
     }
     return GenericSize(objects, object, type);

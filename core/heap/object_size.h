@@ -1,7 +1,8 @@
 // What sys.getsizeof says of one object the collector tracks, rebuilt from its memory:
 // its type's __sizeof__ (object's: tp_basicsize + tp_itemsize * |ob_size|; list's, dict's and
 // set's own, which add the storage they own; type's: the PyHeapTypeObject and the shared
-// keys of its instances' dicts) plus the PyGC_Head and the managed dict/weakref
+// keys of its instances' dicts; int's: its digits, for the int subclasses a collector tracks,
+// such as enum.IntFlag members) plus the PyGC_Head and the managed dict/weakref
 // pre-header (_PyType_PreHeaderSize). Other types with a __sizeof__ of their own (code,
 // generators, frames, ...) get object's formula: a lower bound.
 #pragma once
@@ -14,7 +15,7 @@
 namespace pyunwind {
 
 // Which __sizeof__ an object's type uses.
-enum class SizeRule { kObject, kList, kDict, kSet, kType };
+enum class SizeRule { kObject, kList, kDict, kSet, kType, kInt };
 
 // What the size of every instance of one type is made of.
 struct TypeSize {
