@@ -779,6 +779,26 @@ TEST(Limits, HeapBrokenAndLoopingListsAreCutAndCounted) {
       looping[3] + 16)});
 }
 
+// An object whose type cannot be read, or whose size fields are impossible, is counted as
+// damaged and the walk goes on along its links.
+TEST(Limits, HeapDamagedObjectsAreCountedAndTheWalkGoesOn) {
+  Limits p(1 << 20);
+  HeapLists lists(p);
+  const uint64_t bad_type = lists.Type("Bad");
+  p.target.Put<int64_t>(bad_type + p.layout.type.tp_basicsize, 8);  // smaller than a header
+  const std::vector<uint64_t> nodes = lists.AddObjects(0, lists.Type("Thing"), 5);
+  p.target.PutU64(nodes[1] + 24, 0x10);  // ob_type: nowhere
+  p.target.PutU64(nodes[3] + 24, bad_type);
+  const HeapCensus census = lists.Take({});
+  EXPECT_EQ(census.objects, 3u);
+  EXPECT_EQ(census.damaged, 2u);
+  EXPECT_FALSE(census.complete);
+  ASSERT_EQ(census.warnings.size(), 1u);
+  EXPECT_EQ(census.warnings[0].rfind("2 damaged objects or links were not counted; the first: ", 0),
+            0u)
+      << census.warnings[0];
+}
+
 // The work budget (and so Ctrl-C, which fails every Spend alike) stops the census between two
 // objects: what was counted stays, and the budget's warning says why.
 TEST(Limits, HeapCensusStopsWithTheWorkBudget) {
