@@ -450,7 +450,8 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
                         R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n)"
                         R"(work \(spent/budget\): [1-9][0-9]*/[0-9]+ bytes read, .*, )"
                         R"([1-9][0-9]*/[0-9]+ container entries read, )"
-                        R"([1-9][0-9]*/[0-9]+ coroutine links followed\n$)")))
+                        R"([1-9][0-9]*/[0-9]+ coroutine links followed, )"
+                        R"(0/[0-9]+ heap objects visited\n$)")))
       << stats;
   const Json stats_json = Json::parse(PyTasks(core.target(), {"--json", "--stats"}).text).at("stats");
   EXPECT_EQ(stats_json.at("tasks"), all_names.size());

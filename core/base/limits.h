@@ -51,6 +51,7 @@ inline constexpr uint64_t kMaxWorkCodeObjects = 1ull << 20;
 inline constexpr uint64_t kMaxWorkLineTableEntries = 1ull << 22;
 inline constexpr uint64_t kMaxWorkContainerEntries = 1ull << 26;
 inline constexpr uint64_t kMaxWorkCoroutineLinks = 1ull << 24;  // many tasks sharing one chain
+inline constexpr uint64_t kMaxWorkHeapObjects = 1ull << 28;     // py-heap: all lists together
 
 // asyncio (py-tasks): tasks read and listed (more: the first are shown and a
 // warning ending "...truncated" says how many were cut); coroutines kept of
@@ -123,5 +124,13 @@ inline constexpr size_t kMaxWorkerLoopDepth = 8;
 inline constexpr size_t kMaxQueuedWorkItems = 4096;
 inline constexpr size_t kMaxExecutors = 256;
 inline constexpr int64_t kMaxRingCapacity = 1 << 24;
+
+// py-heap (core/heap/): objects followed along one of the collector's lists (a longer list is
+// cut there, and a warning says so; a real heap of 10^8 objects fits), the distinct types
+// told apart (more are counted in one group, "(other types)"), and the bytes it may read of
+// the target (a million objects read about 60 MB of pages).
+inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
+inline constexpr size_t kMaxHeapTypes = 1 << 16;
+inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 
 }  // namespace pyunwind

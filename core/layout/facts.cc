@@ -9,6 +9,24 @@ void SetIfAbsent(int32_t& field, int32_t value) {
 
 }  // namespace
 
+void AddHeapFacts(Layout& l) {
+  const int32_t d = HeaderDelta(l);
+  // PyTypeObject { PyVarObject; tp_name; tp_basicsize; tp_itemsize; ... }.
+  SetIfAbsent(l.type.tp_itemsize, 40 + d);
+  // PyListObject { PyVarObject; ob_item; allocated }.
+  SetIfAbsent(l.list.allocated, 32 + d);
+  // PySetObject { PyObject_HEAD; fill; used; mask; table; hash; finger; smalltable[8]; ... }.
+  SetIfAbsent(l.set.smalltable, 64 + d);
+  // Py_TPFLAGS_MANAGED_DICT (1 << 4) since 3.11, Py_TPFLAGS_MANAGED_WEAKREF (1 << 3) since 3.12.
+  l.gc.preheader_flags = l.version.minor() == 11 ? (1u << 4) : (1u << 4) | (1u << 3);
+}
+
+void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent) {
+  if (l.free_threaded) return;
+  l.gc.generations = generations;
+  l.gc.permanent = permanent;
+}
+
 void AddObjectFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
   // PyTypeObject (Include/cpython/object.h).
