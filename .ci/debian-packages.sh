@@ -2,13 +2,14 @@
 # index, never installed (the scripts unpack them with `dpkg-deb -x` side by side).
 #
 # The sourcing script sets $cache (a directory of its own), $mirror (.ci/apt-sources.sh's
-# debian_mirror) and a function `say`; $debian_arch, if set, is the Debian architecture of the
-# index and its packages (default amd64; .ci/fetch-arm64-python sets arm64). Then:
+# debian_mirror) and a function `say`. Then:
 #
-#   fetch_index SUITE      downloads SUITE's InRelease, verifies it with gpgv and Debian's
-#                          archive keyring, downloads main/binary-ARCH/Packages.xz and checks
-#                          its SHA-256 against the Release; sets index=<the unpacked Packages>.
-#                          Once per run and suite (removed at exit).
+#   fetch_index SUITE [ARCH]
+#                          downloads SUITE's InRelease, verifies it with gpgv and Debian's
+#                          archive keyring, downloads main/binary-ARCH/Packages.xz (ARCH: amd64
+#                          unless given, e.g. arm64) and checks its SHA-256 against the Release;
+#                          sets index=<the unpacked Packages>. Once per run, suite and
+#                          architecture (removed at exit).
 #   locate PACKAGE         prints "FILENAME SHA256" of PACKAGE in $index.
 #   library_closure PACKAGE...
 #                          prints the PACKAGEs and every library package (lib*, not *-perl)
@@ -36,7 +37,8 @@ index=""
 trap 'rm -rf "$cache"/.index-*' EXIT
 
 fetch_index() {
-  local suite=$1 work=$cache/.index-$1
+  local suite=$1 arch=${2:-amd64}
+  local work=$cache/.index-$suite${2:+-$arch}
   index=$work/Packages
   [[ -s $index ]] && return 0
   rm -rf "$work" && mkdir -p "$work" || return 1
@@ -44,9 +46,10 @@ fetch_index() {
     say "$mirror/dists/$suite/InRelease: $(tail -c 200 "$work/curl.log")"; return 1; }
   gpgv --keyring "$keyring" --output "$work/Release" "$work/InRelease" 2>/dev/null || {
     say "$suite's InRelease does not verify with $keyring"; return 1; }
-  local packages=main/binary-${debian_arch:-amd64}/Packages.xz want got
-  curl -fsS --max-time 300 -o "$work/Packages.xz" "$mirror/dists/$suite/$packages" || return 1
-  want=$(awk -v p="$packages" '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==p{print $1}' "$work/Release")
+  curl -fsS --max-time 300 -o "$work/Packages.xz" "$mirror/dists/$suite/main/binary-$arch/Packages.xz" || return 1
+  local want got
+  want=$(awk '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==file{print $1}' \
+    file="main/binary-$arch/Packages.xz" "$work/Release")
   got=$(sha256sum "$work/Packages.xz" | cut -d' ' -f1)
   [[ -n $want && $want == "$got" ]] || { say "$suite's Packages.xz does not match its Release"; return 1; }
   xz -dc "$work/Packages.xz" >"$index.new" && mv "$index.new" "$index"

@@ -2,12 +2,14 @@
 # Builds pyunwind's Debian package or its release tarball from the files //:install installs
 # (run by the genrules //:deb and //:tarball, see the root BUILD).
 #
-#   PYUNWIND_SYSROOT=DIR build_package.sh deb OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN GDB_PACKAGE_PY...
+#   [PYUNWIND_ARCH=arm64] PYUNWIND_SYSROOT=DIR build_package.sh deb OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY GDBINIT_PY README_DEBIAN GDB_PACKAGE_PY...
 #   build_package.sh tarball OUT VERSION LLDB_SO GDB_SO GDB_PY LLDB_PY INSTALL_SH GDB_PACKAGE_PY...
 #
 # GDB_PACKAGE_PY...: the modules of the GDB script's package, installed as pyunwind_gdb/ beside
-# the script.
+# the script. PYUNWIND_ARCH: the Debian architecture the libraries are built for (amd64 unless
+# set; //:deb_arm64 sets arm64), DIR the sysroot they were linked against.
 set -euo pipefail
+arch=${PYUNWIND_ARCH:-amd64}
 
 mode=$1 out=$2 version=$3 lldb_so=$4 gdb_so=$5 gdb_py=$6 lldb_py=$7
 shift 7
@@ -51,8 +53,10 @@ install -m 0644 "$readme" "$root/usr/share/doc/pyunwind/README.Debian"
   echo "build_package.sh: no libc6 symbols file in the sysroot ${PYUNWIND_SYSROOT:-}: run .ci/fetch-sysroot" >&2
   exit 1
 }
-printf 'Source: pyunwind\n\nPackage: pyunwind\nArchitecture: amd64\n' > "$work/debian/control"
-depends=$(cd "$work" && dpkg-shlibdeps --ignore-missing-info -O -S"$PYUNWIND_SYSROOT" \
+printf 'Source: pyunwind\n\nPackage: pyunwind\nArchitecture: %s\n' "$arch" > "$work/debian/control"
+# DEB_HOST_ARCH: dpkg-shlibdeps searches the libraries of that architecture's multiarch
+# directories (of the sysroot, -S); by default this machine's (amd64).
+depends=$(cd "$work" && DEB_HOST_ARCH=$arch dpkg-shlibdeps --ignore-missing-info -O -S"$PYUNWIND_SYSROOT" \
   debian/pyunwind/usr/lib/pyunwind/libpyunwind_gdb.so \
   debian/pyunwind/usr/lib/pyunwind/libpyunwind_lldb.so 2>"$work/shlibdeps.err") || {
   cat "$work/shlibdeps.err" >&2
@@ -67,7 +71,7 @@ installed_size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: pyunwind
 Version: $version
-Architecture: amd64
+Architecture: $arch
 Maintainer: pyunwind maintainers <maintainers@users.noreply.a-seed-df12759e.example>
 Installed-Size: $installed_size
 Depends: $depends

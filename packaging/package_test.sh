@@ -4,6 +4,13 @@
 #
 #   package_test.sh deb PATH.deb        (sh_test //packaging:deb_test; root, not sandboxed)
 #   package_test.sh tarball PATH.tar.gz (sh_test //packaging:tarball_test)
+#   package_test.sh compare PATH REFERENCE ARCH
+#                                       (//packaging:deb_arm64_test, tarball_arm64_test)
+#
+# compare: PATH (a .deb or .tar.gz built for ARCH, which this machine cannot install or run)
+# holds what REFERENCE (the same package for amd64, which the deb and tarball modes check)
+# holds: the same control fields but Architecture (ARCH) and Installed-Size, the same files with
+# the same modes, and its libraries are ELF files of ARCH.
 #
 # Each check is one test case in $XML_OUTPUT_FILE (Bazel's test.xml, which .ci/run counts);
 # a check that cannot run here is written as skipped with the reason.
@@ -11,6 +18,8 @@ set -uo pipefail
 
 mode=$1
 artifact=$(realpath "$2")
+reference=${3:+$(realpath "$3")}
+arch=${4:-amd64}
 python=/usr/bin/python3.11
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin   # no pyenv python3 before the debuggers' Python
 tmp=$(mktemp -d "${TEST_TMPDIR:-/tmp}/pyunwind-package-test.XXXXXX")
@@ -19,39 +28,7 @@ mkdir -p "$HOME"
 sleeper_pid=""
 was_installed=0
 
-cases=()   # "name|status|message", status in pass, fail, skip
-record() {  # NAME STATUS [MESSAGE]
-  local msg=${3:-}
-  msg=${msg//$'\n'/ }
-  msg=${msg//|/ }
-  cases+=("$1|$2|$msg")
-  printf '%-6s %s%s\n' "$2" "$1" "${3:+: $3}"
-}
-
-write_xml() {
-  local out=${XML_OUTPUT_FILE:-}
-  [[ -n "$out" ]] || return 0
-  local failures=0 skipped=0 c name status msg
-  for c in "${cases[@]}"; do
-    [[ "${c#*|}" == fail* ]] && failures=$((failures + 1))
-    [[ "${c#*|}" == skip* ]] && skipped=$((skipped + 1))
-  done
-  {
-    echo '<?xml version="1.0" encoding="UTF-8"?>'
-    echo "<testsuites><testsuite name=\"package_$mode\" tests=\"${#cases[@]}\" failures=\"$failures\" skipped=\"$skipped\">"
-    for c in "${cases[@]}"; do
-      IFS='|' read -r name status msg <<<"$c"
-      msg=$(sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' <<<"$msg")
-      echo "<testcase classname=\"package_$mode\" name=\"$name\">"
-      case "$status" in
-        fail) echo "<failure message=\"$msg\"></failure>" ;;
-        skip) echo "<skipped message=\"$msg\"></skipped>" ;;
-      esac
-      echo "</testcase>"
-    done
-    echo "</testsuite></testsuites>"
-  } > "$out"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/junit.sh" || exit 1
 
 cleanup() {
   if [[ -n "$sleeper_pid" ]]; then
@@ -67,10 +44,9 @@ cleanup() {
 }
 
 finish() {
-  write_xml
+  write_junit "package_$mode"
   cleanup
-  local c
-  for c in "${cases[@]}"; do [[ "${c#*|}" == fail* ]] && exit 1; done
+  if any_failed; then exit 1; fi
   exit 0
 }
 
@@ -154,6 +130,47 @@ gdb_package=(__init__.py abi.py callbacks.py commands.py frame_filter.py interru
 # sorted_words PATH...: the paths sorted as the listings below are, on one line.
 sorted_words() { printf '%s\n' "$@" | sort | tr '\n' ' '; }
 if [[ "$mode" == deb ]]; then all=("${deb_cases[@]}"); else all=("${tarball_cases[@]}"); fi
+
+# --- compare: a package of another architecture against the amd64 one ---
+if [[ "$mode" == compare ]]; then
+  # listing PATH: each file's mode, owner and path (a .deb or a .tar.gz), sorted.
+  listing() {
+    case "$1" in
+      *.deb) dpkg-deb -c "$1" ;;
+      *) tar -tvzf "$1" ;;
+    esac | awk '{print $1, $2, $NF}' | sort
+  }
+  if [[ "$(listing "$artifact")" == "$(listing "$reference")" ]]; then
+    record contents_as_reference pass
+  else
+    record contents_as_reference fail "$(diff <(listing "$reference") <(listing "$artifact") | head -c 2000)"
+  fi
+  mkdir -p "$tmp/x"
+  case "$artifact" in
+    *.deb)
+      fields() { dpkg-deb -f "$1" | grep -vE '^(Architecture|Installed-Size):'; }
+      if [[ "$(fields "$artifact")" == "$(fields "$reference")" ]]; then
+        record control_fields_as_reference pass
+      else
+        record control_fields_as_reference fail "$(diff <(fields "$reference") <(fields "$artifact") | head -c 2000)"
+      fi
+      got=$(dpkg-deb -f "$artifact" Architecture)
+      if [[ "$got" == "$arch" ]]; then record architecture pass; else
+        record architecture fail "Architecture: $got, want $arch"; fi
+      dpkg-deb -x "$artifact" "$tmp/x" ;;
+    *) tar -xzf "$artifact" -C "$tmp/x" ;;
+  esac
+  case "$arch" in arm64) machine=AArch64 ;; *) machine="Advanced Micro Devices X86-64" ;; esac
+  wrong=""
+  mapfile -t libraries < <(find "$tmp/x" -name '*.so' | sort)
+  for so in "${libraries[@]}"; do
+    got=$(readelf -h "$so" 2>&1 | sed -n 's/^ *Machine: *//p')
+    [[ "$got" == "$machine" ]] || wrong+="$(basename "$so"): '$got'; "
+  done
+  if [[ ${#libraries[@]} -eq 2 && -z "$wrong" ]]; then record libraries_machine pass "${#libraries[@]} x $machine"
+  else record libraries_machine fail "want 2 libraries of $machine: ${wrong:-${#libraries[@]} found}"; fi
+  finish
+fi
 
 reason=""
 if [[ -n "${PYUNWIND_ASAN_PRELOAD:-}" ]]; then

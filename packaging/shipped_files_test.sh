@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
-# The shipped libraries load on glibc 2.31 and newer (toolchain/README.md): for each .so given,
-# from `objdump -T` and `objdump -p`,
+# The shipped libraries load on glibc 2.31 and newer (toolchain/README.md):
+#
+#   shipped_files_test.sh amd64|arm64 SO[:REFERENCE_SO]...
+#
+# for each SO, built for that architecture, from `readelf -h`, `objdump -T` and `objdump -p`,
+#   machine: an ELF file of the architecture (x86-64 or AArch64);
 #   glibc:   no GLIBC_ version newer than 2.31 is required;
 #   cxx:     no GLIBCXX_ or CXXABI_ version at all (libstdc++ is linked in, statically);
 #   needed:  DT_NEEDED only libc, libm, libdl, libpthread and the loader (under --config=asan
 #            also libasan and libubsan, which the instrumented build needs);
 #   exports: only the entry points of the library's version script (defined global dynamic
-#            symbols), none of the C++ runtime linked in.
+#            symbols), none of the C++ runtime linked in;
+#   needed_as_reference (with :REFERENCE_SO, the same library of another architecture):
+#            the same DT_NEEDED libraries, the loader aside, and the same exports.
 # One test case per check and library in $XML_OUTPUT_FILE (Bazel's test.xml, which .ci/run counts).
 set -uo pipefail
 
 baseline=2.31
-cases=()
-fail=0
-record() {  # NAME STATUS [MESSAGE]
-  local msg=${3:-}
-  msg=${msg//$'\n'/ }
-  cases+=("$1|$2|${msg//|/ }")
-  printf '%-4s %s%s\n' "$2" "$1" "${3:+: $3}"
-  [[ $2 == fail ]] && fail=1
-}
+source "$(dirname "${BASH_SOURCE[0]}")/junit.sh" || exit 1
 
-allowed_needed="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 ld-linux-x86-64.so.2"
+arch=$1
+shift
+case $arch in
+  amd64) machine="Advanced Micro Devices X86-64" loader=ld-linux-x86-64.so.2 ;;
+  arm64) machine=AArch64 loader=ld-linux-aarch64.so.1 ;;
+  *) record arguments fail "unknown architecture $arch (amd64 or arm64)"; write_junit shipped_files; exit 1 ;;
+esac
+allowed_needed="libc.so.6 libm.so.6 libdl.so.2 libpthread.so.0 $loader"
 [[ -n ${PYUNWIND_ASAN_PRELOAD:-} ]] && allowed_needed+=" libasan.so.8 libubsan.so.1"
 
-for so in "$@"; do
+# needed_and_exports SO: its DT_NEEDED libraries but the loader, then its exports, one line.
+needed_and_exports() {
+  { objdump -p "$1" | awk '$1 == "NEEDED" && $2 !~ /^ld-linux/ {print $2}' | sort
+    nm -D --defined-only "$1" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sort; } | tr '\n' ' '
+}
+
+for arg in "$@"; do
+  so=${arg%%:*} reference=
+  [[ $arg == *:* ]] && reference=${arg#*:}
   name=$(basename "$so" .so)
+  got_machine=$(readelf -h "$so" 2>&1 | sed -n 's/^ *Machine: *//p')
+  if [[ $got_machine == "$machine" ]]; then record "${name}_machine" pass "$got_machine"; else
+    record "${name}_machine" fail "machine '$got_machine', want '$machine' ($arch)"; fi
   dynsym=$(objdump -T "$so") || { record "${name}_readable" fail "objdump -T $so failed"; continue; }
   newer=$(grep -oE '\(GLIBC_[0-9.]+\)' <<<"$dynsym" | tr -d '()' | sed 's/^GLIBC_//' | sort -uV |
           awk -v base="$baseline" '{ split($0, v, "."); split(base, b, ".");
@@ -34,13 +50,13 @@ for so in "$@"; do
   if [[ -n $newer ]]; then
     record "${name}_glibc" fail "needs $(echo $newer), newer than GLIBC_$baseline: $(grep -E "$(echo $newer | tr ' ' '|')" <<<"$dynsym" | awk '{print $NF}' | head -n5 | tr '\n' ' ')"
   else
-    record "${name}_glibc" ok "highest $highest"
+    record "${name}_glibc" pass "highest $highest"
   fi
   cxx=$(grep -oE '\((GLIBCXX|CXXABI)_[0-9.]+\)' <<<"$dynsym" | tr -d '()' | sort -uV)
   if [[ -n $cxx ]]; then
     record "${name}_cxx" fail "needs libstdc++.so.6's $(echo $cxx)"
   else
-    record "${name}_cxx" ok "no GLIBCXX_/CXXABI_"
+    record "${name}_cxx" pass "no GLIBCXX_/CXXABI_"
   fi
   needed=$(objdump -p "$so" | awk '$1 == "NEEDED" {print $2}')
   extra=""
@@ -50,7 +66,7 @@ for so in "$@"; do
   if [[ -n $extra ]]; then
     record "${name}_needed" fail "needs$extra (allowed: $allowed_needed)"
   else
-    record "${name}_needed" ok "$(echo $needed)"
+    record "${name}_needed" pass "$(echo $needed)"
   fi
   exports=$(nm -D --defined-only "$so" | awk '$2 ~ /^[A-Z]$/ {print $3}' | sort)
   runtime=$(grep -E '^(_ZN?St|_ZNS|_ZTI|_ZTS|_ZTV|__cxa_|__gxx_|_Unwind_|__libc_single_threaded|_dl_find_object|arc4random)' <<<"$exports")
@@ -59,22 +75,15 @@ for so in "$@"; do
   elif [[ -z $exports ]]; then
     record "${name}_exports" fail "exports nothing"
   else
-    record "${name}_exports" ok "$(echo $exports)"
+    record "${name}_exports" pass "$(echo $exports)"
+  fi
+  if [[ -n $reference ]]; then
+    got=$(needed_and_exports "$so") want=$(needed_and_exports "$reference")
+    if [[ $got == "$want" ]]; then record "${name}_needed_as_reference" pass "$got"; else
+      record "${name}_needed_as_reference" fail "needs and exports: $got; $reference: $want"; fi
   fi
 done
 
-if [[ -n ${XML_OUTPUT_FILE:-} ]]; then
-  {
-    echo '<?xml version="1.0" encoding="UTF-8"?>'
-    echo "<testsuites><testsuite name=\"shipped_files\" tests=\"${#cases[@]}\">"
-    for c in "${cases[@]}"; do
-      IFS='|' read -r name status msg <<<"$c"
-      msg=$(sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g' <<<"$msg")
-      echo "<testcase classname=\"shipped_files\" name=\"$name\">"
-      [[ $status == fail ]] && echo "<failure message=\"$msg\"></failure>"
-      echo "</testcase>"
-    done
-    echo "</testsuite></testsuites>"
-  } >"$XML_OUTPUT_FILE"
-fi
-exit $fail
+write_junit shipped_files
+if any_failed; then exit 1; fi
+exit 0

@@ -299,6 +299,46 @@ TEST_P(AsyncioCore, PyBtNamesRunningTask) {
       << text.text;
 }
 
+// py-waits: each task the truth shows in asyncio.sleep (fetch() -> middle() -> leaf_sleep() ->
+// asyncio.sleep(3600), fixtures/scenarios/asyncio_tree.py) sleeps 3600 s until a deadline on
+// the loop's clock (read from its TimerHandle's __slots__ with no tp_name readable: the cores
+// are read without their executables), and a core gives no time left. The scenario starts
+// every sleep within its first seconds: the deadlines lie within a minute of each other.
+TEST_P(AsyncioCore, PyWaitsTellsEachSleepsTimer) {
+  const std::string version = GetParam();
+  if (version == "none") GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
+  const fs::path dir = SharedFixtures() / "cores" / version / "asyncio_tree";
+  OpenedCore core(dir, "asyncio_waits_" + version);
+  ASSERT_EQ(core.error(), "");
+  std::set<std::string> sleepers;
+  for (const Json& task : core.truth().at("tasks")) {
+    if (task.at("coroutine_stack").at(0).at("qualname") == "sleep") {
+      sleepers.insert(task.at("name").get<std::string>());
+    }
+  }
+  ASSERT_EQ(sleepers.size(), 2u) << core.truth().dump(1);
+  CommandContext context{core.target(), std::nullopt, false, std::nullopt, std::nullopt};
+  const CommandOutput waits = RunCommand("py-waits", {"--json"}, context);
+  ASSERT_FALSE(waits.failed) << waits.text;
+  const Json got = Json::parse(waits.text);
+  std::vector<double> deadlines;
+  for (const Json& wait : got.at("waits")) {
+    if (!sleepers.count(wait.at("name").get<std::string>())) continue;
+    SCOPED_TRACE(wait.dump());
+    ASSERT_EQ(wait.at("waits_for").at("kind"), "asyncio_sleep");
+    const Json& sleep = wait.at("waits_for").at("sleep");
+    ASSERT_TRUE(sleep.is_object());
+    EXPECT_EQ(sleep.at("delay"), 3600);
+    EXPECT_GT(sleep.at("deadline").get<double>(), 3600.0);  // monotonic time at the call + 3600
+    EXPECT_TRUE(sleep.at("remaining").is_null());
+    deadlines.push_back(sleep.at("deadline").get<double>());
+  }
+  ASSERT_EQ(deadlines.size(), sleepers.size()) << waits.text;
+  EXPECT_LT(*std::max_element(deadlines.begin(), deadlines.end()) -
+                *std::min_element(deadlines.begin(), deadlines.end()),
+            60.0);
+}
+
 INSTANTIATE_TEST_SUITE_P(Fixtures, AsyncioCore, ::testing::ValuesIn(Versions()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string name = "v" + info.param;
@@ -410,7 +450,8 @@ TEST_P(AsyncioCore, FiltersAndSummaryMatchTruth) {
                         R"( tasks, [1-9][0-9]* code objects, [0-9.]+ ms\n)"
                         R"(work \(spent/budget\): [1-9][0-9]*/[0-9]+ bytes read, .*, )"
                         R"([1-9][0-9]*/[0-9]+ container entries read, )"
-                        R"([1-9][0-9]*/[0-9]+ coroutine links followed\n$)")))
+                        R"([1-9][0-9]*/[0-9]+ coroutine links followed, )"
+                        R"(0/[0-9]+ heap objects visited\n$)")))
       << stats;
   const Json stats_json = Json::parse(PyTasks(core.target(), {"--json", "--stats"}).text).at("stats");
   EXPECT_EQ(stats_json.at("tasks"), all_names.size());

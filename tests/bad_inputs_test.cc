@@ -302,6 +302,14 @@ TEST(BadInputs, NotACoreFile) {
   EXPECT_EQ(o.open_error, "not a 64-bit ELF core file");
   o = RunOn(reinterpret_cast<const uint8_t*>(text.data()), 10, kPyBtAllJson);
   EXPECT_EQ(o.open_error, "not an ELF core file: too short");
+  // A core of a big-endian machine (s390x, ppc64): its pointers would be read backwards.
+  std::vector<uint8_t> big_endian(4096);
+  Elf64_Ehdr h = fuzz::X86_64ElfHeader(ET_CORE);
+  h.e_ident[EI_DATA] = ELFDATA2MSB;
+  std::memcpy(big_endian.data(), &h, sizeof h);
+  o = RunOn(big_endian.data(), big_endian.size(), kPyBtAllJson);
+  EXPECT_FALSE(o.opened);
+  EXPECT_EQ(o.open_error, "a big-endian ELF core file: pyunwind reads little-endian targets only");
 }
 
 // ------------------------------------------------------------------ truncated

@@ -24,6 +24,8 @@ OTHER_RULES = {
     "java_library", "licenses", "toolchain", "config_setting", "test_suite",
     # toolchain/BUILD: the C++ toolchain itself, which no C++ target lists as a dependency.
     "cc_toolchain_suite", "cc_toolchain", "cc_toolchain_config",
+    # toolchain/arm64.bzl: the files of C++ targets built for arm64, as a filegroup names them.
+    "arm64_files",
 }
 # The attributes of a C++ rule this test reads; any other that changes where headers come
 # from would make it wrong, so it refuses them.

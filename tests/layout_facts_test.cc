@@ -7,7 +7,7 @@
 //
 // Facts no fixture layout can check, and so not checked here:
 //   - all of 3.15: there is no 3.15 .tsv (its facts are checked only by
-//     reading its cores: fixture_cores_core_test, asyncio_core_test);
+//     reading its cores: fixture_cores_core_test, asyncio_core_test, heap_core_test);
 //   - PyMethodObject im_func/im_self, PyFunctionObject func_qualname,
 //     PyCellObject ob_ref, PyDictValues (the 3.13+ values header, the
 //     `valid` byte) and where managed dicts sit before the object: the
@@ -105,6 +105,30 @@ TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
   expect("type.tp_dictoffset", l.type.tp_dictoffset, f.Offset("PyTypeObject", "tp_dictoffset"));
   expect("type.ht_cached_keys", l.type.ht_cached_keys,
          f.Offset("PyHeapTypeObject", "ht_cached_keys"));
+
+  // py-heap: sizes sys.getsizeof counts, and (default builds) the collector's lists.
+  expect("type.tp_itemsize", l.type.tp_itemsize, f.Offset("PyTypeObject", "tp_itemsize"));
+  expect("list.allocated", l.list.allocated, f.Offset("PyListObject", "allocated"));
+  expect("set.smalltable", l.set.smalltable, f.Offset("PySetObject", "smalltable"));
+  const char* keys = "struct _dictkeysobject";
+  expect("dict_keys.refcnt", l.dict_keys.refcnt, f.Offset(keys, "dk_refcnt"));
+  expect("dict_keys.log2_size", l.dict_keys.log2_size, f.Offset(keys, "dk_log2_size"));
+  expect("dict_keys.log2_index_bytes", l.dict_keys.log2_index_bytes,
+         f.Offset(keys, "dk_log2_index_bytes"));
+  expect("dict_keys.kind", l.dict_keys.kind, f.Offset(keys, "dk_kind"));
+  expect("dict_keys.usable", l.dict_keys.usable, f.Offset(keys, "dk_usable"));
+  expect("dict_keys.nentries", l.dict_keys.nentries, f.Offset(keys, "dk_nentries"));
+  expect("dict_keys.header_size", l.dict_keys.header_size, f.Offset(keys, "dk_indices"));
+  if (!l.free_threaded) {
+    expect("interp.gc", l.interp.gc, f.Offset("struct _is", "gc.trash_delete_later"));
+    expect("gc.generations", l.interp.gc + l.gc.generations, f.Offset("struct _is", "gc.generations"));
+    expect("gc.permanent", l.interp.gc + l.gc.permanent,
+           f.Offset("struct _is", "gc.permanent_generation.head"));
+    expect("gc.generation_size", l.gc.generation_count * l.gc.generation_size,
+           f.Get("struct _gc_runtime_state", "generations").value_or(testing::Member{}).size);
+  } else {
+    expect("gc.generations (free-threaded: none)", l.gc.generations, kAbsent);
+  }
 
   // Exceptions: being raised, and the innermost item being handled.
   expect("tstate.current_exception", l.tstate.current_exception,

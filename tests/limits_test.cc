@@ -18,6 +18,7 @@
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
 #include "core/commands/native.h"
+#include "core/heap/heap_census.h"
 #include "core/objects/values.h"
 #include "core/target/forwarding_target.h"
 #include "core/target/memory.h"
@@ -649,6 +650,170 @@ TEST(Limits, ContainerEntriesAtAndOverTheCap) {
   ASSERT_FALSE(collections.SetItems(set).ok());
   EXPECT_EQ(collections.SetItems(set).error().message,
             fmt::format("the set at {:#x} has an implausible size", set));
+}
+
+// ------------------------------------------------------------ py-heap
+
+// The collector's four lists of the fake 3.11 interpreter (three generations and the permanent
+// one), empty; AddObjects links `count` objects of `type` (32 bytes each: PyGC_Head, refcnt,
+// ob_type) into list `list` (3: permanent), after what it holds.
+class HeapLists {
+ public:
+  explicit HeapLists(Limits& p) : p_(p) {
+    for (int list = 0; list < 4; ++list) {
+      tails_[list] = Head(list);
+      p_.target.PutU64(Head(list), Head(list));
+      p_.target.PutU64(Head(list) + 8, Head(list));
+    }
+  }
+  uint64_t Head(int list) const {
+    const Layout& l = p_.layout;
+    const uint64_t gc = p_.interp + l.interp.gc;
+    return list == 3 ? gc + l.gc.permanent : gc + l.gc.generations + list * l.gc.generation_size;
+  }
+  uint64_t Type(const std::string& name) {
+    const uint64_t type = p_.objects.Type(name);
+    p_.target.Put<int64_t>(type + p_.layout.type.tp_basicsize, 16);
+    p_.target.Put<int64_t>(type + p_.layout.type.tp_itemsize, 0);
+    p_.target.PutU64(type + p_.layout.type.tp_flags, 1u << 14);  // Py_TPFLAGS_HAVE_GC
+    return type;
+  }
+  // The PyGC_Heads linked, in order.
+  std::vector<uint64_t> AddObjects(int list, uint64_t type, size_t count) {
+    std::vector<uint64_t> nodes;
+    for (size_t i = 0; i < count; ++i) {
+      const uint64_t node = p_.heap.Alloc(32);
+      p_.target.PutU64(node + 16, 1);
+      p_.target.PutU64(node + 24, type);
+      Link(tails_[list], node);
+      tails_[list] = node;
+      nodes.push_back(node);
+    }
+    Link(tails_[list], Head(list));
+    return nodes;
+  }
+  void Link(uint64_t from, uint64_t to) {
+    p_.target.PutU64(from, to);
+    p_.target.PutU64(to + 8, from);
+  }
+  HeapCensus Take(const HeapOptions& options, const WorkBudget::Amounts& work =
+                                                  WorkBudget::kDefaultLimits) {
+    RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
+    ObjectReader reader(memory, p_.layout);
+    ValueFormatter types(reader);
+    auto census = TakeHeapCensus(reader, types, {p_.interp}, options);
+    EXPECT_TRUE(census.ok()) << census.error().message;
+    return census.ok() ? *census : HeapCensus{};
+  }
+
+ private:
+  Limits& p_;
+  uint64_t tails_[4] = {};
+};
+
+// One list at and over its cap (lowered through HeapOptions: 2^27 real objects would be 4 GiB
+// of fake heap): the objects past it are not counted, and one warning says so.
+TEST(Limits, HeapListAtAndOverTheCap) {
+  for (size_t count : {size_t{1000}, size_t{1001}}) {
+    SCOPED_TRACE(count);
+    Limits p(1 << 20);
+    HeapLists lists(p);
+    lists.AddObjects(0, lists.Type("Thing"), count);
+    HeapOptions options;
+    options.max_list_objects = 1000;
+    const HeapCensus census = lists.Take(options);
+    EXPECT_EQ(census.objects, 1000u);
+    EXPECT_EQ(census.bytes, 1000u * 32);
+    ASSERT_EQ(census.groups.size(), 1u);
+    EXPECT_EQ(census.groups[0].name, "Thing");
+    EXPECT_EQ(census.complete, count == 1000);
+    if (count == 1000) {
+      EXPECT_TRUE(census.warnings.empty());
+    } else {
+      EXPECT_EQ(census.warnings, std::vector<std::string>{
+          "the generation 0 list has more than 1000 objects: the rest are not counted...truncated"});
+    }
+  }
+  EXPECT_EQ(HeapOptions{}.max_list_objects, kMaxGcListObjects);
+}
+
+// Types at and over their cap: the objects of types past it in one group "(other types)".
+TEST(Limits, HeapTypesAtAndOverTheCap) {
+  Limits p(1 << 20);
+  HeapLists lists(p);
+  for (int i = 0; i < 3; ++i) lists.AddObjects(1, lists.Type("T" + std::to_string(i)), 5 + i);
+  HeapOptions options;
+  options.max_types = 3;
+  EXPECT_EQ(lists.Take(options).groups.size(), 3u);
+  options.max_types = 2;
+  const HeapCensus census = lists.Take(options);
+  ASSERT_EQ(census.groups.size(), 3u);
+  EXPECT_EQ(census.objects, 18u);
+  EXPECT_EQ(census.groups[0].name, "(other types)");  // T2's 7 objects: the most bytes
+  EXPECT_EQ(census.groups[0].count, 7u);
+  EXPECT_EQ(census.groups[0].type, 0u);
+  EXPECT_EQ(census.warnings, std::vector<std::string>{
+      "more than 2 types: the objects of the rest are counted in \"(other types)\""});
+}
+
+// A list that loops back into itself (not through its head) and a node whose _gc_prev is not
+// the node before: each cut there, counted as damaged, one warning for both; the other lists
+// are walked whole.
+TEST(Limits, HeapBrokenAndLoopingListsAreCutAndCounted) {
+  Limits p(1 << 20);
+  HeapLists lists(p);
+  const uint64_t thing = lists.Type("Thing");
+  const std::vector<uint64_t> looping = lists.AddObjects(0, thing, 10);
+  p.target.PutU64(looping[9], looping[3]);  // 10 objects, then back to the 4th
+  const std::vector<uint64_t> broken = lists.AddObjects(1, thing, 10);
+  p.target.PutU64(broken[6] + 8, broken[2]);  // the 7th does not point back at the 6th
+  lists.AddObjects(2, thing, 4);
+  lists.AddObjects(3, thing, 3);
+  const HeapCensus census = lists.Take({});
+  EXPECT_EQ(census.objects, 10u + 6 + 4 + 3);
+  EXPECT_EQ(census.damaged, 2u);
+  EXPECT_FALSE(census.complete);
+  EXPECT_EQ(census.warnings, std::vector<std::string>{fmt::format(
+      "2 damaged objects or links were not counted; the first: the object at {:#x} in the "
+      "generation 0 list does not link back to the one before it: the list is cut there",
+      looping[3] + 16)});
+}
+
+// An object whose type cannot be read, or whose size fields are impossible, is counted as
+// damaged and the walk goes on along its links.
+TEST(Limits, HeapDamagedObjectsAreCountedAndTheWalkGoesOn) {
+  Limits p(1 << 20);
+  HeapLists lists(p);
+  const uint64_t bad_type = lists.Type("Bad");
+  p.target.Put<int64_t>(bad_type + p.layout.type.tp_basicsize, 8);  // smaller than a header
+  const std::vector<uint64_t> nodes = lists.AddObjects(0, lists.Type("Thing"), 5);
+  p.target.PutU64(nodes[1] + 24, 0x10);  // ob_type: nowhere
+  p.target.PutU64(nodes[3] + 24, bad_type);
+  const HeapCensus census = lists.Take({});
+  EXPECT_EQ(census.objects, 3u);
+  EXPECT_EQ(census.damaged, 2u);
+  EXPECT_FALSE(census.complete);
+  ASSERT_EQ(census.warnings.size(), 1u);
+  EXPECT_EQ(census.warnings[0].rfind("2 damaged objects or links were not counted; the first: ", 0),
+            0u)
+      << census.warnings[0];
+}
+
+// The work budget (and so Ctrl-C, which fails every Spend alike) stops the census between two
+// objects: what was counted stays, and the budget's warning says why.
+TEST(Limits, HeapCensusStopsWithTheWorkBudget) {
+  Limits p(1 << 20);
+  HeapLists lists(p);
+  lists.AddObjects(0, lists.Type("Thing"), 100);
+  lists.AddObjects(3, lists.Type("Frozen"), 100);
+  WorkBudget::Amounts work = WorkBudget::kDefaultLimits;
+  work[static_cast<size_t>(Work::kHeapObjects)] = 150;
+  const HeapCensus census = lists.Take({}, work);
+  EXPECT_EQ(census.objects, 150u);
+  EXPECT_FALSE(census.complete);
+  EXPECT_EQ(census.warnings, std::vector<std::string>{
+      "the work budget of one command ran out (more than 150 heap objects visited): output is "
+      "incomplete...truncated"});
 }
 
 // ------------------------------------------------------------ py-tasks warnings

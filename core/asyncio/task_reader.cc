@@ -6,6 +6,7 @@
 
 #include "core/asyncio/coroutine_frames.h"
 #include "core/base/address.h"
+#include "core/base/limits.h"
 #include "core/walk/frames.h"
 
 #include <algorithm>
@@ -32,7 +33,7 @@ bool TaskReader::IsTask(uint64_t object) {
   if (found != is_task_cache_.end()) return found->second;
   bool result = false;
   uint64_t t = *type;
-  for (int depth = 0; t != 0 && depth < 16; ++depth) {  // up the tp_base chain
+  for (size_t depth = 0; t != 0 && depth < kMaxBaseClasses; ++depth) {  // up the tp_base chain
     if (known.task != 0) {
       if (t == known.task) {
         result = true;

@@ -53,6 +53,7 @@ inline constexpr uint64_t kMaxWorkCodeObjects = 1ull << 20;
 inline constexpr uint64_t kMaxWorkLineTableEntries = 1ull << 22;
 inline constexpr uint64_t kMaxWorkContainerEntries = 1ull << 26;
 inline constexpr uint64_t kMaxWorkCoroutineLinks = 1ull << 24;  // many tasks sharing one chain
+inline constexpr uint64_t kMaxWorkHeapObjects = 1ull << 28;     // py-heap: all lists together
 
 // asyncio (py-tasks): tasks read and listed (more: the first are shown and a
 // warning ending "...truncated" says how many were cut); coroutines kept of
@@ -66,6 +67,8 @@ inline constexpr size_t kMaxTaskWarnings = 64;  // then one line counts the rest
 // gather children); more is refused with an error for that container.
 inline constexpr size_t kMaxContainerEntries = 1 << 16;
 inline constexpr uint64_t kMaxSetSlots = 1ull << 23;  // a set's hash table (a million tasks)
+// Classes followed up a tp_base chain (a task's class to _asyncio.Task, a slot's class).
+inline constexpr size_t kMaxBaseClasses = 16;
 
 // Values shown by --locals, py-locals (core/objects/values.h): a repr is cut after
 // kMaxReprLength characters (marked "..."), containers after kMaxReprItems
@@ -123,5 +126,13 @@ inline constexpr size_t kMaxWorkerLoopDepth = 8;
 inline constexpr size_t kMaxQueuedWorkItems = 4096;
 inline constexpr size_t kMaxExecutors = 256;
 inline constexpr int64_t kMaxRingCapacity = 1 << 24;
+
+// py-heap (core/heap/): objects followed along one of the collector's lists (a longer list is
+// cut there, and a warning says so; a real heap of 10^8 objects fits), the distinct types
+// told apart (more are counted in one group, "(other types)"), and the bytes it may read of
+// the target (a million objects read about 60 MB of pages).
+inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
+inline constexpr size_t kMaxHeapTypes = 1 << 16;
+inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 
 }  // namespace pyunwind

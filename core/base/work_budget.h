@@ -25,6 +25,7 @@ enum class Work : size_t {
   kLineTableEntries,  // location-table entries decoded
   kContainerEntries,  // dict, set, list and tuple entries read
   kCoroutineLinks,    // coroutines followed down the await chains of tasks
+  kHeapObjects,       // objects of the collector's lists visited (py-heap)
   kCount,
 };
 
@@ -37,6 +38,7 @@ inline const char* WorkName(Work work) {
     case Work::kLineTableEntries: return "line-table entries decoded";
     case Work::kContainerEntries: return "container entries read";
     case Work::kCoroutineLinks: return "coroutine links followed";
+    case Work::kHeapObjects: return "heap objects visited";
     case Work::kCount: break;
   }
   return "?";
@@ -51,6 +53,7 @@ inline const char* WorkKey(Work work) {
     case Work::kLineTableEntries: return "line_table_entries_decoded";
     case Work::kContainerEntries: return "container_entries_read";
     case Work::kCoroutineLinks: return "coroutine_links_followed";
+    case Work::kHeapObjects: return "heap_objects_visited";
     case Work::kCount: break;
   }
   return "?";
@@ -63,7 +66,8 @@ class WorkBudget {
   // The defaults (core/base/limits.h) never bind on real programs (bench/README.md).
   static constexpr Amounts kDefaultLimits = {
       kMaxWorkBytesRead,        kMaxWorkFrames,           kMaxWorkCodeObjects,
-      kMaxWorkLineTableEntries, kMaxWorkContainerEntries, kMaxWorkCoroutineLinks};
+      kMaxWorkLineTableEntries, kMaxWorkContainerEntries, kMaxWorkCoroutineLinks,
+      kMaxWorkHeapObjects};
 
   explicit WorkBudget(const Amounts& limits = kDefaultLimits) : limits_(limits) {}
 

@@ -6,6 +6,7 @@
 #include "core/commands/arguments.h"
 #include "core/commands/native.h"
 #include "core/commands/py_bt.h"
+#include "core/commands/py_heap.h"
 #include "core/commands/py_print.h"
 #include "core/commands/py_tasks.h"
 #include "core/commands/py_waits.h"
@@ -105,6 +106,22 @@ const std::vector<OptionSpec> kPyWaitsOptions = {
     kOutfile,
 };
 
+const std::vector<OptionSpec> kPyHeapOptions = {
+    {.name = "--json", .help = "one JSON document (fields: docs/json-output.md)"},
+    {.name = "--top",
+     .kind = ValueKind::kNumber,
+     .value_name = "N",
+     .help = "the N largest type groups (default: 40 in text, all in JSON)",
+     .min = 1,
+     .max = kMaxHeapTypes},
+    {.name = "--type",
+     .kind = ValueKind::kText,
+     .value_name = "NAME",
+     .help = "only the groups of types named NAME (type(x).__name__ or the full tp_name)",
+     .needs = "a type name"},
+    kOutfile,
+};
+
 const std::vector<OptionSpec> kPyPrintOptions = {
     {.name = "--depth",
      .kind = ValueKind::kNumber,
@@ -148,6 +165,16 @@ std::vector<CommandSpec> MakeTable() {
            "cycle of that waits-for graph printed first, one \"deadlock:\" line each.\n",
        .options = kPyWaitsOptions,
        .run = RunPyWaits},
+      {.name = "py-heap",
+       .summary = "Count the objects the garbage collector tracks, by type, with their bytes.",
+       .description =
+           "A census of every object the garbage collector tracks in every interpreter (the\n"
+           "objects gc.get_objects() lists, gc.freeze()'s too), grouped by type: how many and\n"
+           "their bytes as sys.getsizeof gives them (list, dict and set storage included),\n"
+           "largest groups first, under a header with the totals. Nothing runs in the target.\n"
+           "Free-threaded builds are not read yet.\n",
+       .options = kPyHeapOptions,
+       .run = RunPyHeap},
       {.name = "py-bt-full",
        .summary = "py-bt --locals: the Python stack with each frame's arguments and locals.",
        .description =

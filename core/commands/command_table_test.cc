@@ -121,7 +121,7 @@ TEST(CommandTable, OnlyTheLargeOutputsTakeOutfile) {
   for (const CommandSpec& command : CommandTable()) {
     if (TakesOutfile(command)) takes.insert(command.name);
   }
-  EXPECT_EQ(takes, (std::set<std::string_view>{"py-bt", "py-bt-full", "py-tasks", "py-waits"}));
+  EXPECT_EQ(takes, (std::set<std::string_view>{"py-bt", "py-bt-full", "py-heap", "py-tasks", "py-waits"}));
 }
 
 // Every option is in the usage line and has a line of its own in the help.

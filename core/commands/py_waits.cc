@@ -1,6 +1,11 @@
 #include "core/commands/py_waits.h"
 
+#include <fmt/format.h>
+#include <time.h>
+
+#include <fstream>
 #include <optional>
+#include <string>
 
 #include "core/asyncio/asyncio.h"
 #include "core/base/limits.h"
@@ -19,6 +24,25 @@ namespace {
 constexpr size_t kMaxWaitUnwinds = 64;
 // The innermost frames a wait is read from; a deeper stack is cut (the walk says so).
 constexpr size_t kMaxWaitFrames = 256;
+
+// time.monotonic() in a live process of this machine, which asyncio loops keep time by: this
+// machine's monotonic clock, moved by the process's time namespace offset where it has one
+// (/proc/PID/timens_offsets, Linux 5.6+); unknown for a core or a remote process.
+std::optional<double> LoopClockNow(std::optional<uint64_t> local_pid) {
+  if (!local_pid) return std::nullopt;
+  timespec now{};
+  if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) return std::nullopt;
+  double seconds = static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9;
+  std::ifstream offsets(fmt::format("/proc/{}/timens_offsets", *local_pid));
+  std::string clock;
+  int64_t offset_seconds = 0, offset_nanoseconds = 0;
+  while (offsets >> clock >> offset_seconds >> offset_nanoseconds) {
+    if (clock == "monotonic") {
+      seconds += static_cast<double>(offset_seconds) + static_cast<double>(offset_nanoseconds) * 1e-9;
+    }
+  }
+  return seconds;
+}
 
 }  // namespace
 
@@ -54,8 +78,9 @@ CommandOutput RunPyWaits(const ParsedArgs& args, CommandContext& context) {
   for (const std::string& warning : threads->warnings) warnings.push_back(warning);
   auto tasks = CollectAsyncTasks(target.objects(), target.codes(), *threads);
   if (!tasks.ok()) warnings.push_back("asyncio tasks not read: " + tasks.error().message);
-  WaitReport report =
-      CollectWaits(target.objects(), target.codes(), *threads, tasks.ok() ? &*tasks : nullptr);
+  WaitReport report = CollectWaits(target.objects(), target.codes(), *threads,
+                                   tasks.ok() ? &*tasks : nullptr,
+                                   LoopClockNow(context.target.LocalProcessId()));
   if (tasks.ok()) {
     for (const std::string& warning : tasks->warnings) warnings.push_back(warning);
   }

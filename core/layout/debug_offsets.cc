@@ -306,6 +306,7 @@ Result<Layout> LayoutFromDebugOffsets(const uint8_t* block, size_t size) {
   for (const Section& section : sections) r.Read(section);
   l.object.ob_size = l.tuple.ob_size;  // PyVarObject.ob_size, as every var object has it
 
+  in.gc = gc;  // checked against the interpreter state with its section
   if (gc != kAbsent && collecting != kAbsent) {
     in.gc_collecting = r.Check("interpreter_state.gc + gc.collecting", uint64_t(gc) + collecting, 4,
                                in.size, "interpreter state");

@@ -9,6 +9,24 @@ void SetIfAbsent(int32_t& field, int32_t value) {
 
 }  // namespace
 
+void AddHeapFacts(Layout& l) {
+  const int32_t d = HeaderDelta(l);
+  // PyTypeObject { PyVarObject; tp_name; tp_basicsize; tp_itemsize; ... }.
+  SetIfAbsent(l.type.tp_itemsize, 40 + d);
+  // PyListObject { PyVarObject; ob_item; allocated }.
+  SetIfAbsent(l.list.allocated, 32 + d);
+  // PySetObject { PyObject_HEAD; fill; used; mask; table; hash; finger; smalltable[8]; ... }.
+  SetIfAbsent(l.set.smalltable, 64 + d);
+  // Py_TPFLAGS_MANAGED_DICT (1 << 4) since 3.11, Py_TPFLAGS_MANAGED_WEAKREF (1 << 3) since 3.12.
+  l.gc.preheader_flags = l.version.minor() == 11 ? (1u << 4) : (1u << 4) | (1u << 3);
+}
+
+void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent) {
+  if (l.free_threaded) return;
+  l.gc.generations = generations;
+  l.gc.permanent = permanent;
+}
+
 void AddObjectFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
   // PyTypeObject (Include/cpython/object.h).
@@ -27,6 +45,7 @@ void AddObjectFacts(Layout& l) {
   // PyCFunctionObject { PyObject_HEAD; m_ml; m_self; ... };
   // PyDescr_COMMON { PyObject_HEAD; d_type; d_name; d_qualname; };
   // PyWrapperDescrObject { PyDescr_COMMON; struct wrapperbase *d_base; ... };
+  // PyMemberDescrObject { PyDescr_COMMON; PyMemberDef *d_member; };
   // wrapperobject { PyObject_HEAD; PyWrapperDescrObject *descr; PyObject *self; }
   // (Objects/descrobject.c, 3.6 to 3.15).
   SetIfAbsent(l.cfunction.m_ml, 16 + d);
@@ -34,6 +53,10 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.descriptor.d_type, 16 + d);
   SetIfAbsent(l.descriptor.d_name, 24 + d);
   SetIfAbsent(l.descriptor.d_base, 40 + d);
+  SetIfAbsent(l.descriptor.d_member, 40 + d);
+  SetIfAbsent(l.member_def.name, 0);
+  SetIfAbsent(l.member_def.type, 8);
+  SetIfAbsent(l.member_def.offset, 16);
   SetIfAbsent(l.method_wrapper.descr, 16 + d);
   SetIfAbsent(l.method_wrapper.self, 24 + d);
   // PyFunctionObject { PyObject_HEAD; globals; builtins; name; qualname; ... }.

@@ -17,6 +17,15 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 // TaskObj. Fields a _Py_DebugOffsets block already gave are kept.
 void AddObjectFacts(Layout& l);
 
+// 3.11+: what py-heap reads besides the collector's lists (each minor's file gives those):
+// tp_itemsize after tp_basicsize, PyListObject's allocated after ob_item, PySetObject's
+// smalltable after hash and finger, and the pre-header flags sys.getsizeof counts. Default
+// builds only take the lists; the sizes hold for both.
+void AddHeapFacts(Layout& l);
+// The collector's lists at `generations` and `permanent` inside struct _gc_runtime_state,
+// on default builds (free-threaded ones keep tracked objects in mimalloc heaps instead).
+void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent);
+
 // 3.11 and 3.12, which have no _Py_DebugOffsets: the fields both declare
 // alike, and the tstate->dict key under which _asyncio keeps the running loop
 // (their files add the rest).

@@ -79,6 +79,7 @@ struct Layout {
     int32_t sysdict = kAbsent;
     int32_t modules = kAbsent;
     int32_t gc_collecting = kAbsent;
+    int32_t gc = kAbsent;  // struct _gc_runtime_state (3.13+: stated by _Py_DebugOffsets)
     int32_t ceval_gil = kAbsent;  // 3.12+: pointer to the GIL this interpreter uses
     int32_t gil_enabled = kAbsent;  // free-threaded 3.13+, inside the GIL struct
     int32_t builtins = kAbsent;     // the builtins module dict (names the builtin types)
@@ -243,6 +244,7 @@ struct Layout {
     int32_t tp_base = kAbsent;
     int32_t tp_flags = kAbsent;
     int32_t tp_basicsize = kAbsent;
+    int32_t tp_itemsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
     int32_t tp_dict = kAbsent;  // a heap type's dict (3.12+ static builtins keep theirs elsewhere)
     int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
@@ -277,6 +279,7 @@ struct Layout {
   struct List {
     int32_t ob_size = kAbsent;
     int32_t ob_item = kAbsent;
+    int32_t allocated = kAbsent;  // slots of ob_item (what list.__sizeof__ counts)
   } list;
 
   struct Dict {
@@ -315,7 +318,41 @@ struct Layout {
     int32_t table = kAbsent;
     int32_t entry_key = 0;  // in a 16-byte setentry
     int32_t entry_hash = 8;
+    int32_t smalltable = kAbsent;  // the embedded table; `table` points elsewhere once it grew
   } set;
+
+  // What py-heap reads (3.11+ default builds): the collector's lists of tracked objects, and
+  // what sys.getsizeof adds to an object's __sizeof__. Offsets inside struct
+  // _gc_runtime_state (at interp.gc): 3.11-3.13 generations[3], generation0, permanent;
+  // 3.14 three lists (generations, or the incremental collector's young and old[2] of 3.14.0,
+  // the same 72 bytes) then permanent; 3.15 drops the fields before `enabled`.
+  struct Gc {
+    int32_t generations = kAbsent;  // NUM_GENERATIONS (3) struct gc_generation in a row
+    int32_t generation_count = 3;
+    int32_t permanent = kAbsent;    // permanent_generation (gc.freeze())
+    int32_t generation_size = 24;   // struct gc_generation { PyGC_Head head; int threshold, count; }
+    int32_t head_size = 16;         // PyGC_Head { _gc_next; _gc_prev }, right before the object
+    // _gc_next and _gc_prev carry flags in their low bits (collecting, finalized, old space).
+    uint64_t link_mask = ~uint64_t{3};
+    // Py_TPFLAGS_MANAGED_DICT (3.11+) and Py_TPFLAGS_MANAGED_WEAKREF (3.12+): two words before
+    // the PyGC_Head, which sys.getsizeof counts (_PyType_PreHeaderSize).
+    uint64_t preheader_flags = 0;
+    int32_t preheader_size = 16;
+  } gc;
+
+  // PyDictKeysObject (3.11+): its header before dk_indices, and its entries, which
+  // _PyDict_KeysSize counts.
+  struct DictKeys {
+    int32_t refcnt = 0;
+    int32_t log2_size = 8;
+    int32_t log2_index_bytes = 9;
+    int32_t kind = 10;         // DICT_KEYS_GENERAL (0): PyDictKeyEntry; else PyDictUnicodeEntry
+    int32_t usable = 16;
+    int32_t nentries = 24;
+    int32_t header_size = 32;  // sizeof(PyDictKeysObject)
+    int32_t general_entry_size = 24;
+    int32_t unicode_entry_size = 16;
+  } dict_keys;
 
   struct Weakref {  // PyWeakReference
     int32_t wr_object = kAbsent;
@@ -336,7 +373,13 @@ struct Layout {
     int32_t d_type = kAbsent;
     int32_t d_name = kAbsent;
     int32_t d_base = kAbsent;  // PyWrapperDescrObject's, after PyDescr_COMMON
+    int32_t d_member = kAbsent;  // PyMemberDescrObject's (a __slots__ entry), after it too
   } descriptor;
+  struct MemberDef {  // PyMemberDef { name; type; offset; flags; doc; }
+    int32_t name = kAbsent;
+    int32_t type = kAbsent;    // T_OBJECT_EX (16) for a __slots__ entry
+    int32_t offset = kAbsent;  // of the member in its instance
+  } member_def;
   struct MethodWrapper {  // wrapperobject (Objects/descrobject.c): a slot bound to its self
     int32_t descr = kAbsent;
     int32_t self = kAbsent;

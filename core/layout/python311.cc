@@ -28,6 +28,7 @@ void AddFacts(Layout& l) {
   l.interp.runtime = 40;
   l.interp.id = 48;
   l.interp.gc_collecting = 848;
+  l.interp.gc = 648;
   l.interp.modules = 888;
   l.interp.sysdict = 904;
   l.interp.builtins = 912;
@@ -79,6 +80,10 @@ void AddFacts(Layout& l) {
   // A split table's values have their own pointer, 4 words before the object.
   l.managed_dict.values_before = 32;
   AddObjectFacts(l);
+  AddHeapFacts(l);
+  // struct _gc_runtime_state: trash_delete_later, trash_delete_nesting, enabled, debug,
+  // generations[3], generation0, permanent_generation.
+  AddGcListFacts(l, 24, 104);
 }
 
 }  // namespace

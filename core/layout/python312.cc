@@ -24,6 +24,7 @@ void AddFacts(Layout& l) {
   l.interp.threads_head = 72;
   l.interp.runtime = 96;
   l.interp.gc_collecting = 312;
+  l.interp.gc = 112;
   l.interp.sysdict = 352;
   l.interp.builtins = 360;
   l.interp.ceval_gil = 384;
@@ -65,6 +66,8 @@ void AddFacts(Layout& l) {
   // An odd managed dict pointer is a split table's values, stored as address - 1.
   l.managed_dict.values_tagged = true;
   AddObjectFacts(l);
+  AddHeapFacts(l);
+  AddGcListFacts(l, 24, 104);  // as 3.11
 }
 
 }  // namespace

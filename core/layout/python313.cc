@@ -16,6 +16,8 @@ void AddFacts(Layout& l) {
   l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (docs/commands.md)
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
+  AddHeapFacts(l);
+  AddGcListFacts(l, 24, 104);  // as 3.11
   AddThreadStateExceptionFacts313(l);
   const int32_t d = HeaderDelta(l);
   l.frame.stacktop = 64;  // int: slots in use above localsplus

@@ -16,6 +16,9 @@ void AddFacts(Layout& l) {
   l.caret_rules = TracebackCaretRules::kPython313;  // Lib/traceback.py of 3.13 (docs/commands.md)
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
+  AddHeapFacts(l);
+  // generation0 moved to the end: permanent_generation follows the three lists.
+  AddGcListFacts(l, 24, 96);
   AddThreadStateExceptionFacts313(l);
   AddStackRefFacts(l);
   l.type.ht_cached_keys = 880 + HeaderDelta(l);

@@ -23,6 +23,10 @@ void AddFacts(Layout& l) {
   // As in 3.14:
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
+  AddHeapFacts(l);
+  // struct _gc_runtime_state opens with enabled, debug (trash_delete_* left); its block's
+  // gc.collecting (112) and gc.size (176) on the 3.15.2 cores agree with this order.
+  AddGcListFacts(l, 8, 80);
   AddStackRefFacts(l);
   AddTaskFactsAfterAsyncioDebug(l);
   AddCodeStackFacts313(l);

@@ -365,6 +365,57 @@ Result<std::string> RemoteCollections::FunctionQualname(uint64_t function) {
   return objects_.ReadString(*qualname);
 }
 
+namespace {
+constexpr int32_t kMemberObjectEx = 16;  // T_OBJECT_EX (Py_T_OBJECT_EX): a __slots__ entry
+}  // namespace
+
+Result<uint64_t> RemoteCollections::SlotAttribute(uint64_t object, std::string_view name) {
+  const Layout::Type& t = layout_.type;
+  if (t.tp_dict == kAbsent || t.tp_base == kAbsent || t.tp_basicsize == kAbsent ||
+      layout_.descriptor.d_member == kAbsent || layout_.member_def.offset == kAbsent) {
+    return MakeError("the layout does not say where a class keeps its slots");
+  }
+  PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
+  auto basicsize = memory_.ReadValue<int64_t>(type + t.tp_basicsize);
+  if (!basicsize) return UnreadableMemory(fmt::format("cannot read the type of {:#x}", object));
+  uint64_t descriptor = 0;
+  size_t bases = 0;
+  for (uint64_t base = type; base != 0 && descriptor == 0;) {
+    if (++bases > kMaxBaseClasses) {
+      return MakeError(fmt::format("more than {} base classes", kMaxBaseClasses));
+    }
+    auto dict = memory_.ReadPointer(base + t.tp_dict);
+    auto next = memory_.ReadPointer(base + t.tp_base);
+    if (!dict || !next) return UnreadableMemory(fmt::format("cannot read the class {:#x}", base));
+    if (*dict != 0) {
+      PYU_ASSIGN_OR_RETURN(descriptor, DictGetString(*dict, name));
+    }
+    base = *next;
+  }
+  if (descriptor == 0) return uint64_t{0};
+  // A member descriptor's PyMemberDef names the slot and says it holds an object. Told by
+  // that, not by the descriptor's type name, which a core without its executable lacks.
+  const Layout::MemberDef& m = layout_.member_def;
+  auto member = memory_.ReadPointer(descriptor + layout_.descriptor.d_member);
+  if (!member || !Aligned(*member)) return uint64_t{0};  // a property, a method: no slot
+  auto member_name = memory_.ReadPointer(*member + m.name);
+  auto member_type = memory_.ReadValue<int32_t>(*member + m.type);
+  auto offset = memory_.ReadValue<int64_t>(*member + m.offset);
+  if (!member_name || !member_type || !offset || *member_type != kMemberObjectEx) {
+    return uint64_t{0};
+  }
+  auto defined = objects_.ReadCString(*member_name, name.size() + 1);
+  if (!defined.ok() || *defined != name) return uint64_t{0};
+  // The slot lies inside the instance its class lays out.
+  if (*offset < 16 || *offset + 8 > *basicsize) {
+    return MakeError(fmt::format("slot {} at {} is outside its {}-byte instance", name, *offset,
+                                 *basicsize));
+  }
+  auto value = memory_.ReadPointer(object + static_cast<uint64_t>(*offset));
+  if (!value) return UnreadableMemory(fmt::format("cannot read slot {} of {:#x}", name, object));
+  return *value;
+}
+
 Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
   const Layout::Type& t = layout_.type;

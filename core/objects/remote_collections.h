@@ -55,6 +55,10 @@ class RemoteCollections {
   // An attribute stored in the instance dict of `object` (not class
   // attributes, not descriptors). 0 when absent.
   Result<uint64_t> InstanceAttribute(uint64_t object, std::string_view name);
+  // A __slots__ attribute of `object`: the member descriptor `name` in the dict of its class
+  // or of a base (kMaxBaseClasses of them) says where the instance keeps it. 0 when absent or
+  // unset.
+  Result<uint64_t> SlotAttribute(uint64_t object, std::string_view name);
 
   ObjectReader& objects() { return objects_; }
 

@@ -15,5 +15,6 @@ inline constexpr uint64_t kTupleSubclassFlag = 1ull << 26;
 inline constexpr uint64_t kBytesSubclassFlag = 1ull << 27;  // 2.7: str (PyStringObject)
 inline constexpr uint64_t kUnicodeSubclassFlag = 1ull << 28;
 inline constexpr uint64_t kDictSubclassFlag = 1ull << 29;
+inline constexpr uint64_t kTypeSubclassFlag = 1ull << 31;
 
 }  // namespace pyunwind

@@ -17,6 +17,21 @@ std::string ShortTypeName(const std::string& tp_name) {
 ValueFormatter::ValueFormatter(ObjectReader& objects, ReprLimits limits)
     : objects_(objects), limits_(limits), collections_(objects) {}
 
+Result<double> ValueFormatter::ReadReal(uint64_t address) {
+  PYU_ASSIGN_OR_RETURN(TypeInfo type, TypeOf(address));
+  if (type.kind == Kind::kInt) {
+    PYU_ASSIGN_OR_RETURN(int64_t value, objects_.ReadInt(address));
+    return static_cast<double>(value);
+  }
+  const Layout& l = objects_.layout();
+  if (type.kind != Kind::kFloat || l.float_object.ob_fval == kAbsent) {
+    return MakeError(fmt::format("the object at {:#x} is not a float or an int", address));
+  }
+  auto value = objects_.memory().ReadValue<double>(address + l.float_object.ob_fval);
+  if (!value) return UnreadableMemory(fmt::format("cannot read the float at {:#x}", address));
+  return *value;
+}
+
 Result<uint64_t> ValueFormatter::CellContents(uint64_t cell) {
   auto ref = objects_.memory().ReadPointer(cell + objects_.layout().cell.ob_ref);
   if (!ref) return UnreadableMemory(fmt::format("cannot read the cell at {:#x}", cell));

@@ -92,6 +92,9 @@ class ValueFormatter {
   // The referent of a cell object (0 when empty).
   Result<uint64_t> CellContents(uint64_t cell);
 
+  // The value of a float, or of an int of at most 60 bits, as a double.
+  Result<double> ReadReal(uint64_t address);
+
  private:
   // Appends the repr of `address` to `out`; errors only for the outermost object.
   Status Append(uint64_t address, int depth, std::string& out);

@@ -63,6 +63,15 @@ void AppendTarget(std::string& out, const WaitTarget& target) {
   } else {
     out += "null";
   }
+  out += ",\"sleep\":";
+  AppendOrNull(out, target.sleep.has_value(), [&] {
+    const SleepTimer& sleep = *target.sleep;
+    out += fmt::format("{{\"delay\":{},\"deadline\":{},\"remaining\":", sleep.delay,
+                       sleep.deadline);
+    AppendOrNull(out, sleep.remaining.has_value(),
+                 [&] { out += fmt::format("{}", *sleep.remaining); });
+    out += '}';
+  });
   out += '}';
 }
 

@@ -67,10 +67,20 @@ std::string Phrase(const WaitTarget& target, const std::string& holders) {
   if (kind == "concurrent_future") return FuturePhrase(target, holders);
   if (kind == "join") return holders.empty() ? "joins " + ObjectText(target) : "joins " + holders;
   if (kind == "gil") return "waits for the GIL" + held;
+  if (kind == "import_lock") {
+    return "waits for the import lock " + fmt::format("{:#x}", target.address) + held;
+  }
   if (kind == "task") return "awaits " + holders;
   if (kind == "sleep") return "sleeps";
   if (kind == "io") return "waits for I/O";
   if (kind == "asyncio_lock") return "awaits " + ObjectText(target) + held;
+  if (kind == "asyncio_sleep" && target.sleep) {
+    const SleepTimer& sleep = *target.sleep;
+    const std::string due = sleep.remaining
+                                ? fmt::format("due in {:.1f} s", *sleep.remaining)
+                                : fmt::format("due at loop time {:.1f}", sleep.deadline);
+    return fmt::format("awaits {} of a {:g} s sleep, {}", ObjectText(target), sleep.delay, due);
+  }
   if (kind.substr(0, 8) == "asyncio_" || kind == "future") return "awaits " + ObjectText(target);
   return "waits on " + ObjectText(target) + held;
 }

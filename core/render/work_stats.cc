@@ -7,7 +7,7 @@ namespace {
 
 constexpr Work kKinds[] = {Work::kBytesRead, Work::kFrames, Work::kCodeObjects,
                            Work::kLineTableEntries, Work::kContainerEntries,
-                           Work::kCoroutineLinks};
+                           Work::kCoroutineLinks, Work::kHeapObjects};
 static_assert(std::size(kKinds) == static_cast<size_t>(Work::kCount));
 
 }  // namespace

@@ -66,13 +66,15 @@ Status ElfCoreTarget::Index() {
         const uint64_t desc_size = (uint64_t{note.n_descsz} + 3) & ~3ull;
         const uint64_t desc = pos + sizeof note + name_size;
         if (desc + desc_size > end) break;
-        // struct elf_prstatus: pr_pid is at offset 32 on x86-64.
+        // struct elf_prstatus: pr_pid is at offset 32 on 64-bit Linux (x86-64 and arm64, and
+        // in qemu-user's cores of arm64 processes).
         if (note.n_type == NT_PRSTATUS && note.n_descsz >= 36) {
           int32_t pid;
           std::memcpy(&pid, bytes + desc + 32, 4);
           thread_ids_.push_back(static_cast<uint32_t>(pid));
         }
-        // struct elf_prpsinfo on x86-64 (136 bytes): pr_uid at 16, pr_gid at 20.
+        // struct elf_prpsinfo on 64-bit Linux (136 bytes; 32-bit ids on x86-64 and arm64):
+        // pr_uid at 16, pr_gid at 20.
         if (note.n_type == NT_PRPSINFO && note.n_descsz >= 136 && !user_) {
           ProcessUser user;
           std::memcpy(&user.uid, bytes + desc + 16, 4);

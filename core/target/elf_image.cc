@@ -78,6 +78,10 @@ Status ElfImage::Check(std::string_view kind) {
       header_.e_ident[EI_CLASS] != ELFCLASS64) {
     return MakeError(fmt::format("not a 64-bit ELF {}", kind));
   }
+  // Every read of the target (pointers, layouts) is little-endian, as on x86-64 and arm64.
+  if (header_.e_ident[EI_DATA] != ELFDATA2LSB) {
+    return MakeError(fmt::format("a big-endian ELF {}: pyunwind reads little-endian targets only", kind));
+  }
   return Ok{};
 }
 

@@ -1,5 +1,6 @@
 #include "core/waits/task_waits.h"
 
+#include <cmath>
 #include <map>
 #include <set>
 #include <string_view>
@@ -49,17 +50,44 @@ std::optional<WaitTarget> AwaitOf(ObjectReader& objects, const AsyncSnapshot& ta
   return target;
 }
 
-// The asyncio.Lock a task waits for: the `self` of its innermost coroutine, Lock.acquire.
-uint64_t LockOf(ObjectReader& objects, const AsyncTask& task) {
-  if (task.coroutine_stack.empty()) return 0;
-  const CoroutineFrame& acquire = task.coroutine_stack.front();
-  ValueFormatter values(objects);
-  auto slots = ReadLocalSlots(objects, values, acquire.frame_address, acquire.code_address);
-  if (!slots.ok()) return 0;
+// The objects bound to `names` in a task's innermost coroutine frame (0 where unbound).
+std::vector<uint64_t> InnermostLocals(ObjectReader& objects, ValueFormatter& values,
+                                      const AsyncTask& task,
+                                      const std::vector<std::string_view>& names) {
+  std::vector<uint64_t> found(names.size(), 0);
+  if (task.coroutine_stack.empty()) return found;
+  const CoroutineFrame& innermost = task.coroutine_stack.front();
+  auto slots = ReadLocalSlots(objects, values, innermost.frame_address, innermost.code_address);
+  if (!slots.ok()) return found;
   for (const LocalSlot& slot : slots->slots) {
-    if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
+    if (!slot.bound || slot.error) continue;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (slot.name == names[i]) found[i] = slot.object;
+    }
   }
-  return 0;
+  return found;
+}
+
+// The asyncio.Lock a task waits for: the `self` of its innermost coroutine, Lock.acquire.
+uint64_t LockOf(ObjectReader& objects, ValueFormatter& values, const AsyncTask& task) {
+  return InnermostLocals(objects, values, task, {"self"})[0];
+}
+
+// asyncio.sleep(delay) holds its TimerHandle in `h` (loop.call_later), whose `_when` slot is
+// the deadline on the loop's clock.
+std::optional<SleepTimer> SleepTimerOf(ObjectReader& objects, ValueFormatter& values,
+                                       const AsyncTask& task,
+                                       std::optional<double> loop_clock_now) {
+  const auto locals = InnermostLocals(objects, values, task, {"delay", "h"});
+  if (locals[0] == 0 || locals[1] == 0) return std::nullopt;
+  auto delay = values.ReadReal(locals[0]);
+  auto when = RemoteCollections(objects).SlotAttribute(locals[1], "_when");
+  if (!delay.ok() || !when.ok() || *when == 0) return std::nullopt;
+  auto deadline = values.ReadReal(*when);
+  if (!deadline.ok() || !std::isfinite(*delay) || !std::isfinite(*deadline)) return std::nullopt;
+  SleepTimer timer{*delay, *deadline, std::nullopt};
+  if (loop_clock_now) timer.remaining = *deadline - *loop_clock_now;
+  return timer;
 }
 
 // The object whose bound __aexit__ `value` is (asyncio.Lock's comes from
@@ -80,13 +108,13 @@ uint64_t AexitBoundTo(RemoteCollections& collections, uint64_t value) {
 // Each asyncio_lock wait gets its Lock as its address, and as held_by the tasks whose
 // coroutine frames hold the lock's bound __aexit__, other than those waiting for that lock
 // (`async with` pushes it before it awaits __aenter__).
-void AddAsyncLockHolders(ObjectReader& objects, CodeCache& codes, const AsyncSnapshot& tasks,
-                         std::vector<Wait>& waits) {
+void AddAsyncLockHolders(ObjectReader& objects, ValueFormatter& values, CodeCache& codes,
+                         const AsyncSnapshot& tasks, std::vector<Wait>& waits) {
   std::map<uint64_t, std::set<uint64_t>> waiting;  // lock -> the tasks waiting for it
   for (Wait& wait : waits) {
     if (!wait.waits_for || wait.waits_for->kind != "asyncio_lock") continue;
     const AsyncTask* task = tasks.Find(wait.waiter.id);
-    const uint64_t lock = task ? LockOf(objects, *task) : 0;
+    const uint64_t lock = task ? LockOf(objects, values, *task) : 0;
     if (lock == 0) continue;
     wait.waits_for->address = lock;
     auto type = objects.TypeName(lock);
@@ -121,13 +149,18 @@ void AddAsyncLockHolders(ObjectReader& objects, CodeCache& codes, const AsyncSna
 
 }  // namespace
 
-std::vector<Wait> TaskWaits(ObjectReader& objects, CodeCache& codes, const AsyncSnapshot& tasks) {
+std::vector<Wait> TaskWaits(ObjectReader& objects, ValueFormatter& values, CodeCache& codes,
+                            const AsyncSnapshot& tasks, std::optional<double> loop_clock_now) {
   std::vector<Wait> waits;
   for (const AsyncTask& task : tasks.tasks) {
     if (task.state != TaskState::kPending || task.running) continue;
-    waits.push_back(Wait{TaskParty(task), AwaitOf(objects, tasks, task)});
+    Wait wait{TaskParty(task), AwaitOf(objects, tasks, task)};
+    if (wait.waits_for && wait.waits_for->kind == "asyncio_sleep") {
+      wait.waits_for->sleep = SleepTimerOf(objects, values, task, loop_clock_now);
+    }
+    waits.push_back(std::move(wait));
   }
-  AddAsyncLockHolders(objects, codes, tasks, waits);
+  AddAsyncLockHolders(objects, values, codes, tasks, waits);
   return waits;
 }
 

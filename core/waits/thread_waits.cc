@@ -63,6 +63,7 @@ class ThreadWaitReader {
     // Unknown (a native stack without symbols, a core opened alone): the frames decide.
     if (thread.activity == Activity::kRunning) return std::nullopt;
     if (auto future = futures_.WaitOf(thread)) return future;
+    if (auto import = ImportWait(thread)) return import;
     if (auto stdlib = StdlibWait(thread)) return stdlib;
     const Frame* innermost = Innermost(thread);
     if (innermost == nullptr) return std::nullopt;
@@ -150,6 +151,36 @@ class ThreadWaitReader {
       if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
     }
     return 0;
+  }
+
+  // An import waiting for the module lock another thread owns while it runs the module's body:
+  // the innermost frames are importlib's _ModuleLock.acquire (waiting on its wakeup lock).
+  std::optional<WaitTarget> ImportWait(const Thread& thread) {
+    size_t seen = 0;
+    for (const Frame& frame : thread.frames) {
+      if (frame.kind != FrameKind::kPython) continue;
+      if (++seen > kMaxStdlibWaitFrames) break;
+      if (frame.qualname() != "_ModuleLock.acquire" ||
+          frame.filename() != "<frozen importlib._bootstrap>") {
+        continue;
+      }
+      WaitTarget target{"import_lock", SelfOf(frame), "", std::nullopt, "import"};
+      if (target.address == 0) return target;
+      if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
+      if (auto name = collections_.InstanceAttribute(target.address, "name"); name.ok()) {
+        if (auto text = objects_.ReadString(*name); text.ok()) target.detail += " " + *text;
+      }
+      // The owner's ident; None once released (then any waiter may take it next).
+      if (auto owner = collections_.InstanceAttribute(target.address, "owner"); owner.ok()) {
+        if (auto ident = objects_.ReadInt(*owner); ident.ok() && *ident > 0) {
+          target.held_by = std::vector<WaitParty>{PartyOfIdent(static_cast<uint64_t>(*ident))};
+        } else if (auto type = objects_.TypeName(*owner); type.ok() && *type == "NoneType") {
+          target.held_by.emplace();
+        }
+      }
+      return target;
+    }
+    return std::nullopt;
   }
 
   // The outermost wait of the stdlib among the innermost threading.py / queue.py frames.

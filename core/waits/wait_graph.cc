@@ -82,33 +82,6 @@ std::vector<size_t> ShortestCycle(const std::vector<std::vector<size_t>>& next, 
   return {};
 }
 
-// Whether every node `node` waits for leads back to it (breadth first over the reversed
-// edges from `node`); `steps` counts the nodes and edges visited.
-bool AllWaitBackOn(const std::vector<std::vector<size_t>>& next, size_t node, uint64_t& steps) {
-  std::vector<std::vector<size_t>> previous(next.size());
-  for (size_t from = 0; from < next.size(); ++from) {
-    for (size_t to : next[from]) {
-      if (to < next.size()) previous[to].push_back(from);
-    }
-  }
-  steps += next.size();
-  std::vector<bool> reaches(next.size(), false);
-  std::vector<size_t> frontier = {node};
-  for (size_t at = 0; at < frontier.size(); ++at) {
-    for (size_t from : previous[frontier[at]]) {
-      ++steps;
-      if (!reaches[from]) {
-        reaches[from] = true;
-        frontier.push_back(from);
-      }
-    }
-  }
-  for (size_t to : next[node]) {
-    if (to >= next.size() || !reaches[to]) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t>>& next) {
@@ -130,12 +103,26 @@ std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t
 
 void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector<size_t>& any_of,
                        std::vector<std::string>& warnings) {
-  // Dropping a waiter's edges can only cut others' ways back: repeat until nothing changes.
+  // A node waits for h and h leads back to it exactly when both are in one strongly connected
+  // component. Clearing edges only cuts ways back, so a node cleared stays cleared: each pass
+  // clears every node that fails, until a pass clears none.
   uint64_t steps = 0;
+  std::vector<size_t> component_of(next.size());
   for (bool changed = true; changed;) {
     changed = false;
+    const auto components = Components(next);
+    for (size_t c = 0; c < components.size(); ++c) {
+      for (size_t node : components[c]) component_of[node] = c;
+    }
+    steps += next.size();
     for (size_t node : any_of) {
-      if (node >= next.size() || next[node].empty() || AllWaitBackOn(next, node, steps)) continue;
+      if (node >= next.size() || next[node].empty()) continue;
+      steps += next[node].size();
+      const bool all_lead_back =
+          std::all_of(next[node].begin(), next[node].end(), [&](size_t to) {
+            return to < next.size() && component_of[to] == component_of[node];
+          });
+      if (all_lead_back) continue;
       next[node].clear();
       changed = true;
     }

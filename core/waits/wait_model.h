@@ -31,10 +31,19 @@ struct ExecutorWorkers {
   size_t idle_workers = 0;  // of them, those running no work item
 };
 
+// An asyncio.sleep: its delay and its TimerHandle's deadline, both in seconds of the loop's
+// clock (time.monotonic()); how long is left where the clock can be read now (a live process
+// of this machine), else null.
+struct SleepTimer {
+  double delay = 0;
+  double deadline = 0;
+  std::optional<double> remaining;
+};
+
 // What a thread or task waits for. `kind` is one of the words of docs/json-output.md
 // ("rlock", "lock", "join", "gil", "event", "condition", "semaphore", "queue_get",
 // "queue_put", "sleep", "io", "concurrent_future", "task", "future", "asyncio_lock",
-// "asyncio_event", "asyncio_queue", "asyncio_sleep").
+// "asyncio_event", "asyncio_queue", "asyncio_sleep", "import_lock").
 struct WaitTarget {
   std::string kind;
   uint64_t address = 0;  // the object waited on; 0 where there is none (sleep, I/O, the GIL)
@@ -47,6 +56,8 @@ struct WaitTarget {
   std::string state = "";
   // A queued Future: the ThreadPoolExecutor whose work queue holds it.
   std::optional<ExecutorWorkers> executor = std::nullopt;
+  // An asyncio_sleep whose timer was read.
+  std::optional<SleepTimer> sleep = std::nullopt;
   // Any one of held_by can release it (a queued Future's busy workers: the first to finish
   // takes the next item), not only all of them: a cycle needs every one to wait on the waiter.
   bool released_by_any = false;

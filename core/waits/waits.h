@@ -11,7 +11,9 @@ namespace pyunwind {
 
 // The waits of every thread of `threads` (activity and calls already set), then of every
 // pending task of `tasks` (null: asyncio not read), and their cycles.
+// `loop_clock_now`: the loop clock's time now (time.monotonic() in the target), where it can
+// be read; it tells each sleep how long is left.
 WaitReport CollectWaits(ObjectReader& objects, CodeCache& codes, const Snapshot& threads,
-                        const AsyncSnapshot* tasks);
+                        const AsyncSnapshot* tasks, std::optional<double> loop_clock_now);
 
 }  // namespace pyunwind

@@ -5,8 +5,11 @@ usage: python futures_wait.py TRUTH_JSON
   ThreadPoolExecutor-0_0  the one worker of an executor; its task submits a second task to the
                           same executor and waits for its result, queued behind itself: a
                           deadlock of that one thread
-  sleepy_0                the one worker of a second executor ("sleepy"), in time.sleep
-  main                    waits for the Future sleepy_0 runs (RUNNING): no cycle
+  sleepy_0, sleepy_1      the two workers of a second executor ("sleepy"), in time.sleep
+  main                    waits in Future.result() for a Future a sleepy worker runs
+                          (RUNNING): no cycle
+  asker                   waits in Future.exception() for the Future the other sleepy worker
+                          runs: no cycle
   truth                   writes the truth, sleeps
 
 Truth: as tests/data/waits.py's (no tasks), and for a Future's waiter its "state" (the Future's
@@ -21,6 +24,7 @@ from scenario_truth import truth_of, write_truth
 
 THREADS = {}  # name -> truth entry without held_by's idents resolved
 READY = threading.Semaphore(0)
+RUNNERS = {}  # a sleepy Future's key -> the name of the worker running it
 
 
 def note(waits, address=None, held_by=None, **extra):
@@ -45,10 +49,17 @@ def submit_to_own_executor(executor):
     queued.result()  # parked
 
 
-def nap():
+def nap(key):
+    RUNNERS[key] = threading.current_thread().name
     note("sleep")
     READY.release()
     time.sleep(3600)  # parked
+
+
+def ask(future, runner):
+    note("concurrent_future", id(future), [runner], state=future._state)
+    READY.release()
+    future.exception()  # parked
 
 
 def write_later(path, cycle_of):
@@ -70,13 +81,16 @@ def write_later(path, cycle_of):
 def main():
     threading.current_thread().name = "main"
     selfish = ThreadPoolExecutor(max_workers=1)
-    sleepy = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sleepy")
+    sleepy = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sleepy")
     selfish.submit(submit_to_own_executor, selfish)
-    running = sleepy.submit(nap)
+    running = sleepy.submit(nap, "result")
+    asked = sleepy.submit(nap, "exception")
+    for _ in range(3):
+        READY.acquire()
+    threading.Thread(target=ask, args=(asked, RUNNERS["exception"]), name="asker",
+                     daemon=True).start()
     READY.acquire()
-    READY.acquire()
-    worker = next(t for t in sleepy._threads).name
-    note("concurrent_future", id(running), [worker], state=running._state)
+    note("concurrent_future", id(running), [RUNNERS["result"]], state=running._state)
     deadlocked = next(t for t in selfish._threads).name
     threading.Thread(target=write_later, args=(sys.argv[1], deadlocked), name="truth",
                      daemon=True).start()

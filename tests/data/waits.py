@@ -27,7 +27,8 @@ Truth: {"scenario", "mode", "pid", "python", "threads": [{"native_id", "ident", 
 "waits" is the kind py-waits must name (null: none), "address" id() of the object waited on
 (hex, null where none), "held_by" the idents (tasks: ids, hex) of who holds it (null where the
 target records nobody); "cycles" each deadlock as its parties in waiting order, starting from
-the least (kind, id), threads before tasks.
+the least (kind, id), threads before tasks. Task "sleeper" has "sleep": {"delay", "deadline"}
+(its TimerHandle's _when, on the loop's clock).
 """
 import asyncio
 import sys
@@ -40,6 +41,7 @@ THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
 TASKS = {}    # name -> task
 READY = threading.Semaphore(0)
 ALOCK = []  # the asyncio.Lock of the deadlocks' loop
+SLEEP_SECONDS = 3600  # task "sleeper"'s asyncio.sleep
 
 
 def note(name, waits, address=None, held_by=None):
@@ -110,7 +112,7 @@ async def loop_main(deadlocks):
         TASKS["lock-holder"] = loop.create_task(hold_lock(ALOCK[0]), name="lock-holder")
         await asyncio.sleep(0)  # the holder takes the lock
         TASKS["lock-waiter"] = loop.create_task(wait_lock(ALOCK[0]), name="lock-waiter")
-    TASKS["sleeper"] = loop.create_task(asyncio.sleep(3600), name="sleeper")
+    TASKS["sleeper"] = loop.create_task(asyncio.sleep(SLEEP_SECONDS), name="sleeper")
     TASKS["loop-main"] = asyncio.current_task()
     TASKS["loop-main"].set_name("loop-main")
     for _ in range(5):
@@ -162,6 +164,16 @@ def stdlib_waiters():
     return starts
 
 
+def sleep_timer(task):
+    """The delay and the deadline (loop time) of the asyncio.sleep `task` is parked in: the
+    TimerHandle of the loop's schedule whose callback sets the task's future."""
+    future = task._fut_waiter
+    for handle in task.get_loop()._scheduled:
+        if handle._args and handle._args[0] is future:
+            return {"delay": SLEEP_SECONDS, "deadline": handle._when}
+    raise AssertionError("no timer of the sleeper's future")
+
+
 def task_truth(deadlocks):
     tasks = []
     for name, task in TASKS.items():
@@ -178,7 +190,7 @@ def task_truth(deadlocks):
                           "held_by": ["%#x" % id(TASKS["lock-holder"])]})
         elif name == "sleeper":
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
-                          "held_by": None})
+                          "held_by": None, "sleep": sleep_timer(task)})
         else:
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_event",
                           "held_by": None})

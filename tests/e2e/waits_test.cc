@@ -21,11 +21,15 @@
 //     worker, held by that worker: a cycle of one thread, "queued on an executor whose only
 //     worker is itself"), and main waiting for a RUNNING Future, held by the sleeping worker
 //     that runs it: no cycle.
+//   * Imports (import_waits.py): a thread waiting for a module lock (in importlib's
+//     _ModuleLock.acquire) is held by the thread its owner ident names, the one running that
+//     module's body; with a Lock between them, a cycle "waits for the import lock ...".
 //   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <thread>
@@ -59,8 +63,9 @@ json HolderIds(const json& held_by) {
   return ids;
 }
 
-// Each truth thread's and task's wait against py-waits' entry for it.
-void ExpectWaitsMatch(const json& truth, const json& got) {
+// Each truth thread's and task's wait against py-waits' entry for it. `live`: the process
+// itself was read (an asyncio.sleep's time left is known), not a core of it.
+void ExpectWaitsMatch(const json& truth, const json& got, bool live) {
   auto waits = WaitsById(got);
   auto check = [&](const std::string& kind, const json& id, const json& expected) {
     const std::string key = id.is_string() ? id.get<std::string>() : id.dump();
@@ -89,6 +94,20 @@ void ExpectWaitsMatch(const json& truth, const json& got) {
     if (expected.contains("executor")) {
       EXPECT_EQ(waits_for.at("executor"), expected.at("executor")) << wait.dump();
     }
+    // An asyncio.sleep: its delay and deadline exact; the time left only live, within the delay.
+    if (expected.contains("sleep")) {
+      const json& sleep = waits_for.at("sleep");
+      ASSERT_TRUE(sleep.is_object()) << wait.dump();
+      EXPECT_EQ(sleep.at("delay"), expected.at("sleep").at("delay")) << wait.dump();
+      EXPECT_EQ(sleep.at("deadline"), expected.at("sleep").at("deadline")) << wait.dump();
+      if (live) {
+        ASSERT_TRUE(sleep.at("remaining").is_number()) << wait.dump();
+        EXPECT_GT(sleep.at("remaining").get<double>(), 0) << wait.dump();
+        EXPECT_LE(sleep.at("remaining").get<double>(), sleep.at("delay").get<double>()) << wait.dump();
+      } else {
+        EXPECT_TRUE(sleep.at("remaining").is_null()) << wait.dump();
+      }
+    }
   };
   for (const json& thread : truth.at("threads")) check("thread", thread.at("ident"), thread);
   for (const json& task : truth.at("tasks")) check("task", task.at("id"), task);
@@ -113,6 +132,11 @@ std::string CycleLine(const json& truth, const json& cycle) {
       for (const json& t : truth.at("threads")) {
         if (t.at("ident") != party.at("id")) continue;
         const std::string type = t.at("waits") == "lock" ? "Lock " : "RLock ";
+        if (t.at("waits") == "import_lock") {
+          phrase = "waits for the import lock " + t.at("address").get<std::string>() +
+                   " held by " + next;
+          continue;
+        }
         if (t.at("waits") == "concurrent_future") {
           phrase = "waits for Future " + t.at("address").get<std::string>() +
                    " queued on an executor whose only worker is " +
@@ -129,9 +153,19 @@ std::string CycleLine(const json& truth, const json& cycle) {
   return line;
 }
 
-// A matrix suite whose tests run `py-waits --json` then `py-waits` in their cell.
-class WaitsMatrixTest : public ScenarioMatrixTest {
+// The scenarios of the py-waits suites.
+constexpr char kWaitsScript[] = "tests/data/waits.py";
+constexpr char kCalmWaitsScript[] = "tests/data/waits_calm.py";
+constexpr char kFuturesWaitsScript[] = "tests/data/futures_wait.py";
+constexpr char kImportWaitsScript[] = "tests/data/import_waits.py";
+
+// A matrix suite of one scenario, `Script`, started in each cell; its tests run
+// `py-waits --json` then `py-waits` there.
+template <const char* Script>
+class WaitsOf : public ScenarioMatrixTest {
  protected:
+  void SetUp() override { Start(Script); }
+
   // The run (which must exit 0) and the JSON document it printed.
   void RunWaits(RunResult* run, json* got) {
     *run = RunDebugger(GetParam().debugger, *install_, target_, {"py-waits --json", "py-waits"});
@@ -143,10 +177,7 @@ class WaitsMatrixTest : public ScenarioMatrixTest {
   }
 };
 
-class Waits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/waits.py"); }
-};
+using Waits = WaitsOf<kWaitsScript>;
 
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
@@ -154,7 +185,7 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   auto sorted = [](json cycles) {
     std::sort(cycles.begin(), cycles.end(), [](const json& a, const json& b) { return a.dump() < b.dump(); });
     return cycles;
@@ -167,15 +198,24 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
     const std::string expected = CycleLine(truth, cycle);
     EXPECT_EQ(std::count(lines.begin(), lines.end(), expected), 1) << expected << "\n" << run.out;
   }
+  // The sleeper's line: its delay, and the time left (live) or its deadline on the loop clock.
+  for (const json& task : truth.at("tasks")) {
+    if (task.at("name") != "sleeper") continue;
+    const json& sleep = task.at("sleep");
+    char due[64];
+    std::snprintf(due, sizeof due, "due at loop time %.1f (sleep)", sleep.at("deadline").get<double>());
+    const std::string line = "task \"sleeper\" (" + task.at("id").get<std::string>() + "): awaits ";
+    const std::string of = " of a " + sleep.at("delay").dump() + " s sleep, ";
+    const auto lines = LinesContaining(run.out, line);
+    ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
+    EXPECT_NE(lines[0].find(of + (GetParam().live ? "due in " : due)), std::string::npos) << lines[0];
+  }
   const size_t first_deadlock = run.out.find("\ndeadlock: ");
   const size_t first_wait = run.out.find("\nthread \"");
   EXPECT_LT(first_deadlock, first_wait) << run.out;
 }
 
-class CalmWaits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/waits_calm.py"); }
-};
+using CalmWaits = WaitsOf<kCalmWaitsScript>;
 
 TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   const json& truth = scenario_->truth();
@@ -183,40 +223,77 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   EXPECT_TRUE(got.at("cycles").empty()) << got.dump(1);
   EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
 }
 
-class FuturesWaits : public WaitsMatrixTest {
- protected:
-  void SetUp() override { Start("tests/data/futures_wait.py"); }
-};
+using FuturesWaits = WaitsOf<kFuturesWaitsScript>;
 
 // A one-worker executor whose task waits for a Future queued behind itself: a cycle of that
-// one thread; main waits for a Future a sleeping worker runs: no cycle.
+// one thread; main and asker wait for Futures sleeping workers run: no cycle.
 TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   const json& truth = scenario_->truth();
   ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got);
+  ExpectWaitsMatch(truth, got, GetParam().live);
   EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
   const auto lines = LinesContaining(run.out, "deadlock");
   ASSERT_EQ(lines.size(), 1u) << run.out;
   EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  // main in Future.result(), asker in Future.exception(), each of a Future a worker runs.
+  const std::map<std::string, std::string> calls = {{"main", "Future.result"},
+                                                    {"asker", "Future.exception"}};
+  size_t seen = 0;
   for (const json& thread : truth.at("threads")) {
-    if (thread.at("name") != "main") continue;
+    const auto call = calls.find(thread.at("name").get<std::string>());
+    if (call == calls.end()) continue;
+    ++seen;
     std::string worker;
     for (const json& other : truth.at("threads")) {
       if (other.at("ident") == thread.at("held_by").at(0)) worker = other.at("name");
     }
     const std::string waits = "waits for Future " + thread.at("address").get<std::string>() +
-                              " run by thread \"" + worker + "\" (Future.result)";
+                              " run by thread \"" + worker + "\" (" + call->second + ")";
     EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
   }
+  EXPECT_EQ(seen, calls.size()) << truth.dump(1);
+}
+
+using ImportWaits = WaitsOf<kImportWaitsScript>;
+
+// A thread holding a Lock waits to import a module whose body, run by a second thread that
+// owns its module lock, waits for that Lock: a cycle Python's own import deadlock check does
+// not see; a second import waits for a module whose body sleeps: held by that thread, no cycle.
+TEST_P(ImportWaits, ModuleLockHeldByTheThreadRunningTheModule) {
+  const json& truth = scenario_->truth();
+  ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
+  RunResult run;
+  json got;
+  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
+  ExpectWaitsMatch(truth, got, GetParam().live);
+  EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
+  const auto lines = LinesContaining(run.out, "deadlock");
+  ASSERT_EQ(lines.size(), 1u) << run.out;
+  EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  size_t imports = 0;
+  for (const json& thread : truth.at("threads")) {
+    if (thread.at("waits") != "import_lock") continue;
+    ++imports;
+    std::string holder;
+    for (const json& other : truth.at("threads")) {
+      if (other.at("ident") == thread.at("held_by").at(0)) holder = other.at("name");
+    }
+    const std::string waits = "waits for the import lock " +
+                              thread.at("address").get<std::string>() + " held by thread \"" +
+                              holder + "\" (import " + thread.at("module").get<std::string>() +
+                              ")";
+    EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
+  }
+  EXPECT_EQ(imports, 2u) << truth.dump(1);
 }
 
 // tests/data/gil_wait.py, live: its waiter thread waits for the GIL the spinning main thread
@@ -273,6 +350,8 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kI
 INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 INSTANTIATE_TEST_SUITE_P(Interpreters, FuturesWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+                         MatrixCellName);
+INSTANTIATE_TEST_SUITE_P(Interpreters, ImportWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);
 
 }  // namespace

@@ -1,0 +1,54 @@
+// py-heap's census: every object on the collector's lists of each interpreter (default
+// builds: the three generations and the permanent generation of gc.freeze()), grouped by
+// type, with count and bytes as sys.getsizeof gives them (object_size.h).
+//
+// Hostile-safe: each list is circular, through its head; a node whose _gc_prev does not point
+// back at the node before it, or that cannot be read, is a broken link: counted as damaged
+// and that list is cut there (one warning for all), the other lists are still walked. Each
+// list is capped (kMaxGcListObjects) and every object spends the work budget
+// (Work::kHeapObjects), so Ctrl-C and the budget stop it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/base/limits.h"
+#include "core/base/result.h"
+#include "core/objects/objects.h"
+#include "core/objects/values.h"
+
+namespace pyunwind {
+
+struct HeapGroup {
+  uint64_t type = 0;  // the type object; 0 for the group of types past kMaxHeapTypes
+  std::string name;   // tp_name as the target has it ("type at 0x..." where unreadable)
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+};
+
+struct HeapCensus {
+  size_t interpreters = 0;
+  uint64_t objects = 0;  // the sum of the groups' counts
+  uint64_t bytes = 0;    // the sum of the groups' bytes
+  // Objects whose type or size could not be read, and broken links: in no group.
+  uint64_t damaged = 0;
+  std::vector<HeapGroup> groups;  // most bytes first (then count, name)
+  // False when a list was cut (a cap, a broken link) or the budget stopped the walk.
+  bool complete = true;
+  std::vector<std::string> warnings;
+};
+
+struct HeapOptions {
+  uint64_t max_list_objects = kMaxGcListObjects;
+  size_t max_types = kMaxHeapTypes;
+};
+
+// The census of the interpreters at `interpreters`. `types` names the types (a core without
+// its executable has no tp_name of static types: the builtins dict names them). Fails on a
+// free-threaded build, whose tracked objects are not on lists.
+Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
+                                  const std::vector<uint64_t>& interpreters,
+                                  const HeapOptions& options = {});
+
+}  // namespace pyunwind

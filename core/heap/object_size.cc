@@ -1,0 +1,186 @@
+#include "core/heap/object_size.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "core/objects/type_flags.h"
+
+namespace pyunwind {
+namespace {
+
+// No real object is larger (a list of 2^40 slots would be 8 TiB): past it a field is garbage.
+constexpr uint64_t kMaxObjectBytes = uint64_t{1} << 43;
+constexpr int kMaxLog2DictSize = 40;
+
+Error Unreadable(const char* what, uint64_t object) {
+  return UnreadableMemory(fmt::format("cannot read the {} of the object at {:#x}", what, object));
+}
+
+Error Implausible(const char* what, uint64_t value, uint64_t object) {
+  return MakeError(fmt::format("the object at {:#x} has an impossible {} ({})", object, what, value));
+}
+
+// list.__sizeof__: the object and its allocated slots.
+Result<uint64_t> ListSize(ObjectReader& objects, uint64_t list, const TypeSize& type) {
+  auto allocated = objects.memory().ReadValue<int64_t>(list + objects.layout().list.allocated);
+  if (!allocated) return Unreadable("allocated slots", list);
+  // -1 while list.sort() runs (the items sit in sort's own array): no slots of its own.
+  if (*allocated == -1) return type.basicsize;
+  if (*allocated < 0 || uint64_t(*allocated) > kMaxObjectBytes / 8) {
+    return Implausible("allocated size", uint64_t(*allocated), list);
+  }
+  return type.basicsize + uint64_t(*allocated) * 8;
+}
+
+// _PyDict_KeysSize: the header, the index table and the usable entries.
+Result<uint64_t> KeysSize(RemoteMemory& memory, const Layout::DictKeys& k, uint64_t keys,
+                          uint64_t dict) {
+  uint8_t header[3];  // log2_size, log2_index_bytes, kind
+  if (!memory.Read(keys + k.log2_size, header, sizeof header)) return Unreadable("keys", dict);
+  const int log2_size = header[0], log2_index_bytes = header[k.log2_index_bytes - k.log2_size];
+  if (log2_size > kMaxLog2DictSize || log2_index_bytes > kMaxLog2DictSize + 3) {
+    return Implausible("key table size", uint64_t{1} << std::min(log2_size, 63), dict);
+  }
+  const uint64_t entry = header[k.kind - k.log2_size] == 0 ? k.general_entry_size
+                                                           : k.unicode_entry_size;
+  const uint64_t usable = ((uint64_t{1} << log2_size) << 1) / 3;  // USABLE_FRACTION
+  return uint64_t(k.header_size) + (uint64_t{1} << log2_index_bytes) + usable * entry;
+}
+
+// dict.__sizeof__ (_PyDict_SizeOf): the object; a split table's values, as many as its
+// shared keys can hold; the keys unless shared (dk_refcnt != 1: a class's, or the
+// immortal empty keys).
+Result<uint64_t> DictSize(ObjectReader& objects, uint64_t dict, const TypeSize& type) {
+  RemoteMemory& memory = objects.memory();
+  const Layout& l = objects.layout();
+  auto keys = memory.ReadPointer(dict + l.dict.ma_keys);
+  auto values = memory.ReadPointer(dict + l.dict.ma_values);
+  if (!keys || !values) return Unreadable("keys", dict);
+  uint64_t size = type.basicsize;
+  const Layout::DictKeys& k = l.dict_keys;
+  if (*values != 0) {
+    auto nentries = memory.ReadValue<int64_t>(*keys + k.nentries);
+    auto usable = memory.ReadValue<int64_t>(*keys + k.usable);
+    if (!nentries || !usable) return Unreadable("shared keys", dict);
+    const int64_t slots = *nentries + *usable;
+    if (*nentries < 0 || *usable < 0 || uint64_t(slots) > kMaxObjectBytes / 8) {
+      return Implausible("split table size", uint64_t(slots), dict);
+    }
+    size += uint64_t(slots) * 8;
+  }
+  auto refcnt = memory.ReadValue<int64_t>(*keys + k.refcnt);
+  if (!refcnt) return Unreadable("keys", dict);
+  if (*refcnt == 1) {
+    PYU_ASSIGN_OR_RETURN(uint64_t keys_size, KeysSize(memory, k, *keys, dict));
+    size += keys_size;
+  }
+  return size;
+}
+
+// set.__sizeof__: the object, and its table once it left the embedded small table.
+Result<uint64_t> SetSize(ObjectReader& objects, uint64_t set, const TypeSize& type) {
+  RemoteMemory& memory = objects.memory();
+  const Layout& l = objects.layout();
+  auto table = memory.ReadPointer(set + l.set.table);
+  auto mask = memory.ReadValue<int64_t>(set + l.set.mask);
+  if (!table || !mask) return Unreadable("table", set);
+  if (*table == set + l.set.smalltable) return type.basicsize;
+  if (*mask < 0 || uint64_t(*mask) >= kMaxObjectBytes / 16) {
+    return Implausible("table mask", uint64_t(*mask), set);
+  }
+  return type.basicsize + (uint64_t(*mask) + 1) * 16;  // setentry {key, hash}
+}
+
+// type.__sizeof__ of a class (static types are on no list): the PyHeapTypeObject, which is
+// the metatype's basic size (its items, the __slots__ members, are not counted), and the keys
+// its instances' dicts share.
+Result<uint64_t> TypeObjectSize(ObjectReader& objects, uint64_t type, const TypeSize& meta) {
+  const Layout& l = objects.layout();
+  auto keys = objects.memory().ReadPointer(type + l.type.ht_cached_keys);
+  if (!keys) return Unreadable("cached keys", type);
+  if (*keys == 0) return meta.basicsize;
+  PYU_ASSIGN_OR_RETURN(uint64_t keys_size, KeysSize(objects.memory(), l.dict_keys, *keys, type));
+  return meta.basicsize + keys_size;
+}
+
+// int.__sizeof__ (of an int subclass's instance: plain ints are not tracked): the digits
+// after the header, at least one, whatever the subclass adds.
+Result<uint64_t> IntSize(ObjectReader& objects, uint64_t object) {
+  const Layout& l = objects.layout();
+  uint64_t digits = 0;
+  if (l.long_object.lv_tag != kAbsent) {  // 3.12+: digit count << 3 | sign bits
+    auto tag = objects.memory().ReadValue<uint64_t>(object + l.long_object.lv_tag);
+    if (!tag) return Unreadable("digits", object);
+    digits = *tag >> 3;
+  } else {  // 3.11: the signed digit count
+    auto size = objects.memory().ReadValue<int64_t>(object + l.long_object.ob_size);
+    if (!size) return Unreadable("digits", object);
+    digits = *size < 0 ? uint64_t(0) - uint64_t(*size) : uint64_t(*size);
+  }
+  if (digits > kMaxObjectBytes / 4) return Implausible("digit count", digits, object);
+  return uint64_t(l.long_object.ob_digit) + std::max<uint64_t>(digits, 1) * 4;
+}
+
+// object.__sizeof__: the basic size and the items.
+Result<uint64_t> GenericSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  if (type.itemsize == 0) return type.basicsize;
+  auto size = objects.memory().ReadValue<int64_t>(object + objects.layout().object.ob_size);
+  if (!size) return Unreadable("size", object);
+  const uint64_t items = *size < 0 ? uint64_t(0) - uint64_t(*size) : uint64_t(*size);
+  // A type with items whose instances keep no ob_size (frame objects, whose `f_back` sits
+  // there): its basic size, as a lower bound.
+  if (items > kMaxObjectBytes / type.itemsize) return type.basicsize;
+  return type.basicsize + items * type.itemsize;
+}
+
+}  // namespace
+
+Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kind) {
+  RemoteMemory& memory = objects.memory();
+  const Layout& l = objects.layout();
+  auto basicsize = memory.ReadValue<int64_t>(type + l.type.tp_basicsize);
+  auto itemsize = memory.ReadValue<int64_t>(type + l.type.tp_itemsize);
+  auto flags = memory.ReadValue<uint64_t>(type + l.type.tp_flags);
+  if (!basicsize || !itemsize || !flags) {
+    return UnreadableMemory(fmt::format("cannot read the type object at {:#x}", type));
+  }
+  if (*basicsize < 16 || uint64_t(*basicsize) > kMaxObjectBytes || *itemsize < 0 ||
+      uint64_t(*itemsize) > (1u << 20)) {
+    return MakeError(fmt::format("the type at {:#x} has impossible sizes (basic {}, item {})",
+                                 type, *basicsize, *itemsize));
+  }
+  TypeSize size{uint64_t(*basicsize), uint64_t(*itemsize), *flags, SizeRule::kObject};
+  if (*flags & kListSubclassFlag) {
+    size.rule = SizeRule::kList;
+  } else if (*flags & kDictSubclassFlag) {
+    size.rule = SizeRule::kDict;
+  } else if (*flags & kLongSubclassFlag && l.long_object.ob_digit != kAbsent) {
+    size.rule = SizeRule::kInt;
+  } else if (*flags & kTypeSubclassFlag && l.type.ht_cached_keys != kAbsent) {
+    size.rule = SizeRule::kType;
+  } else if (set_kind) {
+    size.rule = SizeRule::kSet;
+  }
+  return size;
+}
+
+Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  const Layout& l = objects.layout();
+  Result<uint64_t> own = [&]() -> Result<uint64_t> {
+    switch (type.rule) {
+      case SizeRule::kList: return ListSize(objects, object, type);
+      case SizeRule::kDict: return DictSize(objects, object, type);
+      case SizeRule::kSet: return SetSize(objects, object, type);
+      case SizeRule::kType: return TypeObjectSize(objects, object, type);
+      case SizeRule::kInt: return IntSize(objects, object);
+      case SizeRule::kObject: break;
+    }
+    return GenericSize(objects, object, type);
+  }();
+  if (!own.ok()) return own;
+  const uint64_t preheader = (type.flags & l.gc.preheader_flags) ? l.gc.preheader_size : 0;
+  return *own + uint64_t(l.gc.head_size) + preheader;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,35 @@
+// What sys.getsizeof says of one object the collector tracks, rebuilt from its memory:
+// its type's __sizeof__ (object's: tp_basicsize + tp_itemsize * |ob_size|; list's, dict's and
+// set's own, which add the storage they own; type's: the PyHeapTypeObject and the shared
+// keys of its instances' dicts; int's: its digits, for the int subclasses a collector tracks,
+// such as enum.IntFlag members) plus the PyGC_Head and the managed dict/weakref
+// pre-header (_PyType_PreHeaderSize). Other types with a __sizeof__ of their own (code,
+// generators, frames, ...) get object's formula: a lower bound.
+#pragma once
+
+#include <cstdint>
+
+#include "core/base/result.h"
+#include "core/objects/objects.h"
+
+namespace pyunwind {
+
+// Which __sizeof__ an object's type uses.
+enum class SizeRule { kObject, kList, kDict, kSet, kType, kInt };
+
+// What the size of every instance of one type is made of.
+struct TypeSize {
+  uint64_t basicsize = 0;
+  uint64_t itemsize = 0;
+  uint64_t flags = 0;
+  SizeRule rule = SizeRule::kObject;
+};
+
+// The type's sizes (`set_kind`: the type is set or frozenset, which no flag tells).
+Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kind);
+
+// sys.getsizeof(object) for a tracked object of that type; an error when a field it needs
+// cannot be read or is out of bounds.
+Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type);
+
+}  // namespace pyunwind

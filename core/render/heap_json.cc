@@ -1,0 +1,41 @@
+#include <fmt/format.h>
+
+#include "core/render/heap_format.h"
+#include "core/render/json_string.h"
+
+namespace pyunwind {
+
+std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
+  const HeapCensus& census = *view.census;
+  std::string out = fmt::format(
+      "{{\"interpreters\":{},\"objects\":{},\"bytes\":{},\"types\":{},\"damaged\":{},"
+      "\"complete\":{},\"groups\":[",
+      census.interpreters, census.objects, census.bytes, census.groups.size(), census.damaged,
+      census.complete ? "true" : "false");
+  uint64_t unshown = view.not_shown;
+  for (size_t i = 0; i < view.shown.size(); ++i) {
+    const HeapGroup& group = view.shown[i];
+    std::string item = i ? "," : "";
+    item += "{\"type\":";
+    AppendJsonString(item, group.name);
+    item += group.type ? fmt::format(",\"type_address\":\"{:#x}\"", group.type)
+                       : std::string(",\"type_address\":null");
+    item += fmt::format(",\"count\":{},\"bytes\":{}}}", group.count, group.bytes);
+    if (budget != nullptr && !budget->Fits(out.size() + item.size() + 4096, 0)) {
+      unshown += view.shown.size() - i;
+      break;
+    }
+    out += item;
+  }
+  out += fmt::format("],\"groups_not_shown\":{},\"warnings\":[", unshown);
+  std::vector<std::string> warnings = census.warnings;
+  if (budget != nullptr && budget->Exceeded()) warnings.push_back(budget->Reason());
+  for (size_t i = 0; i < warnings.size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(out, warnings[i]);
+  }
+  out += "]}\n";
+  return out;
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,48 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "core/base/printable.h"
+#include "core/render/heap_format.h"
+
+namespace pyunwind {
+namespace {
+
+// Names longer than this are printed whole, past the column.
+constexpr size_t kMaxTypeColumn = 48;
+
+}  // namespace
+
+std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
+  const HeapCensus& census = *view.census;
+  std::string out = fmt::format(
+      "heap: {} objects, {} bytes in {} types ({} interpreter{}; objects the collector tracks, "
+      "bytes as sys.getsizeof gives them){}\n",
+      census.objects, census.bytes, census.groups.size(), census.interpreters,
+      census.interpreters == 1 ? "" : "s", census.complete ? "" : ", incomplete");
+  std::vector<std::string> names;
+  size_t width = 4;
+  for (const HeapGroup& group : view.shown) {
+    names.push_back(PrintableText(group.name));
+    width = std::max(width, std::min(names.back().size(), kMaxTypeColumn));
+  }
+  out += fmt::format("{:<{}}  {:>10}  {:>14}\n", "type", width, "count", "bytes");
+  uint64_t unshown = view.not_shown;
+  for (size_t i = 0; i < view.shown.size(); ++i) {
+    std::string row = fmt::format("{:<{}}  {:>10}  {:>14}\n", names[i], width,
+                                  view.shown[i].count, view.shown[i].bytes);
+    if (budget != nullptr && !budget->Fits(out.size() + row.size(), i + 3)) {
+      unshown += view.shown.size() - i;
+      break;
+    }
+    out += row;
+  }
+  if (unshown != 0) out += fmt::format("... {} more types not shown\n", unshown);
+  for (const std::string& warning : census.warnings) {
+    out += "warning: " + PrintableText(warning) + "\n";
+  }
+  if (budget != nullptr && budget->Exceeded()) out += "warning: " + budget->Reason() + "\n";
+  return out;
+}
+
+}  // namespace pyunwind

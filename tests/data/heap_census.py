@@ -1,0 +1,87 @@
+"""py-heap's scenario: known populations of tracked objects, and the process's own census.
+
+It allocates 20,000 instances of a class (Bulky), 20,000 tuples holding one each, 300 lists
+of 1,000 ints, 200 dicts of 500 str keys, 100 sets of 300 ints, 2,000 closures and 1,000
+instance dicts, then
+takes its census as py-heap must find it: gc.collect(), then for every object of
+gc.get_objects() its count and sys.getsizeof by type(o).__name__. The census is taken in
+census(), whose own list, dict and counters are gone when it returns (no cycle keeps them),
+and is written as JSON bytes (not tracked) before the truth file is opened; main keeps no
+other object, so the heap it parks with is the one the census saw. The truth's "census"
+maps a type's name to [count, bytes]; "populations" says what was made. Then gc.freeze() moves
+every object to the permanent generation ("frozen" counts them), which py-heap walks too.
+"""
+import gc
+import json
+import os
+import sys
+import time
+
+from scenario_truth import python_facts
+
+
+class Bulky:
+    def __init__(self, number):
+        self.number = number
+        self.name = "bulky"
+        self.peer = None
+
+
+def closure(number):
+    return lambda: number
+
+
+POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
+               "functions": 2000}
+KEPT = []
+
+
+def build():
+    bulky = [Bulky(i) for i in range(POPULATIONS["Bulky"])]
+    KEPT.append(bulky)
+    KEPT.append([(i, bulky[i]) for i in range(POPULATIONS["tuples"])])  # tracked: hold a Bulky
+    KEPT.append([list(range(1000)) for _ in range(POPULATIONS["lists"])])
+    KEPT.append([{"k%d" % j: bulky[j] for j in range(500)} for _ in range(POPULATIONS["dicts"])])
+    KEPT.append([set(range(i, i + 300)) for i in range(POPULATIONS["sets"])])
+    KEPT.append([closure(i) for i in range(POPULATIONS["functions"])])
+    # 1,000 instance dicts made real (split tables sharing the class's keys; 3.11 and 3.12
+    # untrack those holding only atomic values at the next collection).
+    KEPT.append([vars(b) for b in bulky[:1000]])
+
+
+def census():
+    """{type name: [count, sys.getsizeof sum]} of every tracked object, as JSON bytes."""
+    gc.collect()
+    # The permanent generation, which gc.get_objects() does not list, into the oldest one: it
+    # holds what 3.12's collections move there (immortal objects: deep-frozen code's tuples).
+    gc.unfreeze()
+    counts = {}
+    for o in gc.get_objects():
+        name = type(o).__name__
+        row = counts.get(name)
+        if row is None:
+            row = counts[name] = [0, 0]
+        row[0] += 1
+        row[1] += sys.getsizeof(o, 0)  # 0 where a __sizeof__ refuses (none here does)
+    return json.dumps(counts).encode()
+
+
+def main():
+    gc.disable()  # no collection between the census and the park moves anything
+    python = python_facts()  # sysconfig keeps what it reads: before the census
+    build()
+    data = census()
+    gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
+    frozen = gc.get_freeze_count()
+    with open(sys.argv[1] + ".census", "wb") as out:
+        out.write(data)
+    facts = json.dumps({"pid": os.getpid(), "python": python,
+                        "populations": POPULATIONS, "frozen": frozen}).encode()
+    with open(sys.argv[1] + ".tmp", "wb") as out:
+        out.write(facts[:-1] + b', "census": ' + data + b"}")
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+    while True:
+        time.sleep(3600)  # parked
+
+
+main()

@@ -1,0 +1,118 @@
+// py-heap on the `threads` fixture core of every version (<shared>/fixtures/cores/VERSION/
+// threads/core.xz), read by ElfCoreTarget without a debugger or the executable:
+//   * default builds (3.11.2, 3.12.6, 3.13.15, 3.14.7, 3.14.7-shared, 3.15.2): the census is
+//     complete (no damaged object or link, no warning); its totals are the sums of its groups;
+//     every object has at least a PyGC_Head and an object header (32 bytes); the scenario's
+//     own classes are counted as threads.py made them: one Thread per truth thread but the
+//     main one, one _MainThread, one Service; static types named without their executable
+//     (function, dict, tuple, each hundreds); the text's header states the JSON's totals, and
+//     --type and --top keep to what they select;
+//   * free-threaded builds (3.13.15t, 3.14.7t): the one line
+//     "pyunwind: py-heap: free-threaded builds are not read yet".
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/commands/commands.h"
+#include "tests/fixture_cores.h"
+#include "tests/opened_core.h"
+
+namespace pyunwind {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr char kThisFile[] = "tests/heap_core_test.cc";
+
+class HeapCore : public ::testing::TestWithParam<std::string> {};
+
+uint64_t CountOf(const Json& heap, const std::string& type) {
+  uint64_t count = 0;
+  for (const Json& group : heap.at("groups")) {
+    if (group.at("type") == type) count += group.at("count").get<uint64_t>();
+  }
+  return count;
+}
+
+TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
+  const std::string version = GetParam();
+  const std::filesystem::path fixtures = testing::SharedFixtures(kThisFile);
+  if (version == "none" || fixtures.empty()) GTEST_SKIP() << testing::SharedFixturesMissing(kThisFile);
+  const std::filesystem::path dir = fixtures / "cores" / version / "threads";
+  testing::OpenedCore core(dir, "heap-" + version);
+  ASSERT_EQ(core.error(), "");
+  const Json& truth = core.truth();
+  CommandContext context{core.target(), std::nullopt, false, std::nullopt, std::nullopt};
+
+  const CommandOutput json = RunCommand("py-heap", {"--json"}, context);
+  if (truth.at("python").at("free_threaded")) {
+    EXPECT_TRUE(json.failed);
+    EXPECT_EQ(json.text, "pyunwind: py-heap: free-threaded builds are not read yet\n");
+    return;
+  }
+  ASSERT_FALSE(json.failed) << json.text;
+  const Json heap = Json::parse(json.text);
+  EXPECT_EQ(heap.at("interpreters"), 1);
+  EXPECT_EQ(heap.at("damaged"), 0) << heap.at("warnings");
+  EXPECT_EQ(heap.at("complete"), true);
+  EXPECT_TRUE(heap.at("warnings").empty()) << heap.at("warnings");
+  EXPECT_EQ(heap.at("groups_not_shown"), 0);
+  EXPECT_EQ(heap.at("types").get<size_t>(), heap.at("groups").size());
+  uint64_t objects = 0, bytes = 0, previous = UINT64_MAX;
+  for (const Json& group : heap.at("groups")) {
+    const uint64_t count = group.at("count"), size = group.at("bytes");
+    EXPECT_GT(count, 0u) << group;
+    EXPECT_GE(size, 32 * count) << group;
+    EXPECT_LE(size, previous) << "not largest first: " << group;
+    previous = size;
+    objects += count;
+    bytes += size;
+  }
+  EXPECT_EQ(heap.at("objects").get<uint64_t>(), objects);
+  EXPECT_EQ(heap.at("bytes").get<uint64_t>(), bytes);
+  EXPECT_GT(objects, 5000u);  // the interpreter's own modules, types and functions
+
+  uint64_t workers = 0;
+  for (const Json& thread : truth.at("threads")) workers += thread.at("is_main") ? 0 : 1;
+  EXPECT_EQ(workers, 7u);
+  EXPECT_EQ(CountOf(heap, "Thread"), workers);
+  EXPECT_EQ(CountOf(heap, "_MainThread"), 1u);
+  EXPECT_EQ(CountOf(heap, "Service"), 1u);
+  // No executable: the static type `function` is named by the `types` module (the scenario's
+  // imports bring it in every fixture version), the builtins by the builtins module.
+  EXPECT_GT(CountOf(heap, "function"), 1000u);
+  EXPECT_GT(CountOf(heap, "dict"), 500u);
+  EXPECT_GT(CountOf(heap, "tuple"), 500u);
+
+  const CommandOutput text = RunCommand("py-heap", {"--top", "3"}, context);
+  ASSERT_FALSE(text.failed) << text.text;
+  const std::string header = "heap: " + std::to_string(objects) + " objects, " +
+                             std::to_string(bytes) + " bytes in " +
+                             std::to_string(heap.at("groups").size()) + " types (1 interpreter;";
+  EXPECT_EQ(text.text.rfind(header, 0), 0u) << text.text;
+  EXPECT_NE(text.text.find("\n... " + std::to_string(heap.at("groups").size() - 3) +
+                           " more types not shown\n"),
+            std::string::npos)
+      << text.text;
+  const CommandOutput only = RunCommand("py-heap", {"--json", "--type", "Thread"}, context);
+  ASSERT_FALSE(only.failed) << only.text;
+  const Json threads = Json::parse(only.text);
+  ASSERT_EQ(threads.at("groups").size(), 1u) << threads;
+  EXPECT_EQ(threads.at("groups").at(0).at("count"), workers);
+  EXPECT_EQ(threads.at("objects"), objects);  // the totals stay the whole heap's
+}
+
+INSTANTIATE_TEST_SUITE_P(Versions, HeapCore,
+                         ::testing::ValuesIn(testing::VersionsWithScenario(kThisFile, "threads")),
+                         [](const auto& info) {
+                           std::string name = "v" + info.param;
+                           for (char& c : name) {
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           }
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace pyunwind
