@@ -20,19 +20,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from scenario_truth import truth_of, write_truth
+from scenario_truth import WaitNotes, truth_of, write_truth
 
-THREADS = {}  # name -> truth entry without held_by's idents resolved
+NOTES = WaitNotes()
+note = NOTES.note
 READY = threading.Semaphore(0)
 RUNNERS = {}  # a sleepy Future's key -> the name of the worker running it
-
-
-def note(waits, address=None, held_by=None, **extra):
-    name = threading.current_thread().name
-    THREADS[name] = dict(name=name, ident=threading.get_ident(),
-                         native_id=threading.get_native_id(), waits=waits,
-                         address=None if address is None else "%#x" % address,
-                         held_by=held_by, **extra)
 
 
 def never_runs():
@@ -65,15 +58,8 @@ def ask(future, runner):
 def write_later(path, cycle_of):
     time.sleep(0.5)  # main from its note() into Future.result()
     note("sleep")
-    idents = {name: entry["ident"] for name, entry in THREADS.items()}
-    threads = []
-    for entry in THREADS.values():
-        entry = dict(entry)
-        if entry["held_by"] is not None:
-            entry["held_by"] = [idents[h] for h in entry["held_by"]]
-        threads.append(entry)
-    party = {"kind": "thread", "id": idents[cycle_of], "name": cycle_of}
-    write_truth(path, truth_of("futures_wait", threads, tasks=[], cycles=[[party]]))
+    write_truth(path, truth_of("futures_wait", NOTES.entries(), tasks=[],
+                               cycles=[NOTES.cycle([cycle_of])]))
     while True:
         time.sleep(3600)  # parked
 

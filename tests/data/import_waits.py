@@ -25,9 +25,10 @@ import time
 
 import _frozen_importlib  # importlib._bootstrap, as the interpreter froze it
 
-from scenario_truth import truth_of, write_truth
+from scenario_truth import WaitNotes, truth_of, write_truth
 
-THREADS = {}  # name -> truth entry, held_by as names
+NOTES = WaitNotes()
+note = NOTES.note
 READY = threading.Semaphore(0)
 LOCK = threading.Lock()
 LOCK_HELD = threading.Event()
@@ -35,14 +36,6 @@ A_RUNNING = threading.Event()
 B_RUNNING = threading.Event()
 MODULES = {"parked_a": "import __main__\n__main__.wait_for_lock()\n",
            "parked_b": "import __main__\n__main__.sleep_in_import()\n"}
-
-
-def note(waits, address=None, held_by=None, **extra):
-    name = threading.current_thread().name
-    THREADS[name] = dict(name=name, ident=threading.get_ident(),
-                         native_id=threading.get_native_id(), waits=waits,
-                         address=None if address is None else "%#x" % address,
-                         held_by=held_by, **extra)
 
 
 def module_lock(name):
@@ -104,17 +97,8 @@ def main():
         READY.acquire()
     time.sleep(0.5)  # each thread from its note() into the wait it is parked in
     note("sleep")
-    idents = {name: entry["ident"] for name, entry in THREADS.items()}
-    threads = []
-    for entry in THREADS.values():
-        entry = dict(entry)
-        if entry["held_by"] is not None:
-            entry["held_by"] = [idents[h] for h in entry["held_by"]]
-        threads.append(entry)
-    names = ["importer-1", "importer-2"]  # in waiting order, from the least ident
-    start = min(range(2), key=lambda i: idents[names[i]])
-    cycle = [{"kind": "thread", "id": idents[n], "name": n} for n in names[start:] + names[:start]]
-    write_truth(sys.argv[1], truth_of("import_waits", threads, tasks=[], cycles=[cycle]))
+    cycle = NOTES.cycle(["importer-1", "importer-2"])  # importer-1 waits for importer-2
+    write_truth(sys.argv[1], truth_of("import_waits", NOTES.entries(), tasks=[], cycles=[cycle]))
     while True:
         time.sleep(3600)  # parked
 

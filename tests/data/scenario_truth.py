@@ -140,6 +140,37 @@ class Roll:
         }
 
 
+class WaitNotes:
+    """What each thread of a py-waits scenario waits for, noted by the thread itself; holders
+    are named by thread name until the truth is written (they may not have started yet)."""
+
+    def __init__(self):
+        self.threads = {}  # name -> entry
+
+    def note(self, waits, address=None, held_by=None, **extra):
+        """The calling thread waits for `waits` (py-waits' kind) on the object whose id() is
+        `address`, held by the threads named in `held_by` (None: nobody recorded)."""
+        name = threading.current_thread().name
+        self.threads[name] = dict(name=name, ident=threading.get_ident(),
+                                  native_id=threading.get_native_id(), waits=waits,
+                                  address=None if address is None else "%#x" % address,
+                                  held_by=held_by, **extra)
+
+    def entries(self):
+        """The truth's thread entries, holders as idents."""
+        idents = {name: entry["ident"] for name, entry in self.threads.items()}
+        return [dict(entry, held_by=None if entry["held_by"] is None
+                     else [idents[h] for h in entry["held_by"]])
+                for entry in self.threads.values()]
+
+    def cycle(self, names):
+        """The cycle of the threads `names`, each waiting for the next, from its least ident."""
+        idents = [self.threads[n]["ident"] for n in names]
+        start = idents.index(min(idents))
+        return [{"kind": "thread", "id": self.threads[n]["ident"], "name": n}
+                for n in names[start:] + names[:start]]
+
+
 def truth_of(scenario, threads, **extra):
     """The whole truth document: threads sorted by OS thread id."""
     doc = {"scenario": scenario, "pid": os.getpid(), "python": python_facts(),

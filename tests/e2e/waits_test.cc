@@ -113,6 +113,14 @@ void ExpectWaitsMatch(const json& truth, const json& got, bool live) {
   for (const json& task : truth.at("tasks")) check("task", task.at("id"), task);
 }
 
+// The name of the truth's thread of `ident`.
+std::string ThreadNamed(const json& truth, const json& ident) {
+  for (const json& thread : truth.at("threads")) {
+    if (thread.at("ident") == ident) return thread.at("name");
+  }
+  return "";
+}
+
 // The "deadlock:" line the text must print for a truth cycle.
 std::string CycleLine(const json& truth, const json& cycle) {
   auto party_text = [](const json& p) {
@@ -252,10 +260,7 @@ TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
     const auto call = calls.find(thread.at("name").get<std::string>());
     if (call == calls.end()) continue;
     ++seen;
-    std::string worker;
-    for (const json& other : truth.at("threads")) {
-      if (other.at("ident") == thread.at("held_by").at(0)) worker = other.at("name");
-    }
+    const std::string worker = ThreadNamed(truth, thread.at("held_by").at(0));
     const std::string waits = "waits for Future " + thread.at("address").get<std::string>() +
                               " run by thread \"" + worker + "\" (" + call->second + ")";
     EXPECT_EQ(LinesContaining(run.out, waits).size(), 1u) << waits << "\n" << run.out;
@@ -283,10 +288,7 @@ TEST_P(ImportWaits, ModuleLockHeldByTheThreadRunningTheModule) {
   for (const json& thread : truth.at("threads")) {
     if (thread.at("waits") != "import_lock") continue;
     ++imports;
-    std::string holder;
-    for (const json& other : truth.at("threads")) {
-      if (other.at("ident") == thread.at("held_by").at(0)) holder = other.at("name");
-    }
+    const std::string holder = ThreadNamed(truth, thread.at("held_by").at(0));
     const std::string waits = "waits for the import lock " +
                               thread.at("address").get<std::string>() + " held by thread \"" +
                               holder + "\" (import " + thread.at("module").get<std::string>() +
