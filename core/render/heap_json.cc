@@ -27,14 +27,11 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
     }
     out += item;
   }
-  out += fmt::format("],\"groups_not_shown\":{},\"warnings\":[", unshown);
+  out += fmt::format("],\"groups_not_shown\":{},\"warnings\":", unshown);
   std::vector<std::string> warnings = census.warnings;
   if (budget != nullptr && budget->Exceeded()) warnings.push_back(budget->Reason());
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (i) out += ',';
-    AppendJsonString(out, warnings[i]);
-  }
-  out += "]}\n";
+  AppendJsonStrings(out, warnings);
+  out += "}\n";
   return out;
 }
 

@@ -71,6 +71,15 @@ void AppendJsonString(std::string& out, std::string_view text) {
   EscapeUnsafe(out, from);
 }
 
+void AppendJsonStrings(std::string& out, const std::vector<std::string>& strings) {
+  out += '[';
+  for (size_t i = 0; i < strings.size(); ++i) {
+    if (i) out += ',';
+    AppendJsonString(out, strings[i]);
+  }
+  out += ']';
+}
+
 std::string DumpJson(const nlohmann::json& value) { return Dump(value); }
 std::string DumpJson(const nlohmann::ordered_json& value) { return Dump(value); }
 

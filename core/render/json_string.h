@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -17,6 +18,8 @@ namespace pyunwind {
 // characters such as bidi overrides) is written as \uXXXX (a surrogate pair
 // above U+FFFF).
 void AppendJsonString(std::string& out, std::string_view text);
+// Appends `strings` as a JSON array, each escaped as AppendJsonString does.
+void AppendJsonStrings(std::string& out, const std::vector<std::string>& strings);
 
 // `value` as compact JSON, its strings escaped as AppendJsonString escapes them.
 std::string DumpJson(const nlohmann::json& value);

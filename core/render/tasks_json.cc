@@ -21,15 +21,6 @@ std::string Quoted(std::string_view text) {
   return out;
 }
 
-void AppendStrings(std::string& out, const std::vector<std::string>& strings) {
-  out += '[';
-  for (size_t i = 0; i < strings.size(); ++i) {
-    if (i) out += ',';
-    AppendJsonString(out, strings[i]);
-  }
-  out += ']';
-}
-
 }  // namespace
 
 std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
@@ -114,7 +105,7 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
   for (const AsyncTask* task : sel.tasks) {
     if (task->running) running.push_back(task->name);
   }
-  AppendStrings(out, running);
+  AppendJsonStrings(out, running);
   out += ",\"running_loops\":[";  // added: each thread's recorded running loop
   for (size_t i = 0; i < s.running_loops.size(); ++i) {
     fmt::format_to(to, "{}{{\"thread_native_id\":{},\"loop\":\"{:#x}\"}}", i ? "," : "",
@@ -149,15 +140,15 @@ std::string FormatTasksJson(const AsyncSnapshot& s, const TaskSelection& sel,
       for (const AsyncTask* task : group.examples) names.push_back(task->name);
       out += fmt::format("{}{{\"count\":{},\"state\":\"{}\",\"stack\":", g ? "," : "", group.count,
                          group.state);
-      AppendStrings(out, stack);
+      AppendJsonStrings(out, stack);
       out += ",\"names\":";
-      AppendStrings(out, names);
+      AppendJsonStrings(out, names);
       out += '}';
     }
     out += ']';
   }
   out += ",\"warnings\":";
-  AppendStrings(out, s.warnings);
+  AppendJsonStrings(out, s.warnings);
   if (stats) out += ",\"stats\":" + stats();
   out += "}\n";  // appended: `out + "}\n"` would copy the whole document
   return out;

@@ -107,12 +107,9 @@ std::string FormatWaitsJson(const WaitReport& report, OutputBudget* budget) {
   }
   out += fmt::format("],\"waits_not_shown\":{}", report.waits.size() - shown);
   out += cycles;
-  out += ",\"warnings\":[";
-  for (size_t i = 0; i < warnings.size(); ++i) {
-    if (i) out += ',';
-    AppendJsonString(out, warnings[i]);
-  }
-  out += "]}\n";
+  out += ",\"warnings\":";
+  AppendJsonStrings(out, warnings);
+  out += "}\n";
   return out;
 }
 
