@@ -183,6 +183,20 @@ class WaitsOf : public ScenarioMatrixTest {
     ASSERT_TRUE(document) << error << "\n" << run->Describe();
     *got = *std::move(document);
   }
+
+  // RunWaits on a scenario whose truth has one cycle: every wait as the truth says, that
+  // cycle in the JSON, and its one "deadlock:" line in the text.
+  void RunWaitsWithOneCycle(RunResult* run) {
+    const json& truth = scenario_->truth();
+    ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
+    json got;
+    ASSERT_NO_FATAL_FAILURE(RunWaits(run, &got));
+    ExpectWaitsMatch(truth, got, GetParam().live);
+    EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
+    const auto lines = LinesContaining(run->out, "deadlock");
+    ASSERT_EQ(lines.size(), 1u) << run->out;
+    EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run->out;
+  }
 };
 
 using Waits = WaitsOf<kWaitsScript>;
@@ -243,15 +257,8 @@ using FuturesWaits = WaitsOf<kFuturesWaitsScript>;
 // one thread; main and asker wait for Futures sleeping workers run: no cycle.
 TEST_P(FuturesWaits, QueuedBehindItselfIsADeadlockRunningIsNot) {
   const json& truth = scenario_->truth();
-  ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
   RunResult run;
-  json got;
-  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got, GetParam().live);
-  EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
-  const auto lines = LinesContaining(run.out, "deadlock");
-  ASSERT_EQ(lines.size(), 1u) << run.out;
-  EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  ASSERT_NO_FATAL_FAILURE(RunWaitsWithOneCycle(&run));
   // main in Future.result(), asker in Future.exception(), each of a Future a worker runs.
   const std::map<std::string, std::string> calls = {{"main", "Future.result"},
                                                     {"asker", "Future.exception"}};
@@ -275,15 +282,8 @@ using ImportWaits = WaitsOf<kImportWaitsScript>;
 // not see; a second import waits for a module whose body sleeps: held by that thread, no cycle.
 TEST_P(ImportWaits, ModuleLockHeldByTheThreadRunningTheModule) {
   const json& truth = scenario_->truth();
-  ASSERT_EQ(truth.at("cycles").size(), 1u) << truth.dump(1);
   RunResult run;
-  json got;
-  ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
-  ExpectWaitsMatch(truth, got, GetParam().live);
-  EXPECT_EQ(got.at("cycles"), truth.at("cycles")) << got.dump(1);
-  const auto lines = LinesContaining(run.out, "deadlock");
-  ASSERT_EQ(lines.size(), 1u) << run.out;
-  EXPECT_EQ(lines[0], CycleLine(truth, truth.at("cycles").at(0))) << run.out;
+  ASSERT_NO_FATAL_FAILURE(RunWaitsWithOneCycle(&run));
   size_t imports = 0;
   for (const json& thread : truth.at("threads")) {
     if (thread.at("waits") != "import_lock") continue;
