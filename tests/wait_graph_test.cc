@@ -1,13 +1,16 @@
 // The waits-for graph's cycle finder (core/waits/wait_graph.h): every cycle once, from its
 // least node, the shortest way round; chains, self-loops and edges out of range are no cycles
 // or are ignored; a long chain is walked without recursion; a waiter any of whose holders can
-// release it (a queued Future) is in a cycle only if every holder waits back on it.
+// release it (a queued Future) is in a cycle only if every holder waits back on it; past the
+// graph's bounds no cycle is claimed, and a warning says why.
 #include "core/waits/wait_graph.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
+
+#include "core/base/limits.h"
 
 namespace pyunwind {
 namespace {
@@ -144,6 +147,59 @@ TEST(FindWaitCycles, DroppingOneAnyOfWaiterFreesTheOnesThatDependedOnIt) {
       warnings);
   EXPECT_TRUE(cycles.empty());
   EXPECT_TRUE(warnings.empty());
+}
+
+TEST(WaitGraphBounds, AreTheLimits) {
+  const WaitGraphBounds bounds;
+  EXPECT_EQ(bounds.max_parties, kMaxWaitParties);
+  EXPECT_EQ(bounds.max_edges, kMaxWaitEdges);
+  EXPECT_EQ(bounds.max_any_of_steps, kMaxAnyOfSteps);
+}
+
+// Two threads in an RLock-order deadlock, then `extra` more threads each waiting for the first.
+std::vector<Wait> DeadlockAndWaitersOnIt(uint64_t extra) {
+  std::vector<Wait> waits = {Waiting(Thread(1, "a"), std::vector<WaitParty>{Thread(2, "b")}),
+                             Waiting(Thread(2, "b"), std::vector<WaitParty>{Thread(1, "a")})};
+  for (uint64_t id = 3; id < 3 + extra; ++id) {
+    waits.push_back(Waiting(Thread(id, ""), std::vector<WaitParty>{Thread(1, "a")}));
+  }
+  return waits;
+}
+
+TEST(WaitGraphBounds, MoreWaitersThanTheBoundLookForNoCycles) {
+  WaitGraphBounds bounds;
+  bounds.max_parties = 10;
+  std::vector<std::string> warnings;
+  EXPECT_EQ(FindWaitCycles(DeadlockAndWaitersOnIt(8), warnings, bounds).size(), 1u);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(FindWaitCycles(DeadlockAndWaitersOnIt(9), warnings, bounds).empty());
+  EXPECT_EQ(warnings, std::vector<std::string>{"11 waiters: more than 10, no cycles looked for"});
+}
+
+TEST(WaitGraphBounds, MoreEdgesThanTheBoundLookForNoCycles) {
+  WaitGraphBounds bounds;
+  bounds.max_edges = 10;
+  std::vector<std::string> warnings;
+  EXPECT_EQ(FindWaitCycles(DeadlockAndWaitersOnIt(8), warnings, bounds).size(), 1u);
+  EXPECT_TRUE(warnings.empty());
+  EXPECT_TRUE(FindWaitCycles(DeadlockAndWaitersOnIt(9), warnings, bounds).empty());
+  EXPECT_EQ(warnings, std::vector<std::string>{"more than 10 waits-for edges, no cycles looked for"});
+}
+
+TEST(WaitGraphBounds, TooManyStepsTakeNoAnyOfWaitForACycle) {
+  // One worker queued behind itself (a cycle) beside two threads that wait on nothing.
+  const std::vector<Wait> waits = {QueuedFuture(Thread(1, "worker"), {Thread(1, "worker")}),
+                                   Wait{Thread(2, ""), std::nullopt},
+                                   Wait{Thread(3, ""), std::nullopt}};
+  WaitGraphBounds bounds;
+  std::vector<std::string> warnings;
+  EXPECT_EQ(FindWaitCycles(waits, warnings, bounds).size(), 1u);
+  EXPECT_TRUE(warnings.empty());
+  bounds.max_any_of_steps = 2;  // a pass over the three nodes is more
+  EXPECT_TRUE(FindWaitCycles(waits, warnings, bounds).empty());
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_EQ(warnings[0], "more than 2 steps deciding which waits any holder can release: those "
+                         "waits are not taken for cycles");
 }
 
 }  // namespace

@@ -6,8 +6,6 @@
 #include <map>
 #include <utility>
 
-#include "core/base/limits.h"
-
 namespace pyunwind {
 namespace {
 
@@ -102,7 +100,7 @@ std::vector<std::vector<size_t>> FindCycles(const std::vector<std::vector<size_t
 }
 
 void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector<size_t>& any_of,
-                       std::vector<std::string>& warnings) {
+                       std::vector<std::string>& warnings, const WaitGraphBounds& bounds) {
   // A node waits for h and h leads back to it exactly when both are in one strongly connected
   // component. Clearing edges only cuts ways back, so a node cleared stays cleared: each pass
   // clears every node that fails, until a pass clears none.
@@ -126,10 +124,10 @@ void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector
       next[node].clear();
       changed = true;
     }
-    if (steps > kMaxAnyOfSteps) {
+    if (steps > bounds.max_any_of_steps) {
       warnings.push_back(fmt::format("more than {} steps deciding which waits any holder can "
                                      "release: those waits are not taken for cycles",
-                                     kMaxAnyOfSteps));
+                                     bounds.max_any_of_steps));
       for (size_t node : any_of) {
         if (node < next.size()) next[node].clear();
       }
@@ -139,10 +137,11 @@ void PruneAnyOfWaiters(std::vector<std::vector<size_t>>& next, const std::vector
 }
 
 std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& waits,
-                                                   std::vector<std::string>& warnings) {
-  if (waits.size() > kMaxWaitParties) {
+                                                   std::vector<std::string>& warnings,
+                                                   const WaitGraphBounds& bounds) {
+  if (waits.size() > bounds.max_parties) {
     warnings.push_back(fmt::format("{} waiters: more than {}, no cycles looked for", waits.size(),
-                                   kMaxWaitParties));
+                                   bounds.max_parties));
     return {};
   }
   // Nodes in (kind, id) order: the least node of a cycle is its least party.
@@ -166,15 +165,15 @@ std::vector<std::vector<WaitParty>> FindWaitCycles(const std::vector<Wait>& wait
         next[node].clear();  // a holder that waits for nothing known can release it
         break;
       }
-      if (++edges > kMaxWaitEdges) {
+      if (++edges > bounds.max_edges) {
         warnings.push_back(fmt::format("more than {} waits-for edges, no cycles looked for",
-                                       kMaxWaitEdges));
+                                       bounds.max_edges));
         return {};
       }
       next[node].push_back(found->second);
     }
   }
-  PruneAnyOfWaiters(next, any_of, warnings);
+  PruneAnyOfWaiters(next, any_of, warnings, bounds);
   std::vector<std::vector<WaitParty>> cycles;
   for (const std::vector<size_t>& cycle : FindCycles(next)) {
     std::vector<WaitParty> parties;
