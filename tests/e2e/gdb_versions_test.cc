@@ -47,23 +47,12 @@ std::string CaseName(const ::testing::TestParamInfo<VersionCase>& info) {
 
 // Sources outer, releases inner: a fixture core is decompressed once for all GDBs.
 std::vector<VersionCase> Cases() {
-  struct Src {
-    const char* scenario;
-    const char* source;
-    bool live;
-    Check check;
-  };
-  const Src sources[] = {
-      {"threads", "debian_3_11", true, Check::kPyBtAndDecoration},
-      {"threads", "3.12.6", false, Check::kPyBt},
-      {"threads", "3.15.2", false, Check::kPyBt},
-      {"asyncio_tree", "3.14.7", false, Check::kPyTasks},
-  };
   std::vector<VersionCase> cases;
-  for (const Src& s : sources) {
-    for (const GdbRelease& release : TestedGdbReleases()) {
-      cases.push_back({{s.scenario, s.source, s.live, Debugger::kGdb}, s.check, release});
-    }
+  for (const ReleaseSource& s : ReleaseSources(Debugger::kGdb)) {
+    const Check check = s.tasks         ? Check::kPyTasks
+                        : s.source.live ? Check::kPyBtAndDecoration
+                                        : Check::kPyBt;
+    for (const GdbRelease& release : TestedGdbReleases()) cases.push_back({s.source, check, release});
   }
   return cases;
 }

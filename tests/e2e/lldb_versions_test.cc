@@ -58,27 +58,14 @@ std::string CaseName(const ::testing::TestParamInfo<VersionCase>& info) {
 
 // Sources outer, majors inner: a fixture core is decompressed once for all majors.
 std::vector<VersionCase> Cases() {
-  struct Src {
-    const char* scenario;
-    const char* source;
-    bool live;
-    Check check;
-  };
-  const Src sources[] = {
-      {"threads", "debian_3_11", true, Check::kPyBt},
-      {"threads", "3.12.6", false, Check::kPyBt},
-      {"threads", "3.15.2", false, Check::kPyBt},
-      {"asyncio_tree", "3.14.7", false, Check::kPyTasks},
-      {"scale", "3.15.2", false, Check::kScaleTimed},
-  };
+  std::vector<ReleaseSource> sources = ReleaseSources(Debugger::kLldb);
+  sources.push_back({{"scale", "3.15.2", false, Debugger::kLldb}});
   std::vector<VersionCase> cases;
-  for (const Src& s : sources) {
-    for (int major : TestedLldbMajors()) {
-      cases.push_back({{s.scenario, s.source, s.live, Debugger::kLldb}, s.check, major});
-    }
-    if (s.check != Check::kScaleTimed) {
-      cases.push_back({{s.scenario, s.source, s.live, Debugger::kLldb}, s.check, 16, true});
-    }
+  for (const ReleaseSource& s : sources) {
+    const bool scale = s.source.scenario == "scale";
+    const Check check = s.tasks ? Check::kPyTasks : scale ? Check::kScaleTimed : Check::kPyBt;
+    for (int major : TestedLldbMajors()) cases.push_back({s.source, check, major});
+    if (!scale) cases.push_back({s.source, check, 16, true});
   }
   return cases;
 }

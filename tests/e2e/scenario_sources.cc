@@ -102,6 +102,13 @@ std::vector<SourceCase> LiveAndGcoreCases(const std::string& scenario,
   return cases;
 }
 
+std::vector<ReleaseSource> ReleaseSources(Debugger debugger) {
+  return {{{"threads", "debian_3_11", true, debugger}},
+          {{"threads", "3.12.6", false, debugger}},
+          {{"threads", "3.15.2", false, debugger}},
+          {{"asyncio_tree", "3.14.7", false, debugger}, true}};
+}
+
 const Source* Sources::Of(const SourceCase& c, std::string* error) {
   if (c.live) {
     const std::string key = c.source + "/" + c.scenario;

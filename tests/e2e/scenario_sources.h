@@ -43,6 +43,15 @@ std::vector<SourceCase> SourceCases(const std::string& scenario,
 std::vector<SourceCase> LiveAndGcoreCases(const std::string& scenario,
                                           const std::vector<std::string>& live_sources);
 
+// What each suite over other debugger releases (gdb_versions_test, lldb_versions_test) runs
+// in `debugger`: the live Debian 3.11 `threads` scenario, the 3.12.6 and 3.15.2 `threads`
+// cores (`py-bt`) and the 3.14.7 `asyncio_tree` core (`py-tasks`, `tasks` set).
+struct ReleaseSource {
+  SourceCase source;
+  bool tasks = false;
+};
+std::vector<ReleaseSource> ReleaseSources(Debugger debugger);
+
 struct Source {
   std::unique_ptr<Scenario> scenario;  // live
   std::string core;                    // a fixture core, decompressed
