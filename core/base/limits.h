@@ -120,7 +120,7 @@ inline constexpr uint64_t kMaxAnyOfSteps = 1ull << 26;
 // Future.result waits (core/waits/future_waits.cc): the innermost frames looked at for
 // Future.result, the outermost for an executor worker's _worker; work items read from all
 // work queues and executors told apart (past these a queued Future's executor is not known);
-// a work queue's ring buffer of more slots than kMaxRingCapacity is not read (3.13).
+// a work queue's ring buffer of more slots than kMaxRingCapacity is not read (3.13+).
 inline constexpr size_t kMaxFutureWaitFrames = 16;
 inline constexpr size_t kMaxWorkerLoopDepth = 8;
 inline constexpr size_t kMaxQueuedWorkItems = 4096;

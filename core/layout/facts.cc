@@ -72,12 +72,12 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.rlock.owner, 24 + d);
   SetIfAbsent(l.rlock.count, 32 + d);
   // simplequeueobject: 3.11-3.12 { PyObject_HEAD; PyThread_type_lock lock; int locked;
-  // PyObject *lst; Py_ssize_t lst_pos; ... }; 3.13 { PyObject_HEAD; bool has_threads_waiting;
+  // PyObject *lst; Py_ssize_t lst_pos; ... }; 3.13+ { PyObject_HEAD; bool has_threads_waiting;
   // RingBuf { put_idx; get_idx; PyObject **items; items_cap; num_items } }.
   if (l.version.major() == 3 && (l.version.minor() == 11 || l.version.minor() == 12)) {
     SetIfAbsent(l.simple_queue.list, 32 + d);
     SetIfAbsent(l.simple_queue.list_position, 40 + d);
-  } else if (l.version.major() == 3 && l.version.minor() == 13) {
+  } else if (l.version.major() == 3 && l.version.minor() >= 13) {
     SetIfAbsent(l.simple_queue.ring_get_index, 32 + d);
     SetIfAbsent(l.simple_queue.ring_items, 40 + d);
     SetIfAbsent(l.simple_queue.ring_capacity, 48 + d);

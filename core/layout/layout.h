@@ -409,7 +409,7 @@ struct Layout {
   } rlock;
 
   // _queue.SimpleQueue (Modules/_queuemodule.c), the work queue of a ThreadPoolExecutor:
-  // 3.11-3.12 keep a list and the index of its first item not yet taken; 3.13 a ring buffer.
+  // 3.11-3.12 keep a list and the index of its first item not yet taken; 3.13+ a ring buffer.
   struct SimpleQueue {
     int32_t list = kAbsent;
     int32_t list_position = kAbsent;

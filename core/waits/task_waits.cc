@@ -11,6 +11,7 @@
 #include "core/objects/values.h"
 #include "core/walk/calls.h"
 #include "core/walk/locals.h"
+#include "core/waits/with_blocks.h"
 
 namespace pyunwind {
 namespace {
@@ -90,24 +91,29 @@ std::optional<SleepTimer> SleepTimerOf(ObjectReader& objects, ValueFormatter& va
   return timer;
 }
 
-// The object whose bound __aexit__ `value` is (asyncio.Lock's comes from
-// _ContextManagerMixin), else 0.
+// Whether `value` is a function named __aexit__ (asyncio.Lock's comes from
+// _ContextManagerMixin).
+bool IsAexit(RemoteCollections& collections, uint64_t value) {
+  auto qualname = collections.FunctionQualname(value);
+  constexpr std::string_view kAexit = ".__aexit__";
+  return qualname.ok() && qualname->size() > kAexit.size() &&
+         qualname->compare(qualname->size() - kAexit.size(), kAexit.size(), kAexit) == 0;
+}
+
+// The object whose bound __aexit__ `value` is, else 0.
 uint64_t AexitBoundTo(RemoteCollections& collections, uint64_t value) {
   if (value == 0) return 0;
   auto type = collections.objects().TypeName(value);
   if (!type.ok() || *type != "method") return 0;
   auto bound = collections.BoundMethod(value);
   if (!bound.ok()) return 0;
-  auto qualname = collections.FunctionQualname(bound->first);
-  constexpr std::string_view kAexit = ".__aexit__";
-  const bool aexit = qualname.ok() && qualname->size() > kAexit.size() &&
-                     qualname->compare(qualname->size() - kAexit.size(), kAexit.size(), kAexit) == 0;
-  return aexit ? bound->second : 0;
+  return IsAexit(collections, bound->first) ? bound->second : 0;
 }
 
 // Each asyncio_lock wait gets its Lock as its address, and as held_by the tasks whose
-// coroutine frames hold the lock's bound __aexit__, other than those waiting for that lock
-// (`async with` pushes it before it awaits __aenter__).
+// coroutine frames hold an `async with` block of the lock open (its __aexit__ on the value
+// stack: with_blocks.h), other than those waiting for that lock (`async with` pushes it
+// before it awaits __aenter__).
 void AddAsyncLockHolders(ObjectReader& objects, ValueFormatter& values, CodeCache& codes,
                          const AsyncSnapshot& tasks, std::vector<Wait>& waits) {
   std::map<uint64_t, std::set<uint64_t>> waiting;  // lock -> the tasks waiting for it
@@ -123,6 +129,13 @@ void AddAsyncLockHolders(ObjectReader& objects, ValueFormatter& values, CodeCach
   }
   if (waiting.empty()) return;
   RemoteCollections collections(objects);
+  const ExitRecognizers aexits{
+      [&](uint64_t value) { return AexitBoundTo(collections, value); },
+      [&](uint64_t value) {
+        auto type = objects.TypeName(value);
+        return value != 0 && type.ok() && *type == "function" && IsAexit(collections, value);
+      },
+      nullptr};
   std::map<uint64_t, std::vector<WaitParty>> holders;
   size_t frames = 0;
   for (const AsyncTask& task : tasks.tasks) {
@@ -132,8 +145,7 @@ void AddAsyncLockHolders(ObjectReader& objects, ValueFormatter& values, CodeCach
       if (++in_task > kMaxHolderFramesPerTask || ++frames > kMaxHolderFramesForTasks) break;
       auto stack = ValueStackOf(objects, codes, frame.frame_address);
       if (!stack.ok()) continue;
-      for (uint64_t value : *stack) {
-        const uint64_t lock = AexitBoundTo(collections, value);
+      for (uint64_t lock : OpenWithBlocks(*stack, aexits)) {
         auto found = waiting.find(lock);
         if (found == waiting.end() || found->second.count(task.address)) continue;
         holders[lock].push_back(TaskParty(task));

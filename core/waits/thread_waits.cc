@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
 #include <string_view>
 
 #include "core/base/limits.h"
@@ -12,6 +13,7 @@
 #include "core/walk/calls.h"
 #include "core/walk/locals.h"
 #include "core/waits/future_waits.h"
+#include "core/waits/with_blocks.h"
 
 namespace pyunwind {
 namespace {
@@ -80,10 +82,10 @@ class ThreadWaitReader {
   }
 
   // The plain Locks of `waits` that record no holder get the threads whose `with` blocks hold
-  // them: 3.11-3.13 enter a `with` at BEFORE_WITH, which leaves the lock's bound __exit__ on
-  // the frame's value stack until the block ends (a Lock taken by acquire() leaves nothing).
+  // them: a `with` leaves the lock's exit on the frame's value stack until the block ends
+  // (with_blocks.h; a Lock taken by acquire() leaves nothing).
   void AddWithHolders(std::vector<Wait>& waits) {
-    if (objects_.layout().calls.before_with == 0) return;
+    if (objects_.layout().calls.opcodes == nullptr) return;  // no value stack is read
     std::set<uint64_t> locks;
     for (const Wait& wait : waits) {
       if (wait.waits_for && wait.waits_for->kind == "lock" && !wait.waits_for->held_by) {
@@ -100,8 +102,7 @@ class ThreadWaitReader {
         if (++in_thread > kMaxHolderFramesPerThread || ++frames > kMaxHolderFramesForThreads) break;
         auto stack = ValueStackOf(objects_, codes_, frame.frame_address);
         if (!stack.ok()) continue;
-        for (uint64_t value : *stack) {
-          const uint64_t lock = ExitBoundTo(value);
+        for (uint64_t lock : OpenWithBlocks(*stack, lock_exits_)) {
           if (locks.count(lock)) holders[lock].push_back(ThreadParty(thread));
         }
       }
@@ -257,6 +258,15 @@ class ThreadWaitReader {
     return target;
   }
 
+  // Whether `value` is _thread.lock's own `method` (as LOAD_SPECIAL pushes it, unbound).
+  bool IsLockMethod(uint64_t value, std::string_view method) {
+    if (value == 0) return false;
+    auto type = objects_.TypeName(value);
+    if (!type.ok() || *type != "method_descriptor") return false;
+    auto repr = CalleeRepr(objects_, value);
+    return repr.ok() && *repr && **repr == "<method '" + std::string(method) + "' of '_thread.lock' objects>";
+  }
+
   // The lock whose bound __exit__ `value` is (<built-in method __exit__ of _thread.lock
   // object at 0x...>), else 0.
   uint64_t ExitBoundTo(uint64_t value) {
@@ -277,6 +287,10 @@ class ThreadWaitReader {
   RemoteCollections collections_;
   ValueFormatter values_;
   FutureWaitReader futures_;
+  const ExitRecognizers lock_exits_{
+      [this](uint64_t value) { return ExitBoundTo(value); },
+      [this](uint64_t value) { return IsLockMethod(value, "__exit__"); },
+      [this](uint64_t value) { return IsLockMethod(value, "__enter__"); }};
 };
 
 }  // namespace

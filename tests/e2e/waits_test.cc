@@ -1,5 +1,6 @@
-// py-waits against what tests/data/waits.py records about itself, on Debian's 3.11 and pyenv's
-// 3.12.1 and 3.13.0 (where installed), live and from a gcore core, in LLDB and GDB:
+// py-waits against what tests/data/waits.py records about itself, on Debian's 3.11, pyenv's
+// 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 (.ci/fetch-pythons; each where
+// installed), live and from a gcore core, in LLDB and GDB:
 //   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
 //     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
 //     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
@@ -43,7 +44,8 @@
 namespace pyunwind_e2e {
 namespace {
 
-const std::vector<std::string> kInterpreters = {"debian_3.11", "3.12.1", "3.13.0"};
+const std::vector<std::string> kInterpreters = {"debian_3.11", "3.12.1", "3.13.0", "sid_3.14",
+                                                 "sid_3.15"};
 
 // The py-waits entry of each waiter, by (kind, id as the truth writes it).
 std::map<std::pair<std::string, std::string>, json> WaitsById(const json& document) {
