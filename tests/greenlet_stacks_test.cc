@@ -201,6 +201,13 @@ TEST(GreenletStacks, SuspendedGreenletsUnderTheirThreads) {
                                        main.object)),
             std::string::npos)
       << text.text;
+  // Without it, the text says it would show more.
+  const CommandOutput hint = RunCommand("py-bt", {"--all", "--no-source"}, context);
+  EXPECT_NE(hint.text.find("warning: greenlet is imported: py-bt --all --greenlets also shows each "
+                           "thread's suspended greenlets\n"),
+            std::string::npos)
+      << hint.text;
+  EXPECT_EQ(hint.text.find("Greenlet 0x"), std::string::npos) << hint.text;
   // --group refuses it.
   const CommandOutput group = RunCommand("py-bt", {"--all", "--group", "--greenlets"}, context);
   EXPECT_TRUE(group.failed);
@@ -209,6 +216,9 @@ TEST(GreenletStacks, SuspendedGreenletsUnderTheirThreads) {
 TEST(GreenletStacks, UnknownVersionsAndNoGreenletAreOneWarning) {
   GreenletProcess p;
   p.Suspended(p.greenlet_type, p.thread);
+  CommandContext context{p.target, uint64_t{101}, false, std::nullopt, std::nullopt};
+  EXPECT_EQ(RunCommand("py-bt", {"--all", "--no-source"}, context).text.find("greenlet"),
+            std::string::npos);
   Json doc = p.BtJson();
   EXPECT_EQ(doc.at("warnings"),
             Json::array({"--greenlets: the greenlet module is not imported"}));

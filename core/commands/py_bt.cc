@@ -200,7 +200,14 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   if (early) early->HandOver(*snapshot);
   const size_t shown = early ? early->interpreters_shown() : 0;
   // Before the threads not asked for are left out: each greenlet is told its thread among all.
-  if (options.greenlets) AddGreenletStacks(target.objects(), target.codes(), *snapshot);
+  if (options.greenlets) {
+    AddGreenletStacks(target.objects(), target.codes(), *snapshot);
+  } else if (options.all && !options.json && GreenletImported(target.objects(), *snapshot)) {
+    // Not read by default (it walks every tracked object): said where it would show more.
+    snapshot->warnings.push_back(
+        "greenlet is imported: py-bt --all --greenlets also shows each thread's suspended "
+        "greenlets");
+  }
 
   if (options.verbose) {
     snapshot->warnings.push_back(DescribeLocation(target.location()));

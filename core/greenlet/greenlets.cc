@@ -231,6 +231,10 @@ class GreenletReader {
 
 }  // namespace
 
+bool GreenletImported(ObjectReader& objects, const Snapshot& snapshot) {
+  return GreenletModuleDict(objects, snapshot) != 0;
+}
+
 void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot) {
   snapshot.greenlets_read = true;
   const Layout& l = objects.layout();

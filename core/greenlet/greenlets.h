@@ -16,6 +16,10 @@
 
 namespace pyunwind {
 
+// Whether an interpreter of `snapshot` has imported `greenlet` (a look-up in sys.modules):
+// py-bt --all then says that --greenlets would show more.
+bool GreenletImported(ObjectReader& objects, const Snapshot& snapshot);
+
 // Fills Thread::greenlets of every thread of `snapshot`, and sets greenlets_read. Where it
 // cannot (greenlet not imported, a version or a Python it does not know, damage) it says so
 // in one warning of the snapshot; greenlets whose thread is not among the snapshot's are

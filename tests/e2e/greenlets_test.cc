@@ -8,7 +8,8 @@
 //     the truth recorded them in; no greenlet that is not suspended (never started, finished,
 //     running) is listed;
 //   * text: each greenlet's header line names it and its thread, once;
-//   * without --greenlets, no thread has the field.
+//   * without --greenlets, no thread has the field, and the text says the option would show
+//     more.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -70,7 +71,7 @@ TEST_P(Greenlets, SuspendedGreenletsMatchTheTruth) {
 
   RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
                               {"py-bt --all --greenlets --json", "py-bt --all --greenlets",
-                               "py-bt --all --json"});
+                               "py-bt --all --json", "py-bt --all --no-source"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   // The first JSON document: ExtractJson wants one, so the output is cut at the text's start.
   const size_t text_start = run.out.find("\nThread ");
@@ -102,12 +103,23 @@ TEST_P(Greenlets, SuspendedGreenletsMatchTheTruth) {
     }
   }
   // Without --greenlets: no greenlet read, no field.
-  const std::string plain = run.out.substr(run.out.find("\n{", text_start));
-  auto without = ExtractJson(plain, &error);
+  const size_t plain_start = run.out.find("\n{", text_start);
+  ASSERT_NE(plain_start, std::string::npos) << run.Describe();
+  const size_t plain_end = run.out.find("\nThread ", plain_start);
+  ASSERT_NE(plain_end, std::string::npos) << run.Describe();
+  auto without = ExtractJson(run.out.substr(plain_start, plain_end - plain_start), &error);
   ASSERT_TRUE(without) << error;
   for (const auto& [native_id, thread] : ThreadsByNativeId(*without)) {
     EXPECT_FALSE(thread.contains("greenlets")) << thread.dump(1);
   }
+  // The text without --greenlets shows no greenlet, and says the option would.
+  const std::string plain_text = run.out.substr(plain_end);
+  EXPECT_EQ(plain_text.find("Greenlet 0x"), std::string::npos) << plain_text;
+  EXPECT_EQ(LinesContaining(plain_text, "warning: greenlet is imported: py-bt --all --greenlets "
+                                        "also shows each thread's suspended greenlets")
+                .size(),
+            1u)
+      << plain_text;
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, Greenlets,
