@@ -36,6 +36,7 @@ const std::set<std::string> kNotOnTheseCores = {
     "locals_not_shown",                      // a frame of more than 1024 locals
     "coroutines_not_shown", "before_index",  // a coroutine chain of more than 1024
     "workers", "idle_workers",               // a thread waiting for a Future an executor queued
+    "greenlets",                             // py-bt --greenlets: these cores have no greenlet
 };
 
 // The keys of every ```json block of the page (`"key":`), lower-case names only: a local's

@@ -135,4 +135,11 @@ inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
 inline constexpr size_t kMaxHeapTypes = 1 << 16;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 
+// py-bt --greenlets (core/greenlet/): greenlets whose stacks are read (more are counted and
+// said in a warning), types told apart as greenlet classes or not, and the C frames
+// (_PyCFrame) followed from a suspended greenlet's innermost to its thread's root one.
+inline constexpr size_t kMaxGreenlets = 1 << 14;
+inline constexpr size_t kMaxGreenletTypes = 1 << 16;
+inline constexpr size_t kMaxGreenletCFrames = 1 << 16;
+
 }  // namespace pyunwind

@@ -11,6 +11,7 @@
 #include "core/commands/command_session.h"
 #include "core/commands/native.h"
 #include "core/commands/source_commands.h"
+#include "core/greenlet/greenlets.h"
 #include "core/pysource/source_lines.h"
 #include "core/render/format.h"
 #include "core/runtime/runtime_locator.h"
@@ -26,6 +27,7 @@ namespace {
 struct PyBtOptions {
   bool all = false;
   bool group = false;
+  bool greenlets = false;
   bool json = false;
   bool verbose = false;
   bool stats = false;
@@ -42,6 +44,7 @@ PyBtOptions OptionsOf(const ParsedArgs& args) {
   PyBtOptions options;
   options.all = args.Has("--all");
   options.group = args.Has("--group");
+  options.greenlets = args.Has("--greenlets");
   options.json = args.Has("--json");
   options.locals = args.Has("--locals");
   options.native = args.Has("--native");
@@ -158,6 +161,9 @@ class ThreadsShownAsWalked : public WalkObserver {
 // Why py-bt refuses these options together, or nothing. --group shows one stack for threads
 // whose locals and native frames differ.
 std::optional<std::string> Refusal(const PyBtOptions& options) {
+  if (options.group && options.greenlets) {
+    return "py-bt: --group shows no greenlets (a thread's greenlets are its own)";
+  }
   if (!options.group) return std::nullopt;
   if (!options.all) return "py-bt: --group groups the threads of --all: use py-bt --all --group";
   if (options.locals) return "py-bt: --group shows no locals (their values differ by thread)";
@@ -183,8 +189,8 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
 
   // Threads shown as they are walked: text of every thread, written as it goes.
   std::optional<ThreadsShownAsWalked> early;
-  if (options.all && !options.group && !options.json && !options.native && !options.locals &&
-      context.write_output && context.output_printed_meanwhile) {
+  if (options.all && !options.group && !options.greenlets && !options.json && !options.native &&
+      !options.locals && context.write_output && context.output_printed_meanwhile) {
     early.emplace(target, context, options, format);
   }
   // Without --all, only the selected thread's frames: it has the whole work budget.
@@ -193,6 +199,15 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   if (!snapshot.ok()) return Failure(snapshot.error().message);
   if (early) early->HandOver(*snapshot);
   const size_t shown = early ? early->interpreters_shown() : 0;
+  // Before the threads not asked for are left out: each greenlet is told its thread among all.
+  if (options.greenlets) {
+    AddGreenletStacks(target.objects(), target.codes(), *snapshot);
+  } else if (options.all && !options.json && GreenletImported(target.objects(), *snapshot)) {
+    // Not read by default (it walks every tracked object): said where it would show more.
+    snapshot->warnings.push_back(
+        "greenlet is imported: py-bt --all --greenlets also shows each thread's suspended "
+        "greenlets");
+  }
 
   if (options.verbose) {
     snapshot->warnings.push_back(DescribeLocation(target.location()));

@@ -10,6 +10,7 @@
 #include "core/base/work_budget.h"
 #include "core/heap/object_size.h"
 #include "core/heap/static_type_names.h"
+#include "core/heap/tracked_objects.h"
 
 namespace pyunwind {
 namespace {
@@ -20,61 +21,26 @@ uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UIN
 class CensusWalk {
  public:
   CensusWalk(ObjectReader& objects, ValueFormatter& types, const std::vector<uint64_t>& interpreters,
-             const HeapOptions& options, HeapCensus& census)
+             const HeapOptions& options, HeapCensus& census, TrackedObjects& walk)
       : objects_(objects), types_(types), interpreters_(interpreters), options_(options),
-        census_(census),
-        mask_(objects.layout().gc.link_mask) {}
+        census_(census), walk_(walk) {}
 
-  // One list, from its head's first node round to the head again.
-  void WalkList(uint64_t head, const char* list_name) {
-    RemoteMemory& memory = objects_.memory();
-    auto first = memory.ReadPointer(head);
-    if (!first) {
-      Damaged(fmt::format("cannot read the head of the {} list at {:#x}", list_name, head));
+  void Count(uint64_t object) {
+    auto type = objects_.TypeOf(object);
+    if (!type.ok()) {
+      walk_.Damaged(type.error().message);
       return;
     }
-    uint64_t previous = head;
-    uint64_t node = *first & mask_;
-    for (uint64_t walked = 0; node != head; ++walked) {
-      if (walked >= options_.max_list_objects) {
-        census_.complete = false;
-        census_.warnings.push_back(fmt::format(
-            "the {} list has more than {} objects: the rest are not counted...truncated",
-            list_name, options_.max_list_objects));
-        return;
-      }
-      if (!memory.budget().Spend(Work::kHeapObjects, 1)) {
-        stopped_ = true;
-        return;
-      }
-      uint64_t links[2];  // _gc_next, _gc_prev
-      if (node % 8 != 0 || !memory.Read(node, links, sizeof links)) {
-        if (OutOfBudget()) return;
-        Damaged(fmt::format("cannot read the object at {:#x} in the {} list: the list is cut "
-                            "there", node + objects_.layout().gc.head_size, list_name));
-        return;
-      }
-      if ((links[1] & mask_) != previous) {
-        Damaged(fmt::format("the object at {:#x} in the {} list does not link back to the one "
-                            "before it: the list is cut there",
-                            node + objects_.layout().gc.head_size, list_name));
-        return;
-      }
-      Count(node + objects_.layout().gc.head_size);
-      if (stopped_) return;
-      previous = node;
-      node = links[0] & mask_;
+    const TypeEntry* entry = Entry(*type);
+    if (entry == nullptr) return;
+    auto size = TrackedObjectSize(objects_, object, entry->size);
+    if (!size.ok()) {
+      walk_.Damaged(size.error().message);
+      return;
     }
-  }
-
-  bool stopped() const { return stopped_; }
-
-  // The first damage seen, and how much there was: one warning.
-  void Finish() {
-    if (census_.damaged == 0) return;
-    census_.warnings.push_back(fmt::format("{} damaged objects or links were not counted; the "
-                                           "first: {}",
-                                           census_.damaged, first_damage_));
+    HeapGroup& group = census_.groups[entry->group];
+    ++group.count;
+    group.bytes = SaturatingAdd(group.bytes, *size);
   }
 
  private:
@@ -83,41 +49,10 @@ class CensusWalk {
     TypeSize size;
   };
 
-  // A read failed because a budget ran out (not because the target is damaged): the walk
-  // stops.
-  bool OutOfBudget() {
-    RemoteMemory& memory = objects_.memory();
-    if (memory.budget().Exhausted() || memory.BudgetExhausted()) stopped_ = true;
-    return stopped_;
-  }
-
-  void Damaged(std::string what) {
-    if (OutOfBudget()) return;
-    if (census_.damaged++ == 0) first_damage_ = std::move(what);
-  }
-
-  void Count(uint64_t object) {
-    auto type = objects_.TypeOf(object);
-    if (!type.ok()) {
-      Damaged(type.error().message);
-      return;
-    }
-    const TypeEntry* entry = Entry(*type);
-    if (entry == nullptr) return;
-    auto size = TrackedObjectSize(objects_, object, entry->size);
-    if (!size.ok()) {
-      Damaged(size.error().message);
-      return;
-    }
-    HeapGroup& group = census_.groups[entry->group];
-    ++group.count;
-    group.bytes = SaturatingAdd(group.bytes, *size);
-  }
-
   // The type's group and sizes, read once; null (counted as damaged) when unreadable.
   const TypeEntry* Entry(uint64_t type) {
     if (auto found = entries_.find(type); found != entries_.end()) {
-      if (!found->second) Damaged(fmt::format("the type at {:#x} cannot be read", type));
+      if (!found->second) walk_.Damaged(fmt::format("the type at {:#x} cannot be read", type));
       return found->second ? &*found->second : nullptr;
     }
     std::optional<TypeEntry> entry;
@@ -127,7 +62,7 @@ class CensusWalk {
                                              info->kind == ValueFormatter::Kind::kFrozenSet)
                           : Result<TypeSize>(info.error());
     if (!size.ok()) {
-      Damaged(size.error().message);
+      walk_.Damaged(size.error().message);
     } else {
       entry = TypeEntry{GroupFor(type, info->named ? info->name : UnnamedTypeName(type, info->name)),
                         *size};
@@ -175,13 +110,11 @@ class CensusWalk {
   const std::vector<uint64_t>& interpreters_;
   const HeapOptions& options_;
   HeapCensus& census_;
-  const uint64_t mask_;
+  TrackedObjects& walk_;
   std::unordered_map<uint64_t, std::optional<TypeEntry>> entries_;
   std::optional<TypeEntry> scratch_;
   std::optional<std::unordered_map<uint64_t, std::string>> static_names_;
   std::optional<size_t> other_group_;
-  std::string first_damage_;
-  bool stopped_ = false;
 };
 
 }  // namespace
@@ -191,37 +124,17 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
                                   const HeapOptions& options) {
   const Layout& l = objects.layout();
   if (l.free_threaded) return MakeError("py-heap: free-threaded builds are not read yet");
-  if (l.gc.generations == kAbsent || l.interp.gc == kAbsent) {
+  if (!TrackedObjects::Readable(l)) {
     return MakeError(fmt::format("py-heap: Python {} is not read yet (3.11 and newer are)",
                                  l.version.ToString()));
   }
   HeapCensus census;
   census.interpreters = interpreters.size();
-  CensusWalk walk(objects, types, interpreters, options, census);
-  for (uint64_t interp : interpreters) {
-    const uint64_t gc = interp + uint64_t(l.interp.gc);
-    // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
-    if (l.interp.gc_collecting != kAbsent &&
-        objects.memory().ReadValue<int32_t>(interp + l.interp.gc_collecting).value_or(0) != 0) {
-      census.warnings.push_back(fmt::format(
-          "interpreter {:#x} was collecting garbage: objects it was examining are not on its "
-          "lists, and some links may read as damaged",
-          interp));
-    }
-    for (int32_t i = 0; i < l.gc.generation_count && !walk.stopped(); ++i) {
-      const std::string name = fmt::format("generation {}", i);
-      walk.WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str());
-    }
-    if (!walk.stopped()) walk.WalkList(gc + l.gc.permanent, "permanent generation");
-    if (walk.stopped()) break;
-  }
-  walk.Finish();
-  if (walk.stopped()) {
-    census.complete = false;
-    census.warnings.push_back(objects.memory().BudgetWarning().value_or(
-        "the census stopped: output is incomplete...truncated"));
-  }
-  if (census.damaged != 0) census.complete = false;
+  TrackedObjects walk(objects, options.max_list_objects, census.warnings);
+  CensusWalk census_walk(objects, types, interpreters, options, census, walk);
+  walk.Walk(interpreters, [&census_walk](uint64_t object) { census_walk.Count(object); });
+  census.damaged = walk.damaged();
+  if (!walk.complete()) census.complete = false;
   std::erase_if(census.groups, [](const HeapGroup& g) { return g.count == 0; });
   std::sort(census.groups.begin(), census.groups.end(), [](const HeapGroup& a, const HeapGroup& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;

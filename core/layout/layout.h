@@ -107,6 +107,10 @@ struct Layout {
     int32_t current_frame = kAbsent;
     int32_t cframe = kAbsent;
     int32_t cframe_current_frame = kAbsent;
+    // 3.11: _PyCFrame.previous, and the thread's root _PyCFrame inside its state: the last link
+    // of every chain of C frames the thread runs (greenlets' saved chains too, core/greenlet).
+    int32_t cframe_previous = kAbsent;
+    int32_t root_cframe = kAbsent;
     // Exceptions: the one being raised (curexc_type in 3.11, current_exception
     // 3.12+), the innermost _PyErr_StackItem being handled (exc_info) and the
     // thread's own one (exc_state). From the tables (3.11, 3.12), facts.cc

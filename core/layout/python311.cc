@@ -37,6 +37,8 @@ void AddFacts(Layout& l) {
   l.tstate.thread_id = 152;
   l.tstate.native_thread_id = 160;
   l.tstate.cframe_current_frame = 8;  // after `uint8_t use_tracing`
+  l.tstate.cframe_previous = 16;
+  l.tstate.root_cframe = 336;  // the last field: a _PyCFrame of 24 bytes
   l.tstate.current_exception = 96;    // curexc_type
   l.tstate.current_exception_is_type = true;
   l.tstate.exc_info = 120;

@@ -119,7 +119,10 @@ void SourceLineReader::Add(const std::vector<Thread*>& threads,
 std::optional<std::string> AddSourceLines(Snapshot& snapshot, const SourceOrigin& origin) {
   std::vector<Thread*> threads;
   for (Interpreter& interp : snapshot.interpreters) {
-    for (Thread& thread : interp.threads) threads.push_back(&thread);
+    for (Thread& thread : interp.threads) {
+      threads.push_back(&thread);
+      for (GreenletStack& greenlet : thread.greenlets) threads.push_back(&greenlet.stack);
+    }
   }
   SourceLineReader reader(origin);
   reader.Add(threads, snapshot.source_texts);

@@ -138,7 +138,10 @@ double ElapsedMs(const FormatOptions& options) {
 size_t CountFrames(const Snapshot& snapshot) {
   size_t frames = 0;
   for (const Interpreter& interp : snapshot.interpreters) {
-    for (const Thread& thread : interp.threads) frames += thread.frames.size();
+    for (const Thread& thread : interp.threads) {
+      frames += thread.frames.size();
+      for (const GreenletStack& greenlet : thread.greenlets) frames += greenlet.stack.frames.size();
+    }
   }
   return frames;
 }
@@ -404,6 +407,13 @@ void TracebackText::AddInterpreter(const Interpreter& interp) {
 
 void TracebackText::AddThread(const Thread& thread) {
   AddStack("Thread " + ThreadTitle(thread) + ThreadFlags(thread), thread);
+  // py-bt --greenlets: under their thread, each suspended greenlet's saved stack.
+  for (const GreenletStack& greenlet : thread.greenlets) {
+    AddStack(fmt::format("Greenlet {:#x} ({}){} suspended in thread {}", greenlet.address,
+                         PrintableText(greenlet.type), greenlet.is_main ? ", its main greenlet," : "",
+                         ThreadTitle(thread)),
+             greenlet.stack);
+  }
 }
 
 void TracebackText::AddThreadGroup(const std::vector<const Thread*>& threads) {
@@ -631,6 +641,37 @@ bool AppendGroupsJson(std::string& out, const Interpreter& interp, const FormatO
   return fits;
 }
 
+// py-bt --greenlets: `,"greenlets":[...]`, the thread's suspended greenlets, each with its
+// frames. False when the output budget ran out: the greenlet that passed it is left out.
+bool AppendGreenletsJson(std::string& out, const Interpreter& interp, const Thread& thread,
+                         const FormatOptions& options) {
+  out += ",\"greenlets\":[";
+  bool fits = true;
+  for (const GreenletStack& greenlet : thread.greenlets) {
+    const size_t start = out.size();
+    if (out.back() != '[') out += ',';
+    const size_t shown = ShownFrames(greenlet.stack, options);
+    Json entry = {{"address", fmt::format("{:#x}", greenlet.address)},
+                  {"type", greenlet.type},
+                  {"is_main", greenlet.is_main}};
+    if (greenlet.stack.truncated || shown < greenlet.stack.frames.size()) {
+      entry["truncated"] = greenlet.stack.error ? *greenlet.stack.error : "frame limit";
+    }
+    out += Dump(entry);
+    out.pop_back();
+    out += ",\"frames\":[";
+    fits = AppendFramesJson(out, interp, greenlet.stack, shown, options);
+    out += "]}";
+    if (!fits || !JsonFits(out, options)) {
+      out.resize(start);
+      fits = false;
+      break;
+    }
+  }
+  out += ']';
+  return fits;
+}
+
 }  // namespace
 
 std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
@@ -686,6 +727,7 @@ std::string FormatJson(const Snapshot& snapshot, const FormatOptions& options) {
           out += ",\"truncated\":";
           AppendJsonString(out, budget->Reason());
         }
+        if (!cut && snapshot.greenlets_read) cut = !AppendGreenletsJson(out, interp, thread, options);
         out += '}';
       }
     }

@@ -114,6 +114,8 @@ enum class ExceptionState {
   kHandled,  // caught: the thread runs an `except` block (or a finally with one pending)
 };
 
+struct GreenletStack;
+
 struct Thread {
   uint64_t tstate_address = 0;
   std::optional<uint64_t> native_id;   // OS thread id (LWP)
@@ -144,6 +146,17 @@ struct Thread {
     std::string name;
   };
   std::optional<RunningTask> running_task;
+  // py-bt --greenlets: the greenlets suspended in this thread, each with its saved frames
+  // (core/greenlet). The running greenlet's frames are the thread's own.
+  std::vector<GreenletStack> greenlets;
+};
+
+struct GreenletStack {
+  uint64_t address = 0;  // the greenlet object
+  std::string type;      // its type's tp_name ("greenlet.greenlet", "Greenlet", "Hub", ...)
+  bool is_main = false;  // the thread's main greenlet, suspended while another one runs
+  // Its saved frames, innermost first, with what cut them short, as a thread's.
+  Thread stack;
 };
 
 struct Interpreter {
@@ -171,6 +184,9 @@ struct Snapshot {
   // The texts Frame::source points to (AddSourceLines); shared, so that a copy of the
   // snapshot keeps them too.
   std::vector<std::shared_ptr<const SourceText>> source_texts;
+  // py-bt --greenlets: the greenlets were looked for (each thread's `greenlets` is then said,
+  // empty or not).
+  bool greenlets_read = false;
 };
 
 }  // namespace pyunwind

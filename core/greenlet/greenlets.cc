@@ -1,0 +1,276 @@
+#include "core/greenlet/greenlets.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/base/address.h"
+#include "core/base/limits.h"
+#include "core/greenlet/greenlet_layout.h"
+#include "core/heap/tracked_objects.h"
+#include "core/objects/remote_collections.h"
+#include "core/walk/frames.h"
+
+namespace pyunwind {
+namespace {
+
+namespace gl = greenlet_layout;
+
+std::string TextOr(Result<std::string> text, std::string fallback) {
+  return text.ok() ? std::move(*text) : std::move(fallback);
+}
+
+// The `greenlet` package's dict in the first interpreter that imported it; 0 when none did.
+uint64_t GreenletModuleDict(ObjectReader& objects, const Snapshot& snapshot) {
+  const Layout& l = objects.layout();
+  if (l.interp.modules == kAbsent || l.module.md_dict == kAbsent) return 0;
+  RemoteCollections collections(objects);
+  for (const Interpreter& interp : snapshot.interpreters) {
+    auto modules = objects.memory().ReadPointer(interp.address + l.interp.modules);
+    if (!modules || !Aligned(*modules)) continue;
+    auto module = collections.DictGetString(*modules, "greenlet");
+    if (!module.ok() || !Aligned(*module)) continue;
+    auto dict = objects.memory().ReadPointer(*module + l.module.md_dict);
+    if (dict && Aligned(*dict)) return *dict;
+  }
+  return 0;
+}
+
+// The fields of a greenlet's C++ object the stacks need (greenlet_layout.h).
+struct SavedState {
+  uint64_t stack_start = 0;
+  uint64_t stack_stop = 0;
+  uint64_t stack_copy = 0;
+  uint64_t stack_saved = 0;
+  uint64_t top_frame = 0;
+  uint64_t cframe = 0;
+  uint64_t current_frame = 0;
+  uint64_t self = 0;
+};
+
+std::optional<SavedState> ReadSavedState(RemoteMemory& memory, uint64_t pimpl) {
+  uint8_t raw[gl::kReadSize];
+  if (!Aligned(pimpl) || !memory.Read(pimpl, raw, sizeof raw)) return std::nullopt;
+  auto at = [&raw](int32_t offset) {
+    uint64_t value;
+    std::memcpy(&value, raw + offset, sizeof value);
+    return value;
+  };
+  SavedState s;
+  s.stack_start = at(gl::kStackStart);
+  s.stack_stop = at(gl::kStackStop);
+  s.stack_copy = at(gl::kStackCopy);
+  s.stack_saved = at(gl::kStackSaved);
+  s.top_frame = at(gl::kTopFrame);
+  s.cframe = at(gl::kCFrame);
+  s.current_frame = at(gl::kCurrentFrame);
+  s.self = at(gl::kSelf);
+  return s;
+}
+
+// 8 bytes of a suspended greenlet's C stack at `address`, as the greenlet left them: greenlet
+// copied the first stack_saved bytes from stack_start on to stack_copy before another
+// greenlet's stack overwrote them; the rest are still in place.
+std::optional<uint64_t> ReadStackWord(RemoteMemory& memory, const SavedState& g, uint64_t address) {
+  uint8_t bytes[8];
+  for (size_t i = 0; i < sizeof bytes;) {
+    const uint64_t at = address + i;
+    const bool saved = at >= g.stack_start && at - g.stack_start < g.stack_saved;
+    // The run of bytes on the same side of stack_start + stack_saved.
+    size_t run = sizeof bytes - i;
+    if (saved) {
+      run = std::min<uint64_t>(run, g.stack_saved - (at - g.stack_start));
+    } else if (at < g.stack_start) {
+      run = std::min<uint64_t>(run, g.stack_start - at);
+    }
+    const uint64_t from = saved ? g.stack_copy + (at - g.stack_start) : at;
+    if (!memory.Read(from, bytes + i, run)) return std::nullopt;
+    i += run;
+  }
+  uint64_t value;
+  std::memcpy(&value, bytes, sizeof value);
+  return value;
+}
+
+class GreenletReader {
+ public:
+  GreenletReader(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot, uint64_t type)
+      : objects_(objects), codes_(codes), snapshot_(snapshot), greenlet_type_(type) {
+    const Layout& l = objects.layout();
+    for (Interpreter& interp : snapshot.interpreters) {
+      for (Thread& thread : interp.threads) {
+        if (thread.tstate_address != 0) {
+          roots_.emplace(thread.tstate_address + uint64_t(l.tstate.root_cframe), &thread);
+        }
+      }
+    }
+  }
+
+  // Whether `object` is a greenlet (its type greenlet.greenlet or a subclass of it).
+  bool IsGreenlet(uint64_t object) {
+    auto type = objects_.TypeOf(object);
+    if (!type.ok()) return false;
+    if (auto found = kinds_.find(*type); found != kinds_.end()) return found->second;
+    bool is_greenlet = false;
+    uint64_t base = *type;
+    for (size_t i = 0; i < kMaxBaseClasses && Aligned(base); ++i) {
+      if (base == greenlet_type_) {
+        is_greenlet = true;
+        break;
+      }
+      base = objects_.memory().ReadPointer(base + objects_.layout().type.tp_base).value_or(0);
+    }
+    if (kinds_.size() < kMaxGreenletTypes) kinds_.emplace(*type, is_greenlet);
+    return is_greenlet;
+  }
+
+  // The stack of the greenlet `object` if it is suspended, attached to its thread.
+  void Read(uint64_t object) {
+    RemoteMemory& memory = objects_.memory();
+    auto pimpl = memory.ReadPointer(object + gl::kPimpl);
+    if (!pimpl || *pimpl == 0) return;  // being created or torn down: nothing saved
+    const std::optional<SavedState> g = ReadSavedState(memory, *pimpl);
+    // Its C++ object names it back: the layout is the one this reads.
+    if (!g || g->self != object) {
+      Damaged(object, "its C++ object does not point back at it");
+      return;
+    }
+    // Not started, dead, or running (its frames are the thread's).
+    if (g->stack_start == 0 || g->stack_stop == 0 || g->top_frame == 0) return;
+    if (TextOr(objects_.TypeName(g->top_frame), "") != "frame") {
+      Damaged(object, fmt::format("its top frame {:#x} is not a frame object", g->top_frame));
+      return;
+    }
+    if (shown_ >= kMaxGreenlets) {
+      ++not_shown_;
+      return;
+    }
+    Thread* thread = ThreadOf(*g);
+    if (thread == nullptr) {
+      ++threadless_;
+      return;
+    }
+    ++shown_;
+    GreenletStack& out = thread->greenlets.emplace_back();
+    out.address = object;
+    out.type = TextOr(objects_.TypeName(object), "?");
+    out.is_main = g->stack_stop == gl::kMainStackStop;
+    WalkFrames(objects_, codes_, g->current_frame, kMaxFramesPerThread, out.stack);
+  }
+
+  void Finish() {
+    for (Interpreter& interp : snapshot_.interpreters) {
+      for (Thread& thread : interp.threads) {
+        std::stable_sort(thread.greenlets.begin(), thread.greenlets.end(),
+                         [](const GreenletStack& a, const GreenletStack& b) {
+                           if (a.is_main != b.is_main) return a.is_main;
+                           return a.address < b.address;
+                         });
+      }
+    }
+    if (threadless_ != 0) {
+      snapshot_.warnings.push_back(fmt::format(
+          "{} suspended greenlets belong to no thread shown (their thread ended, or their C "
+          "frames cannot be followed to it): their stacks are not shown",
+          threadless_));
+    }
+    if (not_shown_ != 0) {
+      snapshot_.warnings.push_back(fmt::format(
+          "more than {} suspended greenlets: {} more are not shown...truncated", kMaxGreenlets,
+          not_shown_));
+    }
+    if (damaged_ != 0) {
+      snapshot_.warnings.push_back(fmt::format(
+          "{} greenlets could not be read (greenlet's layout differs from 2.0.2's?); the first, "
+          "{:#x}: {}",
+          damaged_, first_damaged_, first_damage_));
+    }
+  }
+
+ private:
+  // The thread whose root _PyCFrame ends the greenlet's chain of C frames.
+  Thread* ThreadOf(const SavedState& g) {
+    const int32_t previous = objects_.layout().tstate.cframe_previous;
+    std::unordered_set<uint64_t> seen;
+    uint64_t cframe = g.cframe;
+    for (size_t i = 0; i < kMaxGreenletCFrames && Aligned(cframe); ++i) {
+      if (auto found = roots_.find(cframe); found != roots_.end()) return found->second;
+      if (!seen.insert(cframe).second) return nullptr;  // a cycle
+      auto next = ReadStackWord(objects_.memory(), g, cframe + uint64_t(previous));
+      if (!next) return nullptr;
+      cframe = *next;
+    }
+    return nullptr;
+  }
+
+  void Damaged(uint64_t object, std::string what) {
+    if (damaged_++ == 0) {
+      first_damaged_ = object;
+      first_damage_ = std::move(what);
+    }
+  }
+
+  ObjectReader& objects_;
+  CodeCache& codes_;
+  Snapshot& snapshot_;
+  const uint64_t greenlet_type_;
+  std::unordered_map<uint64_t, Thread*> roots_;   // root _PyCFrame address -> its thread
+  std::unordered_map<uint64_t, bool> kinds_;      // type -> whether a greenlet class
+  size_t shown_ = 0;
+  size_t not_shown_ = 0;
+  size_t threadless_ = 0;
+  size_t damaged_ = 0;
+  uint64_t first_damaged_ = 0;
+  std::string first_damage_;
+};
+
+}  // namespace
+
+bool GreenletImported(ObjectReader& objects, const Snapshot& snapshot) {
+  return GreenletModuleDict(objects, snapshot) != 0;
+}
+
+void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot) {
+  snapshot.greenlets_read = true;
+  const Layout& l = objects.layout();
+  const uint64_t dict = GreenletModuleDict(objects, snapshot);
+  if (dict == 0) {
+    snapshot.warnings.push_back("--greenlets: the greenlet module is not imported");
+    return;
+  }
+  RemoteCollections collections(objects);
+  auto version_object = collections.DictGetString(dict, "__version__");
+  std::string version = "(unknown version)";
+  if (version_object.ok() && Aligned(*version_object)) {
+    version = TextOr(objects.ReadString(*version_object, 32), version);
+  }
+  if (l.version.major() != 3 || l.version.minor() != 11 || l.tstate.root_cframe == kAbsent ||
+      version.rfind(gl::kKnownVersionPrefix, 0) != 0 || !TrackedObjects::Readable(l)) {
+    snapshot.warnings.push_back(fmt::format(
+        "--greenlets: greenlet {} on Python {} is not read (greenlet {}x on 3.11 is)",
+        version, l.version.MinorString(), gl::kKnownVersionPrefix));
+    return;
+  }
+  auto type = collections.DictGetString(dict, "greenlet");
+  if (!type.ok() || !Aligned(*type) ||
+      TextOr(objects.TypeNameOfType(*type), "") != gl::kGreenletTypeName) {
+    snapshot.warnings.push_back(
+        "--greenlets: greenlet.greenlet is not the greenlet type: no greenlet is read");
+    return;
+  }
+  std::vector<uint64_t> interpreters;
+  for (const Interpreter& interp : snapshot.interpreters) interpreters.push_back(interp.address);
+  GreenletReader reader(objects, codes, snapshot, *type);
+  TrackedObjects walk(objects, kMaxGcListObjects, snapshot.warnings);
+  walk.Walk(interpreters, [&](uint64_t object) {
+    if (reader.IsGreenlet(object)) reader.Read(object);
+  });
+  reader.Finish();
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,105 @@
+#include "core/heap/tracked_objects.h"
+
+#include <fmt/format.h>
+
+#include "core/base/work_budget.h"
+
+namespace pyunwind {
+
+TrackedObjects::TrackedObjects(ObjectReader& objects, uint64_t max_list_objects,
+                               std::vector<std::string>& warnings)
+    : objects_(objects), max_list_objects_(max_list_objects), warnings_(warnings),
+      mask_(objects.layout().gc.link_mask) {}
+
+bool TrackedObjects::Readable(const Layout& l) {
+  return !l.free_threaded && l.gc.generations != kAbsent && l.interp.gc != kAbsent;
+}
+
+bool TrackedObjects::OutOfBudget() {
+  RemoteMemory& memory = objects_.memory();
+  if (memory.budget().Exhausted() || memory.BudgetExhausted()) stopped_ = out_of_budget_ = true;
+  return out_of_budget_;
+}
+
+void TrackedObjects::Damaged(std::string what) {
+  if (OutOfBudget()) return;
+  if (damaged_++ == 0) first_damage_ = std::move(what);
+}
+
+void TrackedObjects::Walk(const std::vector<uint64_t>& interpreters,
+                          const std::function<void(uint64_t object)>& visit) {
+  const Layout& l = objects_.layout();
+  for (uint64_t interp : interpreters) {
+    const uint64_t gc = interp + uint64_t(l.interp.gc);
+    // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
+    if (l.interp.gc_collecting != kAbsent &&
+        objects_.memory().ReadValue<int32_t>(interp + l.interp.gc_collecting).value_or(0) != 0) {
+      warnings_.push_back(fmt::format(
+          "interpreter {:#x} was collecting garbage: objects it was examining are not on its "
+          "lists, and some links may read as damaged",
+          interp));
+    }
+    for (int32_t i = 0; i < l.gc.generation_count && !stopped_; ++i) {
+      const std::string name = fmt::format("generation {}", i);
+      WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str(), visit);
+    }
+    if (!stopped_) WalkList(gc + l.gc.permanent, "permanent generation", visit);
+    if (stopped_) break;
+  }
+  // The first damage seen, and how much there was: one warning.
+  if (damaged_ != 0) {
+    warnings_.push_back(fmt::format("{} damaged objects or links were not counted; the "
+                                    "first: {}",
+                                    damaged_, first_damage_));
+  }
+  if (out_of_budget_) {
+    warnings_.push_back(objects_.memory().BudgetWarning().value_or(
+        "the walk of the collector's lists stopped: output is incomplete...truncated"));
+  }
+}
+
+// One list, from its head's first node round to the head again.
+void TrackedObjects::WalkList(uint64_t head, const char* list_name,
+                              const std::function<void(uint64_t object)>& visit) {
+  RemoteMemory& memory = objects_.memory();
+  auto first = memory.ReadPointer(head);
+  if (!first) {
+    Damaged(fmt::format("cannot read the head of the {} list at {:#x}", list_name, head));
+    return;
+  }
+  const uint64_t head_size = objects_.layout().gc.head_size;
+  uint64_t previous = head;
+  uint64_t node = *first & mask_;
+  for (uint64_t walked = 0; node != head; ++walked) {
+    if (walked >= max_list_objects_) {
+      complete_ = false;
+      warnings_.push_back(fmt::format(
+          "the {} list has more than {} objects: the rest are not counted...truncated",
+          list_name, max_list_objects_));
+      return;
+    }
+    if (!memory.budget().Spend(Work::kHeapObjects, 1)) {
+      stopped_ = out_of_budget_ = true;
+      return;
+    }
+    uint64_t links[2];  // _gc_next, _gc_prev
+    if (node % 8 != 0 || !memory.Read(node, links, sizeof links)) {
+      if (OutOfBudget()) return;
+      Damaged(fmt::format("cannot read the object at {:#x} in the {} list: the list is cut "
+                          "there", node + head_size, list_name));
+      return;
+    }
+    if ((links[1] & mask_) != previous) {
+      Damaged(fmt::format("the object at {:#x} in the {} list does not link back to the one "
+                          "before it: the list is cut there",
+                          node + head_size, list_name));
+      return;
+    }
+    visit(node + head_size);
+    if (stopped_) return;
+    previous = node;
+    node = links[0] & mask_;
+  }
+}
+
+}  // namespace pyunwind

@@ -1,0 +1,130 @@
+// py-bt --all --greenlets against tests/data/greenlets.py on Debian's 3.11 with Debian's
+// python3-greenlet 2.0.2 and python3-gevent 22.10.2: threads with suspended greenlets (one of
+// a subclass), a thread whose main greenlet is suspended while another runs, and gevent's
+// greenlets and main greenlet in the main thread while the hub runs. Live, and from a gcore
+// core opened alone and with its executable, in LLDB and GDB:
+//   * JSON: every thread's "greenlets" are exactly the truth's (address, type's last dotted
+//     name, is_main, and frames: file, line, function, innermost first), under the thread
+//     the truth recorded them in; no greenlet that is not suspended (never started, finished,
+//     running) is listed;
+//   * text: each greenlet's header line names it and its thread, once;
+//   * without --greenlets, no thread has the field, and the text says the option would show
+//     more.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/e2e/harness.h"
+#include "tests/e2e/scenario_matrix.h"
+
+namespace pyunwind_e2e {
+namespace {
+
+constexpr char kScript[] = "tests/data/greenlets.py";
+
+std::string LastDotted(const std::string& name) {
+  const size_t dot = name.rfind('.');
+  return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+// A greenlet as the test compares it: "address type is_main" and its frames, one per line.
+std::string Describe(const json& greenlet, bool tool) {
+  std::string out = greenlet.at("address").get<std::string>() + " " +
+                    (tool ? LastDotted(greenlet.at("type")) : greenlet.at("type").get<std::string>()) +
+                    (greenlet.at("is_main").get<bool>() ? " main" : "") + "\n";
+  for (const json& frame : greenlet.at("frames")) {
+    out += "  " + frame.at("filename").get<std::string>() + ":" +
+           std::to_string(frame.at("line").get<int>()) + " " + frame.at("name").get<std::string>() +
+           "\n";
+  }
+  return out;
+}
+
+// Each greenlet by its address.
+std::map<std::string, std::string> ByAddress(const json& greenlets, bool tool) {
+  std::map<std::string, std::string> out;
+  for (const json& g : greenlets) out[g.at("address")] = Describe(g, tool);
+  return out;
+}
+
+class Greenlets : public ScenarioMatrixTest {
+ protected:
+  void SetUp() override {
+    if (!HasGevent()) GTEST_SKIP() << "python3-gevent is not installed (.ci/packages.txt lists it)";
+    Start(kScript);
+  }
+
+  static bool HasGevent() {
+    return std::system("/usr/bin/python3.11 -c 'import gevent, greenlet' >/dev/null 2>&1") == 0;
+  }
+};
+
+TEST_P(Greenlets, SuspendedGreenletsMatchTheTruth) {
+  const json& truth = scenario_->truth();
+  ASSERT_EQ(truth.at("threads").size(), 4u) << truth.dump(1);
+  size_t expected = 0;
+  for (const auto& [id, thread] : truth.at("threads").items()) expected += thread.at("greenlets").size();
+  ASSERT_EQ(expected, 3u + 3u + 3u + 6u) << truth.dump(1);
+
+  RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
+                              {"py-bt --all --greenlets --json", "py-bt --all --greenlets",
+                               "py-bt --all --json", "py-bt --all --no-source"});
+  ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
+  // The first JSON document: ExtractJson wants one, so the output is cut at the text's start.
+  const size_t text_start = run.out.find("\nThread ");
+  ASSERT_NE(text_start, std::string::npos) << run.Describe();
+  std::string error;
+  auto got = ExtractJson(run.out.substr(0, text_start), &error);
+  ASSERT_TRUE(got) << error << "\n" << run.Describe();
+
+  size_t listed = 0;
+  for (const auto& [native_id, thread] : ThreadsByNativeId(*got)) {
+    ASSERT_TRUE(thread.contains("greenlets")) << thread.dump(1);
+    const std::string id = std::to_string(native_id);
+    const json none = json::array();
+    const json& want = truth.at("threads").contains(id) ? truth.at("threads").at(id).at("greenlets")
+                                                        : none;
+    EXPECT_EQ(ByAddress(thread.at("greenlets"), true), ByAddress(want, false))
+        << "thread " << id << "\n" << got->dump(1);
+    listed += thread.at("greenlets").size();
+  }
+  EXPECT_EQ(listed, expected) << got->dump(1);
+
+  // The text: one header per greenlet, naming its thread.
+  for (const auto& [id, thread] : truth.at("threads").items()) {
+    for (const json& g : thread.at("greenlets")) {
+      const std::string header = "Greenlet " + g.at("address").get<std::string>() + " (";
+      const auto lines = LinesContaining(run.out, header);
+      ASSERT_EQ(lines.size(), 1u) << header << "\n" << run.out;
+      EXPECT_NE(lines[0].find("suspended in thread " + id), std::string::npos) << lines[0];
+    }
+  }
+  // Without --greenlets: no greenlet read, no field.
+  const size_t plain_start = run.out.find("\n{", text_start);
+  ASSERT_NE(plain_start, std::string::npos) << run.Describe();
+  const size_t plain_end = run.out.find("\nThread ", plain_start);
+  ASSERT_NE(plain_end, std::string::npos) << run.Describe();
+  auto without = ExtractJson(run.out.substr(plain_start, plain_end - plain_start), &error);
+  ASSERT_TRUE(without) << error;
+  for (const auto& [native_id, thread] : ThreadsByNativeId(*without)) {
+    EXPECT_FALSE(thread.contains("greenlets")) << thread.dump(1);
+  }
+  // The text without --greenlets shows no greenlet, and says the option would.
+  const std::string plain_text = run.out.substr(plain_end);
+  EXPECT_EQ(plain_text.find("Greenlet 0x"), std::string::npos) << plain_text;
+  EXPECT_EQ(LinesContaining(plain_text, "warning: greenlet is imported: py-bt --all --greenlets "
+                                        "also shows each thread's suspended greenlets")
+                .size(),
+            1u)
+      << plain_text;
+}
+
+INSTANTIATE_TEST_SUITE_P(Interpreters, Greenlets,
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11"}, Cores::kBoth)),
+                         MatrixCellName);
+
+}  // namespace
+}  // namespace pyunwind_e2e
