@@ -1,5 +1,6 @@
 """Threads parked inside calls into C, for `calling`: what each Python frame's
 current call instruction calls where that is not Python code, as repr() gives it.
+CPython 3.8 and later (threading.get_native_id, _queue.SimpleQueue).
 
 usage: python calls.py TRUTH_JSON
 
@@ -12,7 +13,8 @@ Threads (role: the call it is parked in):
               outer frame calls sorted, the inner one (which sorted started) sleep
   select      select.select on a pipe nobody writes
   star        time.sleep(*ARGS): CALL_FUNCTION_EX
-  keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments
+  keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments (3.11+: the
+              method descriptor; 3.8-3.10: the bound method, loaded first)
   deep        time.sleep inside a for loop, a with block, a try block and the arguments of
               two calls and a list and dict display: many values below the callee on the stack
   fromkeys    dict.fromkeys(a generator) -> the generator -> time.sleep: a C method bound to
@@ -110,7 +112,10 @@ def star_wait():
 
 
 def keywords_wait():
-    register("keywords", repr(_queue.SimpleQueue.get))
+    # 3.11+ call the method descriptor with its self below the arguments; before 3.11 a call
+    # with keywords loads the bound method first (LOAD_ATTR, CALL_FUNCTION_KW).
+    legacy = sys.version_info < (3, 11)
+    register("keywords", c_function(QUEUE.get) if legacy else repr(_queue.SimpleQueue.get))
     QUEUE.get(block=True, timeout=3600)
 
 
