@@ -9,6 +9,7 @@
 // own opcode and dis modules say of every opcode, recorded in the same file; 3.8's finally
 // blocks are not given a depth. Hand-made bytecode covers what must be refused.
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -102,7 +103,9 @@ TEST_P(CompiledCode, LargestDepthIsCoStacksizeAndCallsHaveTheirOperands) {
     if (code_object.value("adaptive", false)) ++adaptive;
   }
   EXPECT_GE(checked, 270u);
-  EXPECT_LE(folded, 5u) << "code objects whose co_stacksize is above the largest depth";
+  EXPECT_LE(folded, 1u) << "code objects whose co_stacksize is above the largest depth";
+  std::cout << "3." << GetParam() << ": " << checked << " code objects, " << folded
+            << " with co_stacksize above the largest depth\n";
   EXPECT_EQ(adaptive, GetParam() >= 11 ? 4u : 0u);  // 3.11+ specialize
   EXPECT_GE(call_sites, 700u);
 }
