@@ -1,16 +1,17 @@
 // The stack-depth analysis (core/walk/stack_depth.h) against the compiler:
 // for every code object of tests/data/stack_depths_3XX.json (written by
-// tests/data/make_stack_depths.py under pyenv's 3.8.18, 3.9.18, 3.10.13, Debian's 3.11, pyenv's 3.12.1 and
+// tests/data/make_stack_depths.py under pyenv's 3.6.15 to 3.10.13, Debian's 3.11, pyenv's 3.12.1 and
 // 3.13.0, and Debian unstable's 3.14.10 and 3.15.2 unpacked by hand: modules of their own library, a source of calls, handlers, wide
 // tuples, coroutines and generators, and specialized bytecode of it), the
 // largest depth found equals co_stacksize, the depth CPython's compiler
 // computed; every call instruction has its callable and arguments below it.
-// 3.8-3.10: the opcode tables (core/layout/opcodes_3NN.inc) agree with what the interpreter's
+// 3.6-3.10: the opcode tables (core/layout/opcodes_3NN.inc) agree with what the interpreter's
 // own opcode and dis modules say of every opcode, recorded in the same file; 3.8's finally
 // blocks are not given a depth. Hand-made bytecode covers what must be refused.
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,7 +63,7 @@ TEST_P(CompiledCode, LargestDepthIsCoStacksizeAndCallsHaveTheirOperands) {
   std::ifstream in(RunfilePath("tests/data/stack_depths_3" + std::to_string(GetParam()) + ".json"));
   ASSERT_TRUE(in.good());
   const nlohmann::json doc = nlohmann::json::parse(in);
-  size_t checked = 0, adaptive = 0, call_sites = 0, folded = 0;
+  size_t checked = 0, adaptive = 0, call_sites = 0, folded = 0, refused = 0;
   for (const auto& code_object : doc["code_objects"]) {
     const std::string name = code_object["name"];
     const std::string code = FromHex(code_object["code"]);
@@ -70,9 +71,16 @@ TEST_P(CompiledCode, LargestDepthIsCoStacksizeAndCallsHaveTheirOperands) {
     auto depths = AnalyseStackDepths(*calls.opcodes, calls.extended_arg, code,
                                      FromHex(code_object["exception_table"]), stack_size,
                                      calls.jumps_in_bytes);
+    // 3.6 and 3.7: CONTINUE_LOOP (a `continue` in a try or with body) is not modelled.
+    if (!depths.ok() && GetParam() < 8) {
+      std::cout << "refused " << name << ": " << depths.error().message << "\n";
+      ++refused;
+      continue;
+    }
     ASSERT_TRUE(depths.ok()) << name << ": " << depths.error().message;
-    // 3.8 and 3.9's peephole optimizer folds constants (a tuple's LOAD_CONSTs and BUILD_TUPLE
-    // into one LOAD_CONST) after the compiler counted: co_stacksize may be above the depth.
+    // 3.6 to 3.9's peephole optimizer folds constants (a tuple's LOAD_CONSTs and BUILD_TUPLE
+    // into one LOAD_CONST) after the compiler counted: co_stacksize may be above the depth;
+    // 3.6 and 3.7's compiler also counts 6 for each handler's entry on both paths.
     const int32_t count = CompilersCount(GetParam(), *calls.opcodes, code, *depths);
     if (GetParam() < 10) {
       EXPECT_LE(count, stack_size) << name;
@@ -102,15 +110,20 @@ TEST_P(CompiledCode, LargestDepthIsCoStacksizeAndCallsHaveTheirOperands) {
     ++checked;
     if (code_object.value("adaptive", false)) ++adaptive;
   }
-  EXPECT_GE(checked, 270u);
-  EXPECT_LE(folded, 1u) << "code objects whose co_stacksize is above the largest depth";
+  EXPECT_GE(checked, GetParam() < 8 ? 220u : 270u);
+  if (GetParam() >= 8) {
+    EXPECT_LE(folded, 1u) << "code objects whose co_stacksize is above the largest depth";
+  }
+  EXPECT_LE(refused, 3u);
   std::cout << "3." << GetParam() << ": " << checked << " code objects, " << folded
-            << " with co_stacksize above the largest depth\n";
+            << " with co_stacksize above the largest depth, " << refused << " refused\n";
   EXPECT_EQ(adaptive, GetParam() >= 11 ? 4u : 0u);  // 3.11+ specialize
-  EXPECT_GE(call_sites, 700u);
+  // 3.6, 3.7: the calls inside handlers have no depth (entered with none).
+  EXPECT_GE(call_sites, GetParam() < 8 ? 550u : 700u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, CompiledCode, ::testing::Values(8, 9, 10, 11, 12, 13, 14, 15));
+INSTANTIATE_TEST_SUITE_P(Versions, CompiledCode,
+                         ::testing::Values(6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
 
 nlohmann::json StackDepthsOf(int minor) {
   std::ifstream in(RunfilePath("tests/data/stack_depths_3" + std::to_string(minor) + ".json"));
@@ -132,6 +145,11 @@ std::optional<int32_t> TableEffect(const OpcodeFacts& facts, uint32_t oparg, boo
 
 class LegacyOpcodes : public ::testing::TestWithParam<int> {};
 
+const std::set<std::string> kEvalLoopEffects = {
+    "FOR_ITER",      "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP", "SETUP_EXCEPT",
+    "SETUP_FINALLY", "SETUP_WITH",          "SETUP_ASYNC_WITH",     "POP_EXCEPT",
+    "END_FINALLY",   "WITH_CLEANUP_START",  "WITH_CLEANUP_FINISH",  "EXTENDED_ARG"};
+
 TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
   const CallLayout calls = CallsOf(GetParam());
   ASSERT_NE(calls.opcodes, nullptr);
@@ -140,13 +158,37 @@ TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
   EXPECT_EQ(calls.extended_arg, doc["extended_arg"].get<int>());
   EXPECT_EQ(calls.jumps_in_bytes, GetParam() < 10);  // 3.10 counts jumps in code units
   std::vector<bool> named(256, false);
-  size_t effects = 0;
+  size_t effects = 0, hand_written = 0;
   for (const auto& op : doc["opcodes"]) {
     const std::string name = op["name"];
     const int number = op["number"];
+    const bool old = GetParam() < 8;
     SCOPED_TRACE(name);
     named[static_cast<size_t>(number)] = true;
     const OpcodeFacts& facts = (*calls.opcodes)[static_cast<size_t>(number)];
+    FinallyRole role = name == "BEGIN_FINALLY"                            ? FinallyRole::kBegin
+                       : name == "CALL_FINALLY"                           ? FinallyRole::kCall
+                       : name == "END_FINALLY" || name == "POP_FINALLY" ? FinallyRole::kEnd
+                                                                         : FinallyRole::kNone;
+    // 3.6, 3.7: each handler is entered with no depth, and ends at an END_FINALLY.
+    if (old && name.rfind("SETUP_", 0) == 0 && name != "SETUP_LOOP" && name != "SETUP_ANNOTATIONS") {
+      role = FinallyRole::kCall;
+    }
+    EXPECT_EQ(facts.finally, role);
+    // 3.6, 3.7: their dis gives one effect (no `jump`); these opcodes' effects the table takes
+    // from the eval loop (make_opcode_table.py, EVAL_LOOP_EFFECTS), every other's from dis.
+    if (old && kEvalLoopEffects.count(name)) {
+      ++hand_written;
+      continue;
+    }
+    // 3.6, 3.7: CONTINUE_LOOP unwinds blocks the analysis does not model; NOP, which dis gives
+    // no effect, their peephole optimizer removes.
+    bool refused_by_dis = true;
+    for (const auto& value : op["effect"]) refused_by_dis = refused_by_dis && value.is_null();
+    if (name == "CONTINUE_LOOP" || refused_by_dis) {
+      EXPECT_FALSE(facts.valid);
+      continue;
+    }
     ASSERT_TRUE(facts.valid);
     EXPECT_EQ(facts.base, number);
     EXPECT_EQ(facts.caches, 0);
@@ -157,7 +199,7 @@ TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
     const std::vector<int> opargs = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 272};
     for (size_t i = 0; i < opargs.size(); ++i) {
       for (bool jumping : {false, true}) {
-        const nlohmann::json& want = op[jumping ? "jump_effect" : "effect"][i];
+        const nlohmann::json& want = op[jumping && !old ? "jump_effect" : "effect"][i];
         const auto got = TableEffect(facts, static_cast<uint32_t>(opargs[i]), jumping);
         // GEN_START (3.10) pops the value a generator starts with, which the analysis
         // does not count (it starts every code at depth 0; the compiler, generators at 1).
@@ -175,11 +217,6 @@ TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
         ++effects;
       }
     }
-    const FinallyRole role = name == "BEGIN_FINALLY"                            ? FinallyRole::kBegin
-                             : name == "CALL_FINALLY"                           ? FinallyRole::kCall
-                             : name == "END_FINALLY" || name == "POP_FINALLY" ? FinallyRole::kEnd
-                                                                               : FinallyRole::kNone;
-    EXPECT_EQ(facts.finally, role);
   }
   for (int number = 0; number < 256; ++number) {
     if (!named[static_cast<size_t>(number)]) {
@@ -187,9 +224,10 @@ TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
     }
   }
   EXPECT_GE(effects, 100u * 19u * 2u);
+  EXPECT_EQ(hand_written, GetParam() < 8 ? kEvalLoopEffects.size() : 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Versions, LegacyOpcodes, ::testing::Values(8, 9, 10));
+INSTANTIATE_TEST_SUITE_P(Versions, LegacyOpcodes, ::testing::Values(6, 7, 8, 9, 10));
 
 // 3.8 counts 6 slots for entering a finally block where the eval loop pushes 1: inside one (from
 // BEGIN_FINALLY on, to its END_FINALLY) no depth is given; after it, the depth is known again.

@@ -197,12 +197,16 @@ void AddCalls(ObjectReader& objects, CodeCache& codes, size_t first_frame, Threa
     Frame& frame = thread.frames[i];
     if (frame.kind != FrameKind::kPython) continue;
     uint64_t not_callee = 0;
-    if (i != first_frame && !thread.frames[i - 1].is_entry) {
+    if (i != first_frame && UsesFrameObjects(objects.layout())) {
+      // Every frame object is an eval-loop call's own (is_entry): which a C call started is
+      // not told by the frame.
       const Frame& inner = thread.frames[i - 1];
-      if (!UsesFrameObjects(objects.layout()) || inner.kind != FrameKind::kPython) continue;
+      if (inner.kind != FrameKind::kPython) continue;
       const std::optional<uint64_t> first_argument = FirstArgumentOf(objects, inner);
       if (!first_argument) continue;
       not_callee = *first_argument;
+    } else if (i != first_frame && !thread.frames[i - 1].is_entry) {
+      continue;
     }
     if (objects.memory().budget().Exhausted()) return;
     auto calling = CallingOf(objects, codes, frame.frame_address, not_callee);

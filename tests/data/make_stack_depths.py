@@ -3,11 +3,11 @@
 
     /usr/bin/python3.11 tests/data/make_stack_depths.py tests/data/stack_depths_311.json
 
-Also under pyenv's 3.8.18, 3.9.18 and 3.10.13 (no exception table: "", no
-specialized bytecode), with what the interpreter's own opcode and dis modules say
-of each opcode ("opcodes": number, jump kind, dis.stack_effect of opargs 0..17
-and 272 without and with the jump), which core/layout/opcodes_3NN.inc must agree
-with.
+Also under pyenv's 3.6.15, 3.7.16, 3.8.18, 3.9.18 and 3.10.13 (no exception
+table: "", no specialized bytecode), with what the interpreter's own opcode and
+dis modules say of each opcode ("opcodes": number, jump kind, dis.stack_effect
+of opargs 0..17 and 272 without and with the jump; 3.6, 3.7: one effect, their
+dis takes no `jump`), which core/layout/opcodes_3NN.inc must agree with.
 
 For every code object, recursively, of a few modules of this interpreter's own
 library and of the source below: co_code (hex), co_exceptiontable (hex) and
@@ -81,10 +81,17 @@ EFFECT_OPARGS = list(range(18)) + [272]
 
 
 def stack_effect(number, oparg, jump):
+    """None: refused; 3.6, 3.7 (no `jump`): the one effect their dis gives, for jump=None."""
+    if sys.version_info < (3, 8):
+        if jump is not None:
+            return None
+        kwargs = {}
+    else:
+        kwargs = {"jump": jump}
     try:
         if number < opcode.HAVE_ARGUMENT:
-            return dis.stack_effect(number, jump=jump)
-        return dis.stack_effect(number, oparg, jump=jump)
+            return dis.stack_effect(number, **kwargs)
+        return dis.stack_effect(number, oparg, **kwargs)
     except ValueError:
         return None
 
@@ -97,6 +104,9 @@ def opcodes():
         out.append({"name": name, "number": number, "jump": jump,
                     "effect": [stack_effect(number, arg, False) for arg in EFFECT_OPARGS],
                     "jump_effect": [stack_effect(number, arg, True) for arg in EFFECT_OPARGS]})
+        if sys.version_info < (3, 8):
+            out[-1]["effect"] = [stack_effect(number, arg, None) for arg in EFFECT_OPARGS]
+            del out[-1]["jump_effect"]
     return out
 
 
