@@ -208,6 +208,9 @@ const std::set<std::string> kNoFact = {
     // tests/e2e/stopped_in_c_test.cc checks the reprs they give.
     "method_wrapper.descr",
     "method_wrapper.self",
+    // A count of value-stack slots (CALL_FUNCTION_EX's callable below its arguments), not an
+    // offset: tests/e2e/calls_test.cc checks the callee it finds (its `star` thread).
+    "calls.call_ex_callable_from_top",
 };
 
 int32_t SizeOf(const LayoutFacts& f, const std::string& type) {

@@ -11,7 +11,8 @@ namespace pyunwind {
 
 inline constexpr int8_t kNoEffect = INT8_MIN;  // dis.stack_effect refused this oparg
 
-enum class JumpKind : uint8_t { kNone, kForward, kBackward };  // relative to after the caches
+// Relative to after the caches, or (3.6-3.10's absolute jumps) from the code's start.
+enum class JumpKind : uint8_t { kNone, kForward, kBackward, kAbsolute };
 
 enum class CallKind : uint8_t {
   kNone,
@@ -19,6 +20,18 @@ enum class CallKind : uint8_t {
   kCallArgsPoppedBefore,   // 3.11's CALL: as kCall, but the compiler counted its args popped
   kCallKw,                 // 3.13 CALL_KW: as kCall with the kwnames tuple above the args
   kCallFunctionEx,         // CALL_FUNCTION_EX: callable, NULL, args tuple, kwargs if oparg & 1
+  kCallFunction,           // 3.6-3.10 CALL_FUNCTION: callable, oparg args
+  kCallFunctionKw,         // 3.6-3.10 CALL_FUNCTION_KW: callable, oparg args, kwnames tuple
+};
+
+// 3.8's finally blocks: the compiler counts 6 slots for entering one (BEGIN_FINALLY) that
+// the eval loop fills with 1 (a NULL; CALL_FINALLY: a return address; an exception: 6), so
+// from where a finally block is entered to its end the counted depth is not the real one.
+enum class FinallyRole : uint8_t {
+  kNone,
+  kBegin,  // BEGIN_FINALLY: what follows is inside a finally block
+  kCall,   // CALL_FINALLY: its jump enters the finally block (the compiler does not follow it)
+  kEnd,    // END_FINALLY, POP_FINALLY: what follows is one finally block further out
 };
 
 // stack effect = constant + low * (oparg & 0xff) + high * (oparg >> 8) + odd * (oparg & 1),
@@ -42,6 +55,7 @@ struct OpcodeFacts {
   std::array<int8_t, 16> jump_effect{};  // opargs 0..15, jumping
   LargeOpargEffect large;
   LargeOpargEffect large_jump;
+  FinallyRole finally = FinallyRole::kNone;
 };
 
 using OpcodeTable = std::array<OpcodeFacts, 256>;
@@ -59,6 +73,8 @@ struct CallLayout {
   // BEFORE_WITH (3.11-3.13; 0: none), which calls __enter__ from C with the context manager
   // (3.11: its bound __exit__) in the stack's top slot; 3.14+ calls it with CALL.
   uint8_t before_with = 0;
+  // 3.6-3.9: jump opargs count bytes (3.10+: code units).
+  bool jumps_in_bytes = false;
 };
 
 }  // namespace pyunwind

@@ -10,6 +10,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_36.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFactsOf36To310(l);
   l.line_format = LineTableFormat::kLnotab;
@@ -42,6 +46,8 @@ void AddFacts(Layout& l) {
   AddObjectFacts(l);
   // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
   l.task = Layout::Task{};
+  // 3.6 has no CALL_METHOD: every call's callable is right below its arguments.
+  l.calls = {&kOpcodes, 144, true, 2, 0, true};
 }
 
 }  // namespace

@@ -7,6 +7,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_37.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFactsOf36To310(l);
   AddThreadFactsOf37To310(l);
@@ -33,6 +37,8 @@ void AddFacts(Layout& l) {
   l.task.coro = 112;
   // 3.7 tasks have no name.
   AddObjectFacts(l);
+  // CALL_METHOD lays out [method or NULL, callable or self, args], as 3.11's CALL does.
+  l.calls = {&kOpcodes, 144, true, 2, 0, true};
 }
 
 }  // namespace

@@ -7,6 +7,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_38.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFactsOf36To310(l);
   AddThreadFactsOf37To310(l);
@@ -32,6 +36,8 @@ void AddFacts(Layout& l) {
   l.task.coro = 112;
   l.task.name = 120;
   AddObjectFacts(l);
+  // CALL_METHOD lays out [method or NULL, callable or self, args], as 3.11's CALL does.
+  l.calls = {&kOpcodes, 144, true, 2, 0, true};
 }
 
 }  // namespace

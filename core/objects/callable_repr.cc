@@ -128,7 +128,9 @@ Result<std::pair<std::string, std::string>> DescriptorNames(ObjectReader& object
 
 Result<std::optional<std::string>> CCallableRepr(ObjectReader& objects, uint64_t callable,
                                                  std::string_view type_name) {
-  if (type_name == "builtin_function_or_method") {
+  // builtin_method (3.9+, PyCMethod_Type): a C method that is given its defining class, a
+  // PyCFunctionObject underneath, with the same repr.
+  if (type_name == "builtin_function_or_method" || type_name == "builtin_method") {
     PYU_ASSIGN_OR_RETURN(std::string repr, CFunctionRepr(objects, callable));
     return std::optional<std::string>(std::move(repr));
   }

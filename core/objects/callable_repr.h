@@ -17,8 +17,9 @@
 namespace pyunwind {
 
 // repr() of `callable`, whose type's tp_name is `type_name`, where it is one of:
-//   builtin_function_or_method: <built-in function NAME> (no self, or a module), else
-//     <built-in method NAME of TYPE object at 0x...> (TYPE: its self's tp_name);
+//   builtin_function_or_method (and 3.9+'s builtin_method): <built-in function NAME> (no
+//     self, or a module), else <built-in method NAME of TYPE object at 0x...> (TYPE: its
+//     self's tp_name);
 //   method-wrapper: <method-wrapper 'NAME' of TYPE object at 0x...>;
 //   wrapper_descriptor: <slot wrapper 'NAME' of 'TYPE' objects>;
 //   method_descriptor, classmethod_descriptor: <method 'NAME' of 'TYPE' objects>.

@@ -64,27 +64,40 @@ class Pass {
  public:
   Pass(const Decoded& decoded, int32_t stack_size) : decoded_(decoded), stack_size_(stack_size) {
     depths_.before.assign(decoded.starts.size(), -1);
+    finally_.assign(decoded.starts.size(), 0);
   }
 
-  Status Reach(int64_t index, int32_t depth) {
-    if (index < 0 || index >= static_cast<int64_t>(depths_.before.size()) ||
-        !decoded_.starts[static_cast<size_t>(index)]) {
-      return MakeError(fmt::format("a jump to {} lands outside an instruction", 2 * index));
-    }
+  // `finally`: how many 3.8 finally blocks the path into `index` is inside.
+  Status Reach(int64_t index, int32_t depth, uint8_t finally) {
+    PYU_RETURN_IF_ERROR(CheckTarget(index));
     if (depth < 0 || depth > stack_size_) {
       return MakeError(fmt::format("stack depth {} at {} is outside 0..{}", depth, 2 * index,
                                    stack_size_));
     }
     int32_t& slot = depths_.before[static_cast<size_t>(index)];
-    if (slot == depth) return Ok{};
-    if (slot != -1) {
+    if (slot != -1 && slot != depth) {
       return MakeError(fmt::format("two paths reach {} at depths {} and {}", 2 * index, slot, depth));
     }
+    const bool deeper = finally > finally_[static_cast<size_t>(index)];
+    if (slot == depth && !deeper) return Ok{};
     slot = depth;
+    if (deeper) PYU_RETURN_IF_ERROR(Enter(index, finally));
     depths_.max_depth = std::max(depths_.max_depth, depth);
     pending_.push_back(static_cast<size_t>(index));
     return Ok{};
   }
+
+  // 3.8's CALL_FINALLY: its target is inside one more finally block, at a depth that the
+  // other paths into it (BEGIN_FINALLY's, the exception's) give.
+  Status ReachFinally(int64_t index, uint8_t finally) {
+    PYU_RETURN_IF_ERROR(CheckTarget(index));
+    if (finally <= finally_[static_cast<size_t>(index)]) return Ok{};
+    PYU_RETURN_IF_ERROR(Enter(index, finally));
+    if (depths_.before[static_cast<size_t>(index)] != -1) pending_.push_back(static_cast<size_t>(index));
+    return Ok{};
+  }
+
+  uint8_t Finally(size_t index) const { return finally_[index]; }
 
   // A depth reached after an instruction: counted in the maximum even where
   // nothing follows (RETURN_VALUE's operand, the compiler counts it too).
@@ -99,12 +112,36 @@ class Pass {
     return true;
   }
 
-  StackDepths Take() { return std::move(depths_); }
+  // Inside a finally block the counted depth is not the real one: -1.
+  StackDepths Take() {
+    for (size_t i = 0; i < finally_.size(); ++i) {
+      if (finally_[i] > 0) depths_.before[i] = -1;
+    }
+    return std::move(depths_);
+  }
 
  private:
+  Status CheckTarget(int64_t index) const {
+    if (index < 0 || index >= static_cast<int64_t>(depths_.before.size()) ||
+        !decoded_.starts[static_cast<size_t>(index)]) {
+      return MakeError(fmt::format("a jump to {} lands outside an instruction", 2 * index));
+    }
+    return Ok{};
+  }
+
+  Status Enter(int64_t index, uint8_t finally) {
+    if (finally > kMaxFinallyNesting) return MakeError("finally blocks nest too deep");
+    finally_[static_cast<size_t>(index)] = finally;
+    return Ok{};
+  }
+
+  // CPython's own limit on nested blocks (CO_MAXBLOCKS) is 20.
+  static constexpr uint8_t kMaxFinallyNesting = 20;
+
   const Decoded& decoded_;
   int32_t stack_size_;
   StackDepths depths_;
+  std::vector<uint8_t> finally_;  // per code unit: finally blocks around it (3.8)
   std::vector<size_t> pending_;
 };
 
@@ -121,11 +158,11 @@ Result<uint32_t> OpargAt(const OpcodeTable& opcodes, uint8_t extended_arg, std::
 
 Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t extended_arg,
                                        std::string_view code, std::string_view exception_table,
-                                       int32_t stack_size) {
+                                       int32_t stack_size, bool jumps_in_bytes) {
   PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code));
   Pass pass(decoded, stack_size);
   if (decoded.starts.empty()) return pass.Take();
-  PYU_RETURN_IF_ERROR(pass.Reach(0, 0));
+  PYU_RETURN_IF_ERROR(pass.Reach(0, 0, 0));
   // Handlers: (start, length, target, depth << 1 | lasti); the handler runs
   // with lasti (if set) and the exception pushed above `depth`.
   size_t at = 0;
@@ -137,7 +174,7 @@ Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t exten
     }
     const int64_t depth = (depth_lasti >> 1) + (depth_lasti & 1) + 1;
     if (depth > stack_size) return MakeError("an exception handler's depth exceeds co_stacksize");
-    PYU_RETURN_IF_ERROR(pass.Reach(target, static_cast<int32_t>(depth)));
+    PYU_RETURN_IF_ERROR(pass.Reach(target, static_cast<int32_t>(depth), 0));
   }
   size_t index = 0;
   while (pass.Next(index)) {
@@ -151,13 +188,24 @@ Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t exten
                                    static_cast<uint8_t>(code[2 * index]), 2 * index, oparg));
     }
     pass.Touch(depth + *effect);
-    if (facts.falls_through) PYU_RETURN_IF_ERROR(pass.Reach(next, depth + *effect));
+    uint8_t finally = pass.Finally(index);
+    if (facts.finally == FinallyRole::kBegin) ++finally;
+    if (facts.finally == FinallyRole::kEnd && finally > 0) --finally;
+    if (facts.falls_through) PYU_RETURN_IF_ERROR(pass.Reach(next, depth + *effect, finally));
     if (facts.jump != JumpKind::kNone) {
       PYU_ASSIGN_OR_RETURN(int32_t jump_effect, Effect(facts, oparg, true));
       pass.Touch(depth + jump_effect);
-      const int64_t target =
-          facts.jump == JumpKind::kForward ? next + oparg : next - static_cast<int64_t>(oparg);
-      PYU_RETURN_IF_ERROR(pass.Reach(target, depth + jump_effect));
+      // 3.6-3.9 count jumps in bytes: an odd count lands inside an instruction.
+      const int64_t units = jumps_in_bytes ? static_cast<int64_t>(oparg / 2) : static_cast<int64_t>(oparg);
+      if (jumps_in_bytes && oparg % 2 != 0) return MakeError("a jump lands inside an instruction");
+      const int64_t target = facts.jump == JumpKind::kForward  ? next + units
+                             : facts.jump == JumpKind::kAbsolute ? units
+                                                                 : next - units;
+      if (facts.finally == FinallyRole::kCall) {
+        PYU_RETURN_IF_ERROR(pass.ReachFinally(target, static_cast<uint8_t>(pass.Finally(index) + 1)));
+      } else {
+        PYU_RETURN_IF_ERROR(pass.Reach(target, depth + jump_effect, finally));
+      }
     }
   }
   return pass.Take();

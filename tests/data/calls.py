@@ -1,18 +1,22 @@
 """Threads parked inside calls into C, for `calling`: what each Python frame's
 current call instruction calls where that is not Python code, as repr() gives it.
+CPython 3.6 and later (3.6, 3.7: each thread records its OS thread id with gettid(2),
+legacy_truth.py; 3.6 has no _queue.SimpleQueue: "keywords" waits in HELD.acquire(timeout=...)).
 
 usage: python calls.py TRUTH_JSON
 
 Threads (role: the call it is parked in):
   main        park() -> time.sleep(3600)
   sleep       time.sleep(3600): a C function of a module
-  lock        HELD.acquire(): a method descriptor of a C type, called with its self
+  lock        HELD.acquire(): a method descriptor of a C type, called with its self (3.6:
+              the bound method, loaded first)
   bound       a bound C method kept in a local and called: HELD.acquire as an object
   sorted      sorted(..., key=a Python function) -> the key function -> time.sleep: the
               outer frame calls sorted, the inner one (which sorted started) sleep
   select      select.select on a pipe nobody writes
   star        time.sleep(*ARGS): CALL_FUNCTION_EX
-  keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments
+  keywords    SimpleQueue().get(block=True, timeout=3600): keyword arguments (3.11+: the
+              method descriptor; 3.8-3.10: the bound method, loaded first)
   deep        time.sleep inside a for loop, a with block, a try block and the arguments of
               two calls and a list and dict display: many values below the callee on the stack
   fromkeys    dict.fromkeys(a generator) -> the generator -> time.sleep: a C method bound to
@@ -28,7 +32,6 @@ Thread._bootstrap_inner (it calls the thread's Context.run), null on every other
 callable whose own repr runs Python-level code (functools.partial) is given as
 object.__repr__ gives it, "<functools.partial object at 0x...>".
 """
-import _queue
 import functools
 import linecache
 import os
@@ -39,12 +42,21 @@ import time
 
 from scenario_truth import truth_of, write_truth
 
+try:
+    from threading import get_native_id
+except ImportError:  # 3.6, 3.7
+    from legacy_truth import gettid as get_native_id
+try:
+    import _queue
+except ImportError:  # 3.6
+    _queue = None
+
 TRUTH = sys.argv[1]
 HELD = threading.Lock()
 HELD.acquire()  # the main thread keeps it: "lock" and "bound" wait on it for ever
-QUEUE = _queue.SimpleQueue()
+QUEUE = _queue.SimpleQueue() if _queue else None
 ARGS = (3600,)
-RECORDS = {}  # native id -> (role, what its innermost frame calls)
+RECORDS = {}  # native id -> (role, what its innermost frame calls, threading ident)
 REGISTER = threading.Lock()
 
 
@@ -64,7 +76,7 @@ def c_function(function):
 def register(role, *callees):
     """`callees`: what the innermost frame calls, then (for a callback) the frame below it."""
     with REGISTER:
-        RECORDS[threading.get_native_id()] = (role, list(callees))
+        RECORDS[get_native_id()] = (role, list(callees), threading.get_ident())
 
 
 def park():
@@ -78,7 +90,9 @@ def sleeper():
 
 
 def lock_wait():
-    register("lock", repr(type(HELD).acquire))
+    # 3.6 has no LOAD_METHOD: it calls the bound method it loads.
+    bound = sys.version_info < (3, 7)
+    register("lock", c_function(HELD.acquire) if bound else repr(type(HELD).acquire))
     HELD.acquire()
 
 
@@ -110,7 +124,14 @@ def star_wait():
 
 
 def keywords_wait():
-    register("keywords", repr(_queue.SimpleQueue.get))
+    # 3.11+ call the method descriptor with its self below the arguments; before 3.11 a call
+    # with keywords loads the bound method first (LOAD_ATTR, CALL_FUNCTION_KW).
+    legacy = sys.version_info < (3, 11)
+    if QUEUE is None:
+        register("keywords", c_function(HELD.acquire))
+        HELD.acquire(blocking=True, timeout=3600)
+        return
+    register("keywords", c_function(QUEUE.get) if legacy else repr(_queue.SimpleQueue.get))
     QUEUE.get(block=True, timeout=3600)
 
 
@@ -183,18 +204,17 @@ def main():
     deadline = time.time() + 30
     while len(RECORDS) < len(TARGETS):
         if time.time() > deadline:
-            raise SystemExit(f"only {sorted(r for r, _ in RECORDS.values())} registered")
+            raise SystemExit(f"only {sorted(r for r, _, _ in RECORDS.values())} registered")
         time.sleep(0.05)
     time.sleep(0.5)  # every thread reaches its call after registering
-    idents = {t.native_id: t.ident for t in threading.enumerate()}
     frames = sys._current_frames()
     threads = []
-    for native_id, (role, callees) in RECORDS.items():
+    for native_id, (role, callees, ident) in RECORDS.items():
         threads.append({"native_id": native_id, "role": role,
-                        "calling": expected_calling(callees, frames[idents[native_id]])})
+                        "calling": expected_calling(callees, frames[ident])})
     # park() -> time.sleep above main() and <module>, which call Python functions.
     main_calling = [c_function(time.sleep)] + expected_calling([], sys._getframe())
-    threads.append({"native_id": threading.get_native_id(), "role": "main",
+    threads.append({"native_id": get_native_id(), "role": "main",
                     "calling": main_calling})
     write_truth(TRUTH, truth_of("calls", threads))
     park()
