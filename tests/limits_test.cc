@@ -701,7 +701,7 @@ class HeapLists {
     RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
     ObjectReader reader(memory, p_.layout);
     ValueFormatter types(reader);
-    auto census = TakeHeapCensus(reader, types, {p_.interp}, options);
+    auto census = TakeHeapCensus(reader, types, {{p_.interp, {}}}, options);
     EXPECT_TRUE(census.ok()) << census.error().message;
     return census.ok() ? *census : HeapCensus{};
   }

@@ -17,9 +17,10 @@ namespace {
 // Sizes are bounded one by one (object_size.cc), not their sum over 2^28 hostile objects.
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
-class CensusWalk {
+class CensusWalk : public HeapObjectSink {
  public:
-  CensusWalk(ObjectReader& objects, ValueFormatter& types, const std::vector<uint64_t>& interpreters,
+  CensusWalk(ObjectReader& objects, ValueFormatter& types,
+             const std::vector<HeapInterpreter>& interpreters,
              const HeapOptions& options, HeapCensus& census)
       : objects_(objects), types_(types), interpreters_(interpreters), options_(options),
         census_(census),
@@ -60,14 +61,30 @@ class CensusWalk {
                             node + objects_.layout().gc.head_size, list_name));
         return;
       }
-      Count(node + objects_.layout().gc.head_size);
-      if (stopped_) return;
+      if (!Object(node + objects_.layout().gc.head_size)) return;
       previous = node;
       node = links[0] & mask_;
     }
   }
 
-  bool stopped() const { return stopped_; }
+  bool stopped() const { return stopped_ || limited_; }
+  bool limited() const { return limited_; }
+
+  // HeapObjectSink: the mimalloc walk's objects and damage.
+  bool Object(uint64_t object) override {
+    if (counted_ >= options_.max_objects) {
+      limited_ = true;
+      return false;
+    }
+    ++counted_;
+    Count(object);
+    return !stopped_;
+  }
+  void Damaged(std::string what) override {
+    if (OutOfBudget()) return;
+    if (census_.damaged++ == 0) first_damage_ = std::move(what);
+  }
+  bool Stopped() override { return stopped() || OutOfBudget(); }
 
   // The first damage seen, and how much there was: one warning.
   void Finish() {
@@ -89,11 +106,6 @@ class CensusWalk {
     RemoteMemory& memory = objects_.memory();
     if (memory.budget().Exhausted() || memory.BudgetExhausted()) stopped_ = true;
     return stopped_;
-  }
-
-  void Damaged(std::string what) {
-    if (OutOfBudget()) return;
-    if (census_.damaged++ == 0) first_damage_ = std::move(what);
   }
 
   void Count(uint64_t object) {
@@ -146,9 +158,9 @@ class CensusWalk {
   std::string UnnamedTypeName(uint64_t type, const std::string& fallback) {
     if (!static_names_) {
       static_names_.emplace();
-      for (uint64_t interp : interpreters_) {
+      for (const HeapInterpreter& interp : interpreters_) {
         if (!static_names_->empty()) break;
-        *static_names_ = StaticTypeNames(objects_, interp);
+        *static_names_ = StaticTypeNames(objects_, interp.address);
       }
     }
     auto found = static_names_->find(type);
@@ -172,7 +184,7 @@ class CensusWalk {
 
   ObjectReader& objects_;
   ValueFormatter& types_;
-  const std::vector<uint64_t>& interpreters_;
+  const std::vector<HeapInterpreter>& interpreters_;
   const HeapOptions& options_;
   HeapCensus& census_;
   const uint64_t mask_;
@@ -181,24 +193,36 @@ class CensusWalk {
   std::optional<std::unordered_map<uint64_t, std::string>> static_names_;
   std::optional<size_t> other_group_;
   std::string first_damage_;
+  uint64_t counted_ = 0;  // objects met, for --limit-objects
   bool stopped_ = false;
+  bool limited_ = false;
 };
 
 }  // namespace
 
 Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
-                                  const std::vector<uint64_t>& interpreters,
+                                  const std::vector<HeapInterpreter>& interpreters,
                                   const HeapOptions& options) {
   const Layout& l = objects.layout();
-  if (l.free_threaded) return MakeError("py-heap: free-threaded builds are not read yet");
-  if (l.gc.generations == kAbsent || l.interp.gc == kAbsent) {
-    return MakeError(fmt::format("py-heap: Python {} is not read yet (3.11 and newer are)",
-                                 l.version.ToString()));
+  if (l.free_threaded ? l.mimalloc.tstate_heaps == kAbsent
+                      : l.gc.generations == kAbsent || l.interp.gc == kAbsent) {
+    return MakeError(fmt::format("py-heap: {}Python {} is not read yet (3.11 and newer are{})",
+                                 l.free_threaded ? "free-threaded " : "", l.version.ToString(),
+                                 l.free_threaded ? "; free-threaded: 3.13 and 3.14" : ""));
   }
   HeapCensus census;
   census.interpreters = interpreters.size();
   CensusWalk walk(objects, types, interpreters, options, census);
-  for (uint64_t interp : interpreters) {
+  for (const HeapInterpreter& interpreter : interpreters) {
+    const uint64_t interp = interpreter.address;
+    if (l.free_threaded) {
+      MimallocWalkResult heaps =
+          VisitMimallocObjects(objects, interp, interpreter.thread_states, walk, options.mimalloc);
+      if (heaps.cut) census.complete = false;
+      for (std::string& warning : heaps.warnings) census.warnings.push_back(std::move(warning));
+      if (walk.Stopped()) break;
+      continue;
+    }
     const uint64_t gc = interp + uint64_t(l.interp.gc);
     // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
     if (l.interp.gc_collecting != kAbsent &&
@@ -215,8 +239,15 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
     if (!walk.stopped()) walk.WalkList(gc + l.gc.permanent, "permanent generation");
     if (walk.stopped()) break;
   }
+  walk.Stopped();  // notes a budget that ran out inside the last read
   walk.Finish();
-  if (walk.stopped()) {
+  if (walk.limited()) {
+    census.complete = false;
+    census.limited = true;
+    census.warnings.push_back(fmt::format(
+        "the census stopped after {} objects (--limit-objects): the rest are not counted...truncated",
+        options.max_objects));
+  } else if (walk.stopped()) {
     census.complete = false;
     census.warnings.push_back(objects.memory().BudgetWarning().value_or(
         "the census stopped: output is incomplete...truncated"));

@@ -1,6 +1,8 @@
 // py-heap's census: every object on the collector's lists of each interpreter (default
 // builds: the three generations and the permanent generation of gc.freeze()), grouped by
-// type, with count and bytes as sys.getsizeof gives them (object_size.h).
+// type, with count and bytes as sys.getsizeof gives them (object_size.h); free-threaded
+// builds: the tracked objects of the mimalloc heaps, as gc.get_objects() visits them
+// (mimalloc_heaps.h).
 //
 // Hostile-safe: each list is circular, through its head; a node whose _gc_prev does not point
 // back at the node before it, or that cannot be read, is a broken link: counted as damaged
@@ -15,6 +17,7 @@
 
 #include "core/base/limits.h"
 #include "core/base/result.h"
+#include "core/heap/mimalloc_heaps.h"
 #include "core/objects/objects.h"
 #include "core/objects/values.h"
 
@@ -34,21 +37,32 @@ struct HeapCensus {
   // Objects whose type or size could not be read, and broken links: in no group.
   uint64_t damaged = 0;
   std::vector<HeapGroup> groups;  // most bytes first (then count, name)
-  // False when a list was cut (a cap, a broken link) or the budget stopped the walk.
+  // False when a list was cut (a cap, a broken link), the budget or --limit-objects stopped
+  // the walk.
   bool complete = true;
+  // The census stopped at HeapOptions::max_objects (--limit-objects): the rest is not counted.
+  bool limited = false;
   std::vector<std::string> warnings;
 };
 
 struct HeapOptions {
   uint64_t max_list_objects = kMaxGcListObjects;
   size_t max_types = kMaxHeapTypes;
+  // Objects counted before the census stops (--limit-objects); the rest are not read.
+  uint64_t max_objects = UINT64_MAX;
+  MimallocLimits mimalloc;
 };
 
-// The census of the interpreters at `interpreters`. `types` names the types (a core without
-// its executable has no tp_name of static types: the builtins dict names them). Fails on a
-// free-threaded build, whose tracked objects are not on lists.
+struct HeapInterpreter {
+  uint64_t address = 0;
+  // Its thread states: on free-threaded builds each holds mimalloc heaps of objects.
+  std::vector<uint64_t> thread_states;
+};
+
+// The census of `interpreters`. `types` names the types (a core without its executable has no
+// tp_name of static types: the builtins dict names them).
 Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
-                                  const std::vector<uint64_t>& interpreters,
+                                  const std::vector<HeapInterpreter>& interpreters,
                                   const HeapOptions& options = {});
 
 }  // namespace pyunwind

@@ -27,6 +27,12 @@ void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent) {
   l.gc.permanent = permanent;
 }
 
+void AddMimallocFacts(Layout& l, int32_t after_tstate) {
+  if (!l.free_threaded || l.tstate.size <= 0) return;
+  l.mimalloc.tstate_heaps = l.tstate.size + after_tstate;
+  l.gc.head_size = 0;
+}
+
 void AddObjectFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
   // PyTypeObject (Include/cpython/object.h).

@@ -25,6 +25,11 @@ void AddHeapFacts(Layout& l);
 // The collector's lists at `generations` and `permanent` inside struct _gc_runtime_state,
 // on default builds (free-threaded ones keep tracked objects in mimalloc heaps instead).
 void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent);
+// Free-threaded builds: where _PyThreadStateImpl keeps its mimalloc heaps, `after_tstate`
+// bytes past the PyThreadState that _Py_DebugOffsets sizes (layout.h, Layout::Mimalloc), and
+// no PyGC_Head before an object (sys.getsizeof adds only the pre-header). No-op on default
+// builds.
+void AddMimallocFacts(Layout& l, int32_t after_tstate);
 
 // 3.11 and 3.12, which have no _Py_DebugOffsets: the fields both declare
 // alike, and the tstate->dict key under which _asyncio keeps the running loop

@@ -9,9 +9,9 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
   const HeapCensus& census = *view.census;
   std::string out = fmt::format(
       "{{\"interpreters\":{},\"objects\":{},\"bytes\":{},\"types\":{},\"damaged\":{},"
-      "\"complete\":{},\"groups\":[",
+      "\"complete\":{},\"limited\":{},\"groups\":[",
       census.interpreters, census.objects, census.bytes, census.groups.size(), census.damaged,
-      census.complete ? "true" : "false");
+      census.complete ? "true" : "false", census.limited ? "true" : "false");
   uint64_t unshown = view.not_shown;
   for (size_t i = 0; i < view.shown.size(); ++i) {
     const HeapGroup& group = view.shown[i];
