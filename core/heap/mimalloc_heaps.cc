@@ -1,6 +1,7 @@
 #include "core/heap/mimalloc_heaps.h"
 
 #include <cstring>
+#include <unordered_set>
 
 #include <fmt/format.h>
 
@@ -15,26 +16,6 @@ T Field(const uint8_t* bytes, int32_t offset) {
   std::memcpy(&value, bytes + offset, sizeof value);
   return value;
 }
-
-// Brent's cycle check for one remote singly linked list: Step(node) is false once `node` was
-// met before (each list is also capped by its caller).
-class LoopCheck {
- public:
-  bool Step(uint64_t node) {
-    if (node == saved_) return false;
-    if (++steps_ == power_) {
-      saved_ = node;
-      power_ *= 2;
-      steps_ = 0;
-    }
-    return true;
-  }
-
- private:
-  uint64_t saved_ = 0;
-  uint64_t power_ = 1;
-  uint64_t steps_ = 0;
-};
 
 class MimallocWalk {
  public:
@@ -106,6 +87,7 @@ class MimallocWalk {
   // Spends the work budget; false once it ran out (the sink then says Stopped()).
   bool Spend() { return memory_.budget().Spend(Work::kHeapObjects, 1); }
 
+  // A page met for the first time, within the cap; false (with a warning) past the cap.
   bool CountPage() {
     if (result_.pages >= limits_.max_pages) {
       result_.cut = true;
@@ -127,11 +109,10 @@ class MimallocWalk {
         sink_.Damaged(fmt::format("cannot read the page queue at {:#x}", queue));
         continue;
       }
-      LoopCheck loop;
       while (*page != 0 && !Stop()) {
-        if (!loop.Step(*page)) {
-          sink_.Damaged(fmt::format("the page queue at {:#x} loops back to the page at {:#x}: "
-                                    "it is cut there",
+        if (!pages_seen_.insert(*page).second) {  // a loop, or a page of two queues
+          sink_.Damaged(fmt::format("the page queue at {:#x} meets the page at {:#x} a second "
+                                    "time: it is cut there",
                                     queue, *page));
           break;
         }
@@ -149,7 +130,6 @@ class MimallocWalk {
 
   // The abandoned segments linked through abandoned_next, and their pages of the GC heaps.
   void VisitSegments(uint64_t segment) {
-    LoopCheck loop;
     for (uint64_t walked = 0; segment != 0 && !Stop(); ++walked) {
       if (walked >= limits_.max_segments) {
         result_.cut = true;
@@ -158,7 +138,7 @@ class MimallocWalk {
             limits_.max_segments));
         return;
       }
-      if (!loop.Step(segment) || (segment & segment_mask_) != 0) {
+      if (!segments_seen_.insert(segment).second || (segment & segment_mask_) != 0) {
         sink_.Damaged(fmt::format("the list of abandoned segments is broken at {:#x}: it is cut "
                                   "there", segment));
         return;
@@ -289,6 +269,9 @@ class MimallocWalk {
   MimallocWalkResult& result_;
   const uint64_t segment_mask_;
   std::vector<uint64_t> free_;  // one bit a block of the page being visited
+  // Each page and segment is visited once: a loop, or one listed twice, is damage.
+  std::unordered_set<uint64_t> pages_seen_;
+  std::unordered_set<uint64_t> segments_seen_;
 };
 
 }  // namespace
