@@ -839,7 +839,8 @@ class MimallocHeaps {
     }
     p.target.Put<int32_t>(tld + m.tld_size, 1);  // initialized
     // An empty pool of abandoned segments inside the interpreter state.
-    p.target.PutU64(tld + m.tld_abandoned_pool, p.interp + p.layout.interp.size - 72);
+    pool_ = p.interp + p.layout.interp.size - 72;
+    p.target.PutU64(tld + m.tld_abandoned_pool, pool_);
     p.target.Map(kSegment, 8 * (1 << m.slice_shift));
     thing_ = lists_.Type("Thing");
   }
@@ -875,6 +876,31 @@ class MimallocHeaps {
       p_.target.PutU64(Block(page, blocks[i]), i + 1 < blocks.size() ? Block(page, blocks[i + 1]) : 0);
     }
   }
+  // An abandoned segment in the pool (its `abandoned` list, tagged in the low bits), its
+  // slices: the segment's own, then a page of `tracked` objects of the GC heap, then one of the
+  // non-GC object heap (not looked at). Returns the segment.
+  uint64_t AbandonSegment(uint16_t tracked) {
+    const Layout::Mimalloc& m = layout_.mimalloc;
+    const uint64_t segment = kSegment + (uint64_t{1} << m.segment_shift);
+    p_.target.Map(segment, 3 * (1 << m.slice_shift));
+    p_.target.PutU64(segment + m.segment_slice_entries, 3);
+    for (int slice = 0; slice < 3; ++slice) {
+      const uint64_t page = segment + m.segment_slices + uint64_t(slice) * m.page_size;
+      const uint16_t blocks = slice == 0 ? 1 : tracked;
+      p_.target.Put<uint32_t>(page + m.page_slice_count, 1);
+      p_.target.Put<uint8_t>(page + m.page_tag_byte, uint8_t((slice == 2 ? 1 : m.heap_gc) << m.page_tag_shift));
+      p_.target.Put<uint16_t>(page + m.page_capacity, blocks);
+      p_.target.Put<uint32_t>(page + m.page_used, blocks);
+      p_.target.Put<uint32_t>(page + m.page_block_size, kBlock);
+      for (uint16_t i = 0; slice != 0 && i < blocks; ++i) {
+        const uint64_t block = segment + (uint64_t(slice) << m.slice_shift) + 3 * kBlock + i * kBlock;
+        p_.target.PutU64(block + layout_.object.ob_type, thing_);
+        p_.target.Put<uint8_t>(block + m.object_gc_bits, m.tracked_bit);
+      }
+    }
+    p_.target.PutU64(pool_ + m.pool_abandoned, segment | 5);
+    return segment;
+  }
   HeapCensus Take(const HeapOptions& options = {},
                   const WorkBudget::Amounts& work = WorkBudget::kDefaultLimits) {
     RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
@@ -891,11 +917,13 @@ class MimallocHeaps {
   HeapLists lists_;
   Layout layout_;
   uint64_t tstate_ = 0;
+  uint64_t pool_ = 0;
   uint64_t thing_ = 0;
 };
 
 // The used blocks are those on none of the page's three free lists (thread_free's flag bits
-// ignored), and of those the tracked objects are counted; --limit-objects stops the census.
+// ignored), and of those the tracked objects are counted; --limit-objects stops the census;
+// the GC pages of abandoned segments count too.
 TEST(Limits, HeapFreeThreadedCountsTrackedBlocksOffTheFreeLists) {
   Limits p(1 << 20);
   MimallocHeaps heaps(p);
@@ -919,6 +947,15 @@ TEST(Limits, HeapFreeThreadedCountsTrackedBlocksOffTheFreeLists) {
   EXPECT_EQ(first.objects, 5u);
   EXPECT_TRUE(first.limited);
   EXPECT_FALSE(first.complete);
+
+  // The objects of a thread that ended: its GC pages in the interpreter's pool, looked at once
+  // (a segment listed twice is damage).
+  const uint64_t segment = heaps.AbandonSegment(7);
+  EXPECT_EQ(heaps.Take().objects, census.objects + 7);
+  p.target.PutU64(segment + m.segment_abandoned_next, segment);
+  const HeapCensus looping = heaps.Take();
+  EXPECT_EQ(looping.objects, census.objects + 7);
+  EXPECT_EQ(looping.damaged, 1u);
 }
 
 // A page whose free list loops or leaves it, a page of impossible sizes, and a queue that

@@ -245,7 +245,8 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
     census.complete = false;
     census.limited = true;
     census.warnings.push_back(fmt::format(
-        "the census stopped after {} objects (--limit-objects): the rest are not counted...truncated",
+        "the census stopped after {} objects (--limit-objects): the rest are not "
+        "counted...truncated",
         options.max_objects));
   } else if (walk.stopped()) {
     census.complete = false;

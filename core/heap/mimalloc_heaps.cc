@@ -1,6 +1,7 @@
 #include "core/heap/mimalloc_heaps.h"
 
 #include <cstring>
+#include <optional>
 #include <unordered_set>
 
 #include <fmt/format.h>
@@ -103,7 +104,8 @@ class MimallocWalk {
   // A heap's pages: the queues of each size class, linked through `next`.
   void VisitHeap(uint64_t heap, uint64_t object_offset) {
     for (int32_t q = 0; q < m_.page_queues && !Stop(); ++q) {
-      const uint64_t queue = heap + uint64_t(m_.heap_pages) + uint64_t(q) * uint64_t(m_.page_queue_size);
+      const uint64_t queue =
+          heap + uint64_t(m_.heap_pages) + uint64_t(q) * uint64_t(m_.page_queue_size);
       auto page = memory_.ReadPointer(queue);
       if (!page) {
         sink_.Damaged(fmt::format("cannot read the page queue at {:#x}", queue));
@@ -237,7 +239,9 @@ class MimallocWalk {
         }
         free_[i / 64] |= uint64_t{1} << (i % 64);
         auto next = memory_.ReadPointer(block);
-        if (!next) return PageDamaged(page, fmt::format("has an unreadable free block at {:#x}", block));
+        if (!next) {
+          return PageDamaged(page, fmt::format("has an unreadable free block at {:#x}", block));
+        }
         block = *next;
       }
     }

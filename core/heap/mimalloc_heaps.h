@@ -7,8 +7,9 @@
 //
 // A block is used unless it is on its page's free, local_free or thread-free list
 // (mi_heap_area_visit_blocks). Hostile-safe: every list (page queues, segments, free lists) is
-// capped, and a page or segment met twice, or a free block met twice, is damage; a page whose sizes do not fit its slices or whose free lists leave
-// it is damaged and not counted, and the walk goes on with the next page.
+// capped, and a page or segment met twice, or a free block met twice, is damage; a page whose
+// sizes do not fit its slices or whose free lists leave it is damaged and not counted, and the
+// walk goes on with the next page.
 #pragma once
 
 #include <cstdint>
