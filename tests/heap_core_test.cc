@@ -13,7 +13,9 @@
 //     default build's core of the same version. 3.13t immortalizes (and so untracks) functions,
 //     classes, modules and their dicts once a second thread starts (_Py_SetImmortal), so
 //     gc.get_objects() lists few: its `function` count is not checked;
-//   * --limit-objects N stops the census at N objects, says so in one warning and in JSON.
+//   * --limit-objects N stops the census at N objects, says so in one warning and in JSON;
+//   * --containers N: the N largest containers, most bytes first, each of a container type and
+//     within its type's group; the largest of 1 is the first of 8.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -129,6 +131,31 @@ TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
                                                "(--limit-objects): the rest are not "
                                                "counted...truncated"}));
   EXPECT_EQ(heap.at("limited"), false);
+
+  // The largest containers: ranked, of container types, each within its type's group, the
+  // first of 1 the first of 8.
+  const CommandOutput ranked = RunCommand("py-heap", {"--json", "--containers", "8"}, context);
+  ASSERT_FALSE(ranked.failed) << ranked.text;
+  const Json containers = Json::parse(ranked.text).at("containers");
+  ASSERT_EQ(containers.size(), 8u) << containers;
+  uint64_t larger = UINT64_MAX;
+  for (const Json& container : containers) {
+    const std::string type = container.at("type");
+    const uint64_t size = container.at("bytes"), length = container.at("length");
+    EXPECT_LE(size, larger) << container;
+    larger = size;
+    EXPECT_LE(size, SumOf(heap, type, "bytes")) << container;
+    EXPECT_TRUE(type == "dict" || type == "list" || type == "tuple" || type == "set" ||
+                type == "frozenset")
+        << container;
+    EXPECT_GE(size, 8 * length) << container;  // every item, key or element takes a slot
+  }
+  const CommandOutput one = RunCommand("py-heap", {"--json", "--containers", "1"}, context);
+  ASSERT_FALSE(one.failed) << one.text;
+  EXPECT_EQ(Json::parse(one.text).at("containers"), Json::array({containers.at(0)}));
+  EXPECT_EQ(heap.at("containers"), Json::array());
+  const CommandOutput shown = RunCommand("py-heap", {"--top", "1", "--containers", "2"}, context);
+  EXPECT_NE(shown.text.find("\nlargest containers:\n"), std::string::npos) << shown.text;
 
   if (!free_threaded) return;
   // The same scenario's core of the default build of this version.

@@ -133,6 +133,8 @@ inline constexpr int64_t kMaxRingCapacity = 1 << 24;
 // the target (a million objects read about 60 MB of pages).
 inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
 inline constexpr size_t kMaxHeapTypes = 1 << 16;
+// py-heap --containers N: the largest containers kept (a heap of N entries).
+inline constexpr size_t kMaxHeapContainers = 10000;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 // Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
 // at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,

@@ -35,6 +35,7 @@ CommandOutput RunPyHeap(const ParsedArgs& args, CommandContext& context) {
   if (!interpreters.empty()) types.UseBuiltinsOf(interpreters.front().address);
   HeapOptions options;
   if (auto limit = args.Number("--limit-objects")) options.max_objects = *limit;
+  if (auto containers = args.Number("--containers")) options.containers = *containers;
   auto census = TakeHeapCensus(target.objects(), types, interpreters, options);
   if (!census.ok()) return Failure(census.error().message);
   std::vector<std::string> warnings = target.location().warnings;

@@ -17,6 +17,11 @@ namespace {
 // Sizes are bounded one by one (object_size.cc), not their sum over 2^28 hostile objects.
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
+// --containers' order: most bytes first, then by address.
+bool Larger(const HeapContainer& a, const HeapContainer& b) {
+  return a.bytes != b.bytes ? a.bytes > b.bytes : a.address < b.address;
+}
+
 class CensusWalk : public HeapObjectSink {
  public:
   CensusWalk(ObjectReader& objects, ValueFormatter& types,
@@ -124,6 +129,30 @@ class CensusWalk : public HeapObjectSink {
     HeapGroup& group = census_.groups[entry->group];
     ++group.count;
     group.bytes = SaturatingAdd(group.bytes, *size);
+    if (options_.containers != 0 && IsContainer(entry->size)) {
+      KeepIfLarge(object, *type, group, entry->size, *size);
+    }
+  }
+
+  // The largest containers so far, in a heap whose top is the smallest kept.
+  void KeepIfLarge(uint64_t object, uint64_t type_address, const HeapGroup& group,
+                   const TypeSize& type, uint64_t bytes) {
+    std::vector<HeapContainer>& kept = census_.containers;
+    const size_t most = std::min(options_.containers, kMaxHeapContainers);
+    if (kept.size() >= most && !Larger(HeapContainer{object, 0, {}, 0, bytes}, kept.front())) {
+      return;
+    }
+    auto length = ContainerLength(objects_, object, type);
+    if (!length.ok()) {
+      Damaged(length.error().message);
+      return;
+    }
+    if (kept.size() >= most) {
+      std::pop_heap(kept.begin(), kept.end(), Larger);
+      kept.pop_back();
+    }
+    kept.push_back({object, type_address, group.name, *length, bytes});
+    std::push_heap(kept.begin(), kept.end(), Larger);
   }
 
   // The type's group and sizes, read once; null (counted as damaged) when unreadable.
@@ -255,6 +284,7 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   }
   if (census.damaged != 0) census.complete = false;
   std::erase_if(census.groups, [](const HeapGroup& g) { return g.count == 0; });
+  std::sort(census.containers.begin(), census.containers.end(), Larger);
   std::sort(census.groups.begin(), census.groups.end(), [](const HeapGroup& a, const HeapGroup& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;

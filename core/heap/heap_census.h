@@ -30,6 +30,15 @@ struct HeapGroup {
   uint64_t bytes = 0;
 };
 
+// One of the largest containers (--containers N).
+struct HeapContainer {
+  uint64_t address = 0;
+  uint64_t type = 0;
+  std::string type_name;  // its group's name
+  uint64_t length = 0;    // len(): items, keys or elements
+  uint64_t bytes = 0;     // sys.getsizeof
+};
+
 struct HeapCensus {
   size_t interpreters = 0;
   uint64_t objects = 0;  // the sum of the groups' counts
@@ -37,6 +46,9 @@ struct HeapCensus {
   // Objects whose type or size could not be read, and broken links: in no group.
   uint64_t damaged = 0;
   std::vector<HeapGroup> groups;  // most bytes first (then count, name)
+  // The HeapOptions::containers largest lists, tuples, dicts, sets and frozensets counted, most
+  // bytes first (then address).
+  std::vector<HeapContainer> containers;
   // False when a list was cut (a cap, a broken link), the budget or --limit-objects stopped
   // the walk.
   bool complete = true;
@@ -50,6 +62,8 @@ struct HeapOptions {
   size_t max_types = kMaxHeapTypes;
   // Objects counted before the census stops (--limit-objects); the rest are not read.
   uint64_t max_objects = UINT64_MAX;
+  // How many of the largest containers to keep (--containers; at most kMaxHeapContainers).
+  size_t containers = 0;
   MimallocLimits mimalloc;
 };
 

@@ -18,8 +18,8 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 void AddObjectFacts(Layout& l);
 
 // 3.11+: what py-heap reads besides the collector's lists (each minor's file gives those):
-// tp_itemsize after tp_basicsize, PyListObject's allocated after ob_item, PySetObject's
-// smalltable after hash and finger, and the pre-header flags sys.getsizeof counts. Default
+// tp_itemsize after tp_basicsize, PyListObject's allocated after ob_item, PySetObject's used
+// after fill and smalltable after hash and finger, and the pre-header flags sys.getsizeof counts. Default
 // builds only take the lists; the sizes hold for both.
 void AddHeapFacts(Layout& l);
 // The collector's lists at `generations` and `permanent` inside struct _gc_runtime_state,

@@ -314,6 +314,7 @@ struct Layout {
   } managed_dict;
 
   struct Set {  // PySetObject; setentry {key, hash} (2.7: {hash, key})
+    int32_t used = kAbsent;  // len(): the active entries (py-heap --containers)
     int32_t mask = kAbsent;
     int32_t table = kAbsent;
     int32_t entry_key = 0;  // in a 16-byte setentry
