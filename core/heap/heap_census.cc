@@ -22,7 +22,7 @@ bool Larger(const HeapContainer& a, const HeapContainer& b) {
   return a.bytes != b.bytes ? a.bytes > b.bytes : a.address < b.address;
 }
 
-class CensusWalk : public HeapObjectSink {
+class CensusWalk final : public HeapObjectSink {
  public:
   CensusWalk(ObjectReader& objects, ValueFormatter& types,
              const std::vector<HeapInterpreter>& interpreters,
