@@ -991,6 +991,22 @@ TEST(Limits, HeapFreeThreadedDamagedPagesAreCountedAndTheWalkGoesOn) {
   EXPECT_EQ(census.damaged, 1u);
 }
 
+// A free-threaded build whose heaps' place is not known (3.15t: no core of one to check it
+// on) is refused in one line.
+TEST(Limits, HeapFreeThreadedWithoutMimallocFactsIsRefused) {
+  Limits p(1 << 20);
+  Layout layout = p.layout;
+  layout.free_threaded = true;
+  RemoteMemory memory(p.target);
+  ObjectReader reader(memory, layout);
+  ValueFormatter types(reader);
+  auto census = TakeHeapCensus(reader, types, {{p.interp, {}}});
+  ASSERT_FALSE(census.ok());
+  EXPECT_EQ(census.error().message,
+            "py-heap: free-threaded Python 3.11.2 is not read yet (3.11 and newer are; "
+            "free-threaded: 3.13 and 3.14)");
+}
+
 // The cap on pages looked at, and the work budget (a block at a time), stop the census with
 // one warning each.
 TEST(Limits, HeapFreeThreadedStopsAtThePageCapAndTheWorkBudget) {
