@@ -119,7 +119,7 @@ std::set<std::string> EmittedKeys(const std::filesystem::path& cores) {
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--all", "--stats"}), keys);
     CollectKeys(RunJson(target, "py-tasks", {"--json", "--summary"}), keys);
     CollectKeys(RunJson(target, "py-waits", {"--json"}), keys);
-    CollectKeys(RunJson(target, "py-heap", {"--json"}), keys);
+    CollectKeys(RunJson(target, "py-heap", {"--json", "--containers", "3"}), keys);
     const std::optional<uint64_t> thread = ThreadWithPythonFrame(all);
     EXPECT_TRUE(thread.has_value()) << "no thread with a Python frame";
     if (thread) CollectKeys(RunJson(target, "py-locals", {"--json"}, thread), keys);

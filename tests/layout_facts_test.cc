@@ -1,5 +1,5 @@
 // The facts each per-minor file (core/layout/python3XX.cc) and facts.cc add
-// for tasks, coroutines, frames, collections and types, field by field
+// for tasks, coroutines, frames, collections, types and free-threaded builds' mimalloc heaps,
 // against the debug info of the fixture interpreters
 // (../shared/fixtures/layouts/*.tsv). 3.11 and 3.12 layouts come from their
 // files alone; 3.13+ from the real _Py_DebugOffsets block of the fixture's
@@ -93,6 +93,7 @@ TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
   }
 
   // Collections, modules, weak references.
+  expect("set.used", l.set.used, f.Offset("PySetObject", "used"));
   expect("set.mask", l.set.mask, f.Offset("PySetObject", "mask"));
   expect("set.table", l.set.table, f.Offset("PySetObject", "table"));
   expect("weakref.wr_object", l.weakref.wr_object, f.Offset("PyWeakReference", "wr_object"));
@@ -128,6 +129,22 @@ TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
            f.Get("struct _gc_runtime_state", "generations").value_or(testing::Member{}).size);
   } else {
     expect("gc.generations (free-threaded: none)", l.gc.generations, kAbsent);
+    // Where a thread keeps its mimalloc heaps, the data that follows them, and `initialized`
+    // after it; the interpreter's pool (the threads' data points at it) after 4 cache lines.
+    const char* impl = "struct _PyThreadStateImpl";
+    expect("mimalloc.tstate_heaps", l.mimalloc.tstate_heaps, f.Offset(impl, "mimalloc.heaps"));
+    expect("mimalloc.heap_count * heap_size", l.mimalloc.heap_count * l.mimalloc.heap_size,
+           f.Get(impl, "mimalloc.heaps").value_or(testing::Member{}).size);
+    expect("mimalloc.tld_size", l.mimalloc.tld_size,
+           f.Get(impl, "mimalloc.tld").value_or(testing::Member{}).size);
+    expect("mimalloc.tld", l.mimalloc.tstate_heaps + l.mimalloc.heap_count * l.mimalloc.heap_size,
+           f.Offset(impl, "mimalloc.tld"));
+    expect("mimalloc.initialized",
+           l.mimalloc.tstate_heaps + l.mimalloc.heap_count * l.mimalloc.heap_size +
+               l.mimalloc.tld_size,
+           f.Offset(impl, "mimalloc.initialized"));
+    expect("mimalloc.abandoned_pool size", l.mimalloc.pool_abandoned + 4 * 64,
+           f.Get("struct _is", "mimalloc.abandoned_pool").value_or(testing::Member{}).size);
   }
 
   // Exceptions: being raised, and the innermost item being handled.

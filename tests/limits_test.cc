@@ -701,7 +701,7 @@ class HeapLists {
     RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
     ObjectReader reader(memory, p_.layout);
     ValueFormatter types(reader);
-    auto census = TakeHeapCensus(reader, types, {p_.interp}, options);
+    auto census = TakeHeapCensus(reader, types, {{p_.interp, {}}}, options);
     EXPECT_TRUE(census.ok()) << census.error().message;
     return census.ok() ? *census : HeapCensus{};
   }
@@ -813,6 +813,222 @@ TEST(Limits, HeapCensusStopsWithTheWorkBudget) {
   EXPECT_FALSE(census.complete);
   EXPECT_EQ(census.warnings, std::vector<std::string>{
       "the work budget of one command ran out (more than 150 heap objects visited): output is "
+      "incomplete...truncated"});
+}
+
+// A free-threaded interpreter's mimalloc heaps (core/heap/mimalloc_heaps.h), faked on the
+// 3.11 process: one thread state whose GC heap lists pages of a segment at kSegment, each page
+// one 64 KiB slice of blocks of 64 bytes, each a free-threaded object header (ob_gc_bits at 11,
+// ob_type at 24).
+class MimallocHeaps {
+ public:
+  static constexpr uint64_t kSegment = 0x7e0000000000;  // 32 MiB-aligned
+  static constexpr uint64_t kBlock = 64;
+
+  explicit MimallocHeaps(Limits& p) : p_(p), lists_(p), layout_(p.layout) {
+    layout_.free_threaded = true;
+    layout_.object.ob_type = 24;
+    layout_.gc.head_size = 0;
+    layout_.mimalloc.tstate_heaps = 64;
+    const Layout::Mimalloc& m = layout_.mimalloc;
+    tstate_ = p.heap.Alloc(64 + m.heap_count * m.heap_size + m.tld_size + 64);
+    const uint64_t tld = Heap(m.heap_count);
+    for (int32_t id = 0; id < m.heap_count; ++id) {
+      p.target.PutU64(Heap(id) + m.heap_tld, tld);
+      p.target.Put<uint8_t>(Heap(id) + m.heap_tag, uint8_t(id));
+    }
+    p.target.Put<int32_t>(tld + m.tld_size, 1);  // initialized
+    // An empty pool of abandoned segments inside the interpreter state.
+    pool_ = p.interp + p.layout.interp.size - 72;
+    p.target.PutU64(tld + m.tld_abandoned_pool, pool_);
+    p.target.Map(kSegment, 8 * (1 << m.slice_shift));
+    thing_ = lists_.Type("Thing");
+  }
+  uint64_t Heap(int32_t id) const {
+    return tstate_ + 64 + uint64_t(id) * uint64_t(layout_.mimalloc.heap_size);
+  }
+  // Slice `slice` (1-7) as a page of `capacity` blocks, every one a tracked Thing, queued after
+  // `after` (0: first in queue 0 of the GC heap). Returns the page.
+  uint64_t AddPage(int slice, uint16_t capacity, uint64_t after = 0) {
+    const Layout::Mimalloc& m = layout_.mimalloc;
+    const uint64_t page = kSegment + m.segment_slices + uint64_t(slice) * m.page_size;
+    p_.target.Put<uint32_t>(page + m.page_slice_count, 1);
+    p_.target.Put<uint16_t>(page + m.page_capacity, capacity);
+    p_.target.Put<uint32_t>(page + m.page_used, capacity);
+    p_.target.Put<uint32_t>(page + m.page_block_size, kBlock);
+    p_.target.PutU64(page + m.page_heap, Heap(m.heap_gc));
+    for (uint16_t i = 0; i < capacity; ++i) {
+      p_.target.PutU64(Block(page, i) + layout_.object.ob_type, thing_);
+      p_.target.Put<uint8_t>(Block(page, i) + m.object_gc_bits, m.tracked_bit);
+    }
+    p_.target.PutU64(after ? after + m.page_next : Heap(m.heap_gc) + m.heap_pages, page);
+    return page;
+  }
+  // Block i of a page made by AddPage: small blocks start three blocks into their slice.
+  uint64_t Block(uint64_t page, uint64_t i) const {
+    const uint64_t slice = (page - kSegment - layout_.mimalloc.segment_slices) / layout_.mimalloc.page_size;
+    return kSegment + (slice << layout_.mimalloc.slice_shift) + 3 * kBlock + i * kBlock;
+  }
+  // Links blocks into one of the page's free lists (`list`: a Layout::Mimalloc offset).
+  void FreeList(uint64_t page, int32_t list, const std::vector<uint64_t>& blocks, uint64_t flags = 0) {
+    p_.target.PutU64(page + list, (blocks.empty() ? 0 : Block(page, blocks[0])) | flags);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      p_.target.PutU64(Block(page, blocks[i]), i + 1 < blocks.size() ? Block(page, blocks[i + 1]) : 0);
+    }
+  }
+  // An abandoned segment in the pool (its `abandoned` list, tagged in the low bits), its
+  // slices: the segment's own, then a page of `tracked` objects of the GC heap, then one of the
+  // non-GC object heap (not looked at). Returns the segment.
+  uint64_t AbandonSegment(uint16_t tracked) {
+    const Layout::Mimalloc& m = layout_.mimalloc;
+    const uint64_t segment = kSegment + (uint64_t{1} << m.segment_shift);
+    p_.target.Map(segment, 3 * (1 << m.slice_shift));
+    p_.target.PutU64(segment + m.segment_slice_entries, 3);
+    for (int slice = 0; slice < 3; ++slice) {
+      const uint64_t page = segment + m.segment_slices + uint64_t(slice) * m.page_size;
+      const uint16_t blocks = slice == 0 ? 1 : tracked;
+      p_.target.Put<uint32_t>(page + m.page_slice_count, 1);
+      p_.target.Put<uint8_t>(page + m.page_tag_byte, uint8_t((slice == 2 ? 1 : m.heap_gc) << m.page_tag_shift));
+      p_.target.Put<uint16_t>(page + m.page_capacity, blocks);
+      p_.target.Put<uint32_t>(page + m.page_used, blocks);
+      p_.target.Put<uint32_t>(page + m.page_block_size, kBlock);
+      for (uint16_t i = 0; slice != 0 && i < blocks; ++i) {
+        const uint64_t block = segment + (uint64_t(slice) << m.slice_shift) + 3 * kBlock + i * kBlock;
+        p_.target.PutU64(block + layout_.object.ob_type, thing_);
+        p_.target.Put<uint8_t>(block + m.object_gc_bits, m.tracked_bit);
+      }
+    }
+    p_.target.PutU64(pool_ + m.pool_abandoned, segment | 5);
+    return segment;
+  }
+  HeapCensus Take(const HeapOptions& options = {},
+                  const WorkBudget::Amounts& work = WorkBudget::kDefaultLimits) {
+    RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
+    ObjectReader reader(memory, layout_);
+    ValueFormatter types(reader);
+    auto census = TakeHeapCensus(reader, types, {{p_.interp, {tstate_}}}, options);
+    EXPECT_TRUE(census.ok()) << census.error().message;
+    return census.ok() ? *census : HeapCensus{};
+  }
+  const Layout& layout() const { return layout_; }
+
+ private:
+  Limits& p_;
+  HeapLists lists_;
+  Layout layout_;
+  uint64_t tstate_ = 0;
+  uint64_t pool_ = 0;
+  uint64_t thing_ = 0;
+};
+
+// The used blocks are those on none of the page's three free lists (thread_free's flag bits
+// ignored), and of those the tracked objects are counted; --limit-objects stops the census;
+// the GC pages of abandoned segments count too.
+TEST(Limits, HeapFreeThreadedCountsTrackedBlocksOffTheFreeLists) {
+  Limits p(1 << 20);
+  MimallocHeaps heaps(p);
+  const Layout::Mimalloc& m = heaps.layout().mimalloc;
+  const uint64_t page = heaps.AddPage(1, 20);
+  heaps.FreeList(page, m.page_free, {2, 5});
+  heaps.FreeList(page, m.page_local_free, {7});
+  heaps.FreeList(page, m.page_thread_free, {9, 11}, 2);
+  p.target.Put<uint8_t>(heaps.Block(page, 0) + m.object_gc_bits, 0);  // untracked
+  heaps.AddPage(2, 10, page);
+  const HeapCensus census = heaps.Take();
+  EXPECT_EQ(census.objects, 20u - 5 - 1 + 10);
+  EXPECT_EQ(census.bytes, census.objects * 16);  // tp_basicsize; no collector header
+  EXPECT_EQ(census.damaged, 0u);
+  EXPECT_TRUE(census.complete);
+  EXPECT_TRUE(census.warnings.empty()) << census.warnings[0];
+
+  HeapOptions options;
+  options.max_objects = 5;
+  const HeapCensus first = heaps.Take(options);
+  EXPECT_EQ(first.objects, 5u);
+  EXPECT_TRUE(first.limited);
+  EXPECT_FALSE(first.complete);
+
+  // The objects of a thread that ended: its GC pages in the interpreter's pool, looked at once
+  // (a segment listed twice is damage).
+  const uint64_t segment = heaps.AbandonSegment(7);
+  EXPECT_EQ(heaps.Take().objects, census.objects + 7);
+  p.target.PutU64(segment + m.segment_abandoned_next, segment);
+  const HeapCensus looping = heaps.Take();
+  EXPECT_EQ(looping.objects, census.objects + 7);
+  EXPECT_EQ(looping.damaged, 1u);
+}
+
+// A page whose free list loops or leaves it, a page of impossible sizes, and a queue that
+// loops back: each counted as damaged (the page's objects not counted), the walk goes on and
+// ends; a heap that does not carry its own tag is not read.
+TEST(Limits, HeapFreeThreadedDamagedPagesAreCountedAndTheWalkGoesOn) {
+  Limits p(1 << 20);
+  MimallocHeaps heaps(p);
+  const Layout::Mimalloc& m = heaps.layout().mimalloc;
+  const uint64_t looping = heaps.AddPage(1, 8);
+  heaps.FreeList(looping, m.page_free, {1, 2});
+  p.target.PutU64(heaps.Block(looping, 2), heaps.Block(looping, 1));  // back to the first
+  const uint64_t leaving = heaps.AddPage(2, 8, looping);
+  heaps.FreeList(leaving, m.page_local_free, {3});
+  p.target.PutU64(heaps.Block(leaving, 3), heaps.Block(looping, 4));  // into another page
+  const uint64_t huge = heaps.AddPage(3, 8, leaving);
+  p.target.Put<uint16_t>(huge + m.page_capacity, 2000);  // 2000 blocks of 64 bytes > 64 KiB
+  const uint64_t good = heaps.AddPage(4, 6, huge);
+  p.target.PutU64(good + m.page_next, looping);  // the queue loops back
+  HeapCensus census = heaps.Take();
+  EXPECT_EQ(census.objects, 6u);
+  EXPECT_EQ(census.damaged, 4u);  // three pages and the loop
+  EXPECT_FALSE(census.complete);
+  ASSERT_EQ(census.warnings.size(), 1u);
+  EXPECT_EQ(census.warnings[0], fmt::format(
+      "4 damaged objects or links were not counted; the first: the mimalloc page at {:#x} has "
+      "a free list that leaves its blocks or loops (at {:#x}): its objects are not counted",
+      looping, heaps.Block(looping, 1)));
+
+  p.target.Put<uint8_t>(heaps.Heap(m.heap_gc) + m.heap_tag, 0);
+  census = heaps.Take();
+  EXPECT_EQ(census.objects, 0u);
+  EXPECT_EQ(census.damaged, 1u);
+}
+
+// A free-threaded build whose heaps' place is not known (3.15t: no core of one to check it
+// on) is refused in one line.
+TEST(Limits, HeapFreeThreadedWithoutMimallocFactsIsRefused) {
+  Limits p(1 << 20);
+  Layout layout = p.layout;
+  layout.free_threaded = true;
+  RemoteMemory memory(p.target);
+  ObjectReader reader(memory, layout);
+  ValueFormatter types(reader);
+  auto census = TakeHeapCensus(reader, types, {{p.interp, {}}});
+  ASSERT_FALSE(census.ok());
+  EXPECT_EQ(census.error().message,
+            "py-heap: free-threaded Python 3.11.2 is not read yet (3.11 and newer are; "
+            "free-threaded: 3.13 and 3.14)");
+}
+
+// The cap on pages looked at, and the work budget (a block at a time), stop the census with
+// one warning each.
+TEST(Limits, HeapFreeThreadedStopsAtThePageCapAndTheWorkBudget) {
+  Limits p(1 << 20);
+  MimallocHeaps heaps(p);
+  heaps.AddPage(2, 10, heaps.AddPage(1, 10));
+  HeapOptions options;
+  options.mimalloc.max_pages = 1;
+  HeapCensus census = heaps.Take(options);
+  EXPECT_EQ(census.objects, 10u);
+  EXPECT_FALSE(census.complete);
+  EXPECT_EQ(census.warnings, std::vector<std::string>{
+      "more than 1 mimalloc pages: the objects of the rest are not counted...truncated"});
+  EXPECT_EQ(MimallocLimits{}.max_pages, kMaxMimallocPages);
+
+  WorkBudget::Amounts work = WorkBudget::kDefaultLimits;
+  work[static_cast<size_t>(Work::kHeapObjects)] = 12;
+  census = heaps.Take({}, work);
+  EXPECT_LT(census.objects, 12u);
+  EXPECT_FALSE(census.complete);
+  EXPECT_EQ(census.warnings, std::vector<std::string>{
+      "the work budget of one command ran out (more than 12 heap objects visited): output is "
       "incomplete...truncated"});
 }
 

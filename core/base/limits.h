@@ -133,7 +133,15 @@ inline constexpr int64_t kMaxRingCapacity = 1 << 24;
 // the target (a million objects read about 60 MB of pages).
 inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
 inline constexpr size_t kMaxHeapTypes = 1 << 16;
+// py-heap --containers N: the largest containers kept (a heap of N entries).
+inline constexpr size_t kMaxHeapContainers = 10000;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
+// Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
+// at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,
+// stays near 40 MB; past it the rest are not counted, and a warning says so) and the abandoned
+// segments (32 MiB each) of the interpreter's pool.
+inline constexpr uint64_t kMaxMimallocPages = 1ull << 20;
+inline constexpr uint64_t kMaxAbandonedSegments = 1ull << 16;
 
 // py-bt --greenlets (core/greenlet/): greenlets whose stacks are read (more are counted and
 // said in a warning), types told apart as greenlet classes or not, and the C frames

@@ -122,6 +122,18 @@ const std::vector<OptionSpec> kPyHeapOptions = {
      .value_name = "NAME",
      .help = "only the groups of types named NAME (type(x).__name__ or the full tp_name)",
      .needs = "a type name"},
+    {.name = "--containers",
+     .kind = ValueKind::kNumber,
+     .value_name = "N",
+     .help = "also the N largest lists, tuples, dicts and sets: type, length, bytes, address",
+     .min = 1,
+     .max = kMaxHeapContainers},
+    {.name = "--limit-objects",
+     .kind = ValueKind::kNumber,
+     .value_name = "N",
+     .help = "stop the census after N objects (a quick look at a huge heap; a warning says so)",
+     .min = 1,
+     .max = kMaxWorkHeapObjects},
     kOutfile,
 };
 
@@ -175,7 +187,8 @@ std::vector<CommandSpec> MakeTable() {
            "objects gc.get_objects() lists, gc.freeze()'s too), grouped by type: how many and\n"
            "their bytes as sys.getsizeof gives them (list, dict and set storage included),\n"
            "largest groups first, under a header with the totals. Nothing runs in the target.\n"
-           "Free-threaded builds are not read yet.\n",
+           "Free-threaded builds (3.13t, 3.14t): the tracked objects of the mimalloc heaps, as\n"
+           "gc.get_objects() finds them.\n",
        .options = kPyHeapOptions,
        .run = RunPyHeap},
       {.name = "py-bt-full",

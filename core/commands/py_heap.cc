@@ -25,11 +25,18 @@ CommandOutput RunPyHeap(const ParsedArgs& args, CommandContext& context) {
   walk.max_frames_per_thread = 1;
   auto threads = WalkRuntime(target.objects(), target.codes(), target.location().address, walk);
   if (!threads.ok()) return Failure(threads.error().message);
-  std::vector<uint64_t> interpreters;
-  for (const Interpreter& interp : threads->interpreters) interpreters.push_back(interp.address);
+  std::vector<HeapInterpreter> interpreters;
+  for (const Interpreter& interp : threads->interpreters) {
+    HeapInterpreter& heap = interpreters.emplace_back();
+    heap.address = interp.address;
+    for (const Thread& thread : interp.threads) heap.thread_states.push_back(thread.tstate_address);
+  }
   ValueFormatter types(target.objects());
-  if (!interpreters.empty()) types.UseBuiltinsOf(interpreters.front());
-  auto census = TakeHeapCensus(target.objects(), types, interpreters);
+  if (!interpreters.empty()) types.UseBuiltinsOf(interpreters.front().address);
+  HeapOptions options;
+  if (auto limit = args.Number("--limit-objects")) options.max_objects = *limit;
+  if (auto containers = args.Number("--containers")) options.containers = *containers;
+  auto census = TakeHeapCensus(target.objects(), types, interpreters, options);
   if (!census.ok()) return Failure(census.error().message);
   std::vector<std::string> warnings = target.location().warnings;
   for (const std::string& warning : threads->warnings) warnings.push_back(warning);

@@ -263,8 +263,12 @@ void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapsh
         "--greenlets: greenlet.greenlet is not the greenlet type: no greenlet is read");
     return;
   }
-  std::vector<uint64_t> interpreters;
-  for (const Interpreter& interp : snapshot.interpreters) interpreters.push_back(interp.address);
+  std::vector<HeapInterpreter> interpreters;
+  for (const Interpreter& interp : snapshot.interpreters) {
+    HeapInterpreter& heap = interpreters.emplace_back();
+    heap.address = interp.address;
+    for (const Thread& thread : interp.threads) heap.thread_states.push_back(thread.tstate_address);
+  }
   GreenletReader reader(objects, codes, snapshot, *type);
   TrackedObjects walk(objects, kMaxGcListObjects, snapshot.warnings);
   walk.Walk(interpreters, [&](uint64_t object) {

@@ -18,13 +18,33 @@ namespace {
 // Sizes are bounded one by one (object_size.cc), not their sum over 2^28 hostile objects.
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) { return b > UINT64_MAX - a ? UINT64_MAX : a + b; }
 
+// --containers' order: most bytes first, then by address.
+bool Larger(const HeapContainer& a, const HeapContainer& b) {
+  return a.bytes != b.bytes ? a.bytes > b.bytes : a.address < b.address;
+}
+
 class CensusWalk {
  public:
-  CensusWalk(ObjectReader& objects, ValueFormatter& types, const std::vector<uint64_t>& interpreters,
-             const HeapOptions& options, HeapCensus& census, TrackedObjects& walk)
+  CensusWalk(ObjectReader& objects, ValueFormatter& types,
+             const std::vector<HeapInterpreter>& interpreters, const HeapOptions& options,
+             HeapCensus& census, TrackedObjects& walk)
       : objects_(objects), types_(types), interpreters_(interpreters), options_(options),
         census_(census), walk_(walk) {}
 
+  // Counts the object, or stops the walk at --limit-objects.
+  void Visit(uint64_t object) {
+    if (counted_ >= options_.max_objects) {
+      limited_ = true;
+      walk_.Stop();
+      return;
+    }
+    ++counted_;
+    Count(object);
+  }
+
+  bool limited() const { return limited_; }
+
+ private:
   void Count(uint64_t object) {
     auto type = objects_.TypeOf(object);
     if (!type.ok()) {
@@ -41,9 +61,32 @@ class CensusWalk {
     HeapGroup& group = census_.groups[entry->group];
     ++group.count;
     group.bytes = SaturatingAdd(group.bytes, *size);
+    if (options_.containers != 0 && IsContainer(entry->size)) {
+      KeepIfLarge(object, *type, group, entry->size, *size);
+    }
   }
 
- private:
+  // The largest containers so far, in a heap whose top is the smallest kept.
+  void KeepIfLarge(uint64_t object, uint64_t type_address, const HeapGroup& group,
+                   const TypeSize& type, uint64_t bytes) {
+    std::vector<HeapContainer>& kept = census_.containers;
+    const size_t most = std::min(options_.containers, kMaxHeapContainers);
+    if (kept.size() >= most && !Larger(HeapContainer{object, 0, {}, 0, bytes}, kept.front())) {
+      return;
+    }
+    auto length = ContainerLength(objects_, object, type);
+    if (!length.ok()) {
+      walk_.Damaged(length.error().message);
+      return;
+    }
+    if (kept.size() >= most) {
+      std::pop_heap(kept.begin(), kept.end(), Larger);
+      kept.pop_back();
+    }
+    kept.push_back({object, type_address, group.name, *length, bytes});
+    std::push_heap(kept.begin(), kept.end(), Larger);
+  }
+
   struct TypeEntry {
     size_t group = 0;
     TypeSize size;
@@ -81,9 +124,9 @@ class CensusWalk {
   std::string UnnamedTypeName(uint64_t type, const std::string& fallback) {
     if (!static_names_) {
       static_names_.emplace();
-      for (uint64_t interp : interpreters_) {
+      for (const HeapInterpreter& interp : interpreters_) {
         if (!static_names_->empty()) break;
-        *static_names_ = StaticTypeNames(objects_, interp);
+        *static_names_ = StaticTypeNames(objects_, interp.address);
       }
     }
     auto found = static_names_->find(type);
@@ -107,7 +150,7 @@ class CensusWalk {
 
   ObjectReader& objects_;
   ValueFormatter& types_;
-  const std::vector<uint64_t>& interpreters_;
+  const std::vector<HeapInterpreter>& interpreters_;
   const HeapOptions& options_;
   HeapCensus& census_;
   TrackedObjects& walk_;
@@ -115,27 +158,37 @@ class CensusWalk {
   std::optional<TypeEntry> scratch_;
   std::optional<std::unordered_map<uint64_t, std::string>> static_names_;
   std::optional<size_t> other_group_;
+  uint64_t counted_ = 0;  // objects met, for --limit-objects
+  bool limited_ = false;
 };
 
 }  // namespace
 
 Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
-                                  const std::vector<uint64_t>& interpreters,
+                                  const std::vector<HeapInterpreter>& interpreters,
                                   const HeapOptions& options) {
   const Layout& l = objects.layout();
-  if (l.free_threaded) return MakeError("py-heap: free-threaded builds are not read yet");
   if (!TrackedObjects::Readable(l)) {
-    return MakeError(fmt::format("py-heap: Python {} is not read yet (3.11 and newer are)",
-                                 l.version.ToString()));
+    return MakeError(fmt::format("py-heap: {}Python {} is not read yet (3.11 and newer are{})",
+                                 l.free_threaded ? "free-threaded " : "", l.version.ToString(),
+                                 l.free_threaded ? "; free-threaded: 3.13 and 3.14" : ""));
   }
   HeapCensus census;
   census.interpreters = interpreters.size();
-  TrackedObjects walk(objects, options.max_list_objects, census.warnings);
+  TrackedObjects walk(objects, options.max_list_objects, census.warnings, options.mimalloc);
   CensusWalk census_walk(objects, types, interpreters, options, census, walk);
-  walk.Walk(interpreters, [&census_walk](uint64_t object) { census_walk.Count(object); });
+  walk.Walk(interpreters, [&census_walk](uint64_t object) { census_walk.Visit(object); });
   census.damaged = walk.damaged();
   if (!walk.complete()) census.complete = false;
+  if (census_walk.limited()) {
+    census.limited = true;
+    census.warnings.push_back(fmt::format(
+        "the census stopped after {} objects (--limit-objects): the rest are not "
+        "counted...truncated",
+        options.max_objects));
+  }
   std::erase_if(census.groups, [](const HeapGroup& g) { return g.count == 0; });
+  std::sort(census.containers.begin(), census.containers.end(), Larger);
   std::sort(census.groups.begin(), census.groups.end(), [](const HeapGroup& a, const HeapGroup& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
     if (a.count != b.count) return a.count > b.count;

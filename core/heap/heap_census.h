@@ -1,12 +1,6 @@
-// py-heap's census: every object on the collector's lists of each interpreter (default
-// builds: the three generations and the permanent generation of gc.freeze()), grouped by
-// type, with count and bytes as sys.getsizeof gives them (object_size.h).
-//
-// Hostile-safe: each list is circular, through its head; a node whose _gc_prev does not point
-// back at the node before it, or that cannot be read, is a broken link: counted as damaged
-// and that list is cut there (one warning for all), the other lists are still walked. Each
-// list is capped (kMaxGcListObjects) and every object spends the work budget
-// (Work::kHeapObjects), so Ctrl-C and the budget stop it.
+// py-heap's census: every object the collector tracks in each interpreter (tracked_objects.h:
+// the collector's lists on default builds, the mimalloc heaps on free-threaded ones), grouped
+// by type, with count and bytes as sys.getsizeof gives them (object_size.h).
 #pragma once
 
 #include <cstdint>
@@ -15,6 +9,8 @@
 
 #include "core/base/limits.h"
 #include "core/base/result.h"
+#include "core/heap/mimalloc_heaps.h"
+#include "core/heap/tracked_objects.h"
 #include "core/objects/objects.h"
 #include "core/objects/values.h"
 
@@ -27,6 +23,15 @@ struct HeapGroup {
   uint64_t bytes = 0;
 };
 
+// One of the largest containers (--containers N).
+struct HeapContainer {
+  uint64_t address = 0;
+  uint64_t type = 0;
+  std::string type_name;  // its group's name
+  uint64_t length = 0;    // len(): items, keys or elements
+  uint64_t bytes = 0;     // sys.getsizeof
+};
+
 struct HeapCensus {
   size_t interpreters = 0;
   uint64_t objects = 0;  // the sum of the groups' counts
@@ -34,21 +39,31 @@ struct HeapCensus {
   // Objects whose type or size could not be read, and broken links: in no group.
   uint64_t damaged = 0;
   std::vector<HeapGroup> groups;  // most bytes first (then count, name)
-  // False when a list was cut (a cap, a broken link) or the budget stopped the walk.
+  // The HeapOptions::containers largest lists, tuples, dicts, sets and frozensets counted, most
+  // bytes first (then address).
+  std::vector<HeapContainer> containers;
+  // False when a list was cut (a cap, a broken link), the budget or --limit-objects stopped
+  // the walk.
   bool complete = true;
+  // The census stopped at HeapOptions::max_objects (--limit-objects): the rest is not counted.
+  bool limited = false;
   std::vector<std::string> warnings;
 };
 
 struct HeapOptions {
   uint64_t max_list_objects = kMaxGcListObjects;
   size_t max_types = kMaxHeapTypes;
+  // Objects counted before the census stops (--limit-objects); the rest are not read.
+  uint64_t max_objects = UINT64_MAX;
+  // How many of the largest containers to keep (--containers; at most kMaxHeapContainers).
+  size_t containers = 0;
+  MimallocLimits mimalloc;
 };
 
-// The census of the interpreters at `interpreters`. `types` names the types (a core without
-// its executable has no tp_name of static types: the builtins dict names them). Fails on a
-// free-threaded build, whose tracked objects are not on lists.
+// The census of `interpreters`. `types` names the types (a core without its executable has no
+// tp_name of static types: the builtins dict names them).
 Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
-                                  const std::vector<uint64_t>& interpreters,
+                                  const std::vector<HeapInterpreter>& interpreters,
                                   const HeapOptions& options = {});
 
 }  // namespace pyunwind

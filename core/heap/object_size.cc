@@ -165,6 +165,26 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
   return size;
 }
 
+bool IsContainer(const TypeSize& type) {
+  return type.rule == SizeRule::kList || type.rule == SizeRule::kDict ||
+         type.rule == SizeRule::kSet || (type.flags & kTupleSubclassFlag) != 0;
+}
+
+Result<uint64_t> ContainerLength(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  const Layout& l = objects.layout();
+  const int32_t field = type.rule == SizeRule::kList   ? l.list.ob_size
+                        : type.rule == SizeRule::kDict ? l.dict.ma_used
+                        : type.rule == SizeRule::kSet  ? l.set.used
+                                                       : l.tuple.ob_size;
+  if (field == kAbsent) return MakeError("the version's container lengths are not known");
+  auto length = objects.memory().ReadValue<int64_t>(object + uint64_t(field));
+  if (!length) return Unreadable("length", object);
+  if (*length < 0 || uint64_t(*length) > kMaxObjectBytes / 8) {
+    return Implausible("length", uint64_t(*length), object);
+  }
+  return uint64_t(*length);
+}
+
 Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
   const Layout& l = objects.layout();
   Result<uint64_t> own = [&]() -> Result<uint64_t> {

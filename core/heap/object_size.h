@@ -32,4 +32,10 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
 // cannot be read or is out of bounds.
 Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type);
 
+// Whether instances of the type are containers py-heap --containers ranks: lists, tuples,
+// dicts, sets and frozensets (and their subclasses).
+bool IsContainer(const TypeSize& type);
+// len() of such a container: its items, keys or elements.
+Result<uint64_t> ContainerLength(ObjectReader& objects, uint64_t object, const TypeSize& type);
+
 }  // namespace pyunwind

@@ -7,12 +7,13 @@
 namespace pyunwind {
 
 TrackedObjects::TrackedObjects(ObjectReader& objects, uint64_t max_list_objects,
-                               std::vector<std::string>& warnings)
-    : objects_(objects), max_list_objects_(max_list_objects), warnings_(warnings),
-      mask_(objects.layout().gc.link_mask) {}
+                               std::vector<std::string>& warnings, const MimallocLimits& mimalloc)
+    : objects_(objects), max_list_objects_(max_list_objects), mimalloc_(mimalloc),
+      warnings_(warnings), mask_(objects.layout().gc.link_mask) {}
 
 bool TrackedObjects::Readable(const Layout& l) {
-  return !l.free_threaded && l.gc.generations != kAbsent && l.interp.gc != kAbsent;
+  if (l.free_threaded) return l.mimalloc.tstate_heaps != kAbsent;
+  return l.gc.generations != kAbsent && l.interp.gc != kAbsent;
 }
 
 bool TrackedObjects::OutOfBudget() {
@@ -26,25 +27,15 @@ void TrackedObjects::Damaged(std::string what) {
   if (damaged_++ == 0) first_damage_ = std::move(what);
 }
 
-void TrackedObjects::Walk(const std::vector<uint64_t>& interpreters,
+void TrackedObjects::Walk(const std::vector<HeapInterpreter>& interpreters,
                           const std::function<void(uint64_t object)>& visit) {
-  const Layout& l = objects_.layout();
-  for (uint64_t interp : interpreters) {
-    const uint64_t gc = interp + uint64_t(l.interp.gc);
-    // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
-    if (l.interp.gc_collecting != kAbsent &&
-        objects_.memory().ReadValue<int32_t>(interp + l.interp.gc_collecting).value_or(0) != 0) {
-      warnings_.push_back(fmt::format(
-          "interpreter {:#x} was collecting garbage: objects it was examining are not on its "
-          "lists, and some links may read as damaged",
-          interp));
+  for (const HeapInterpreter& interp : interpreters) {
+    if (objects_.layout().free_threaded) {
+      WalkMimalloc(interp, visit);
+    } else {
+      WalkLists(interp.address, visit);
     }
-    for (int32_t i = 0; i < l.gc.generation_count && !stopped_; ++i) {
-      const std::string name = fmt::format("generation {}", i);
-      WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str(), visit);
-    }
-    if (!stopped_) WalkList(gc + l.gc.permanent, "permanent generation", visit);
-    if (stopped_) break;
+    if (stopped_ || OutOfBudget()) break;
   }
   // The first damage seen, and how much there was: one warning.
   if (damaged_ != 0) {
@@ -54,8 +45,50 @@ void TrackedObjects::Walk(const std::vector<uint64_t>& interpreters,
   }
   if (out_of_budget_) {
     warnings_.push_back(objects_.memory().BudgetWarning().value_or(
-        "the walk of the collector's lists stopped: output is incomplete...truncated"));
+        "the walk of the tracked objects stopped: output is incomplete...truncated"));
   }
+}
+
+void TrackedObjects::WalkLists(uint64_t interp, const std::function<void(uint64_t object)>& visit) {
+  const Layout& l = objects_.layout();
+  const uint64_t gc = interp + uint64_t(l.interp.gc);
+  // A collection moves objects onto lists of its own and keeps gc_refs in _gc_prev.
+  if (l.interp.gc_collecting != kAbsent &&
+      objects_.memory().ReadValue<int32_t>(interp + l.interp.gc_collecting).value_or(0) != 0) {
+    warnings_.push_back(fmt::format(
+        "interpreter {:#x} was collecting garbage: objects it was examining are not on its "
+        "lists, and some links may read as damaged",
+        interp));
+  }
+  for (int32_t i = 0; i < l.gc.generation_count && !stopped_; ++i) {
+    const std::string name = fmt::format("generation {}", i);
+    WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str(), visit);
+  }
+  if (!stopped_) WalkList(gc + l.gc.permanent, "permanent generation", visit);
+}
+
+void TrackedObjects::WalkMimalloc(const HeapInterpreter& interp,
+                                  const std::function<void(uint64_t object)>& visit) {
+  // The mimalloc walk's objects and damage, into this walk's.
+  class Sink final : public HeapObjectSink {
+   public:
+    Sink(TrackedObjects& walk, const std::function<void(uint64_t object)>& visit)
+        : walk_(walk), visit_(visit) {}
+    bool Object(uint64_t object) override {
+      visit_(object);
+      return !walk_.stopped_;
+    }
+    void Damaged(std::string what) override { walk_.Damaged(std::move(what)); }
+    bool Stopped() override { return walk_.stopped_ || walk_.OutOfBudget(); }
+
+   private:
+    TrackedObjects& walk_;
+    const std::function<void(uint64_t object)>& visit_;
+  } sink(*this, visit);
+  MimallocWalkResult heaps =
+      VisitMimallocObjects(objects_, interp.address, interp.thread_states, sink, mimalloc_);
+  if (heaps.cut) complete_ = false;
+  for (std::string& warning : heaps.warnings) warnings_.push_back(std::move(warning));
 }
 
 // One list, from its head's first node round to the head again.

@@ -16,6 +16,7 @@ void AddHeapFacts(Layout& l) {
   // PyListObject { PyVarObject; ob_item; allocated }.
   SetIfAbsent(l.list.allocated, 32 + d);
   // PySetObject { PyObject_HEAD; fill; used; mask; table; hash; finger; smalltable[8]; ... }.
+  SetIfAbsent(l.set.used, 24 + d);
   SetIfAbsent(l.set.smalltable, 64 + d);
   // Py_TPFLAGS_MANAGED_DICT (1 << 4) since 3.11, Py_TPFLAGS_MANAGED_WEAKREF (1 << 3) since 3.12.
   l.gc.preheader_flags = l.version.minor() == 11 ? (1u << 4) : (1u << 4) | (1u << 3);
@@ -25,6 +26,12 @@ void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent) {
   if (l.free_threaded) return;
   l.gc.generations = generations;
   l.gc.permanent = permanent;
+}
+
+void AddMimallocFacts(Layout& l, int32_t after_tstate) {
+  if (!l.free_threaded || l.tstate.size <= 0) return;
+  l.mimalloc.tstate_heaps = l.tstate.size + after_tstate;
+  l.gc.head_size = 0;
 }
 
 void AddObjectFacts(Layout& l) {

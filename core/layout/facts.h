@@ -18,13 +18,18 @@ inline int32_t HeaderDelta(const Layout& l) { return l.object.ob_type - 8; }
 void AddObjectFacts(Layout& l);
 
 // 3.11+: what py-heap reads besides the collector's lists (each minor's file gives those):
-// tp_itemsize after tp_basicsize, PyListObject's allocated after ob_item, PySetObject's
-// smalltable after hash and finger, and the pre-header flags sys.getsizeof counts. Default
+// tp_itemsize after tp_basicsize, PyListObject's allocated after ob_item, PySetObject's used
+// after fill and smalltable after hash and finger, and the pre-header flags sys.getsizeof counts. Default
 // builds only take the lists; the sizes hold for both.
 void AddHeapFacts(Layout& l);
 // The collector's lists at `generations` and `permanent` inside struct _gc_runtime_state,
 // on default builds (free-threaded ones keep tracked objects in mimalloc heaps instead).
 void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent);
+// Free-threaded builds: where _PyThreadStateImpl keeps its mimalloc heaps, `after_tstate`
+// bytes past the PyThreadState that _Py_DebugOffsets sizes (layout.h, Layout::Mimalloc), and
+// no PyGC_Head before an object (sys.getsizeof adds only the pre-header). No-op on default
+// builds.
+void AddMimallocFacts(Layout& l, int32_t after_tstate);
 
 // 3.11 and 3.12, which have no _Py_DebugOffsets: the fields both declare
 // alike, and the tstate->dict key under which _asyncio keeps the running loop

@@ -318,6 +318,7 @@ struct Layout {
   } managed_dict;
 
   struct Set {  // PySetObject; setentry {key, hash} (2.7: {hash, key})
+    int32_t used = kAbsent;  // len(): the active entries (py-heap --containers)
     int32_t mask = kAbsent;
     int32_t table = kAbsent;
     int32_t entry_key = 0;  // in a 16-byte setentry
@@ -343,6 +344,57 @@ struct Layout {
     uint64_t preheader_flags = 0;
     int32_t preheader_size = 16;
   } gc;
+
+  // Free-threaded builds (3.13t, 3.14t) keep no lists: every object sits in a block of one of
+  // mimalloc's heaps, and gc.get_objects() visits the used blocks of each thread's two GC heaps
+  // and of the interpreter's pool of abandoned segments (Python/gc_free_threading.c), keeping
+  // those whose ob_gc_bits say tracked. mimalloc 2.1 as CPython patches it
+  // (Include/internal/mimalloc/mimalloc/types.h, 64-bit release builds: no encoded free lists);
+  // a thread state checks these offsets before its heaps are read (core/heap/mimalloc_heaps.cc).
+  struct Mimalloc {
+    // _PyThreadStateImpl.mimalloc.heaps[_Py_MIMALLOC_HEAP_COUNT], counted from the thread
+    // state; then mi_tld_t tld, then int initialized. Absent: not a free-threaded build read.
+    int32_t tstate_heaps = kAbsent;
+    int32_t heap_count = 4;
+    int32_t heap_gc = 2;       // _Py_MIMALLOC_HEAP_GC: GC objects without a pre-header
+    int32_t heap_gc_pre = 3;   // _Py_MIMALLOC_HEAP_GC_PRE: the object 2 words into its block
+    int32_t tld_size = 1608;   // mi_tld_t
+    // mi_heap_t: tld first, pages[MI_BIN_FULL + 1] queues {first, last, block_size}, tag.
+    int32_t heap_size = 3064;
+    int32_t heap_tld = 0;
+    int32_t heap_pages = 1040;
+    int32_t page_queues = 75;
+    int32_t page_queue_size = 24;
+    int32_t heap_tag = 3057;
+    int32_t tld_abandoned_pool = 944;  // mi_tld_t.segments.abandoned: the interpreter's pool
+    // mi_page_t (also a segment's slice).
+    int32_t page_size = 96;
+    int32_t page_slice_count = 0;  // uint32_t
+    int32_t page_tag_byte = 8;     // is_committed:1, is_zero_init:1, use_qsbr:1, tag:4
+    uint32_t page_tag_shift = 3;
+    int32_t page_capacity = 10;    // uint16_t: blocks handed out of the page so far
+    int32_t page_free = 16;
+    int32_t page_used = 24;        // uint32_t
+    int32_t page_block_size = 28;  // uint32_t xblock_size; MI_HUGE_BLOCK_SIZE: the whole page
+    int32_t page_local_free = 32;
+    int32_t page_thread_free = 40;  // mi_thread_free_t: a block pointer, 2 flag bits below
+    int32_t page_heap = 48;         // xheap: the owning heap
+    int32_t page_next = 56;
+    uint32_t huge_block_size = 1u << 31;
+    // mi_segment_t, MI_SEGMENT_SIZE-aligned; its page areas are its 64 KiB slices.
+    uint32_t segment_shift = 25;  // 32 MiB
+    uint32_t slice_shift = 16;    // 64 KiB
+    int32_t segment_abandoned_next = 176;
+    int32_t segment_slice_entries = 248;
+    int32_t segment_slices = 264;
+    int32_t max_slice_entries = 513;  // MI_SLICES_PER_SEGMENT + 1
+    // mi_abandoned_pool_t: two lists of segments (the first tagged in its low bits).
+    int32_t pool_visited = 0;
+    int32_t pool_abandoned = 64;
+    // PyObject.ob_gc_bits and _PyGC_BITS_TRACKED.
+    int32_t object_gc_bits = 11;
+    uint8_t tracked_bit = 1;
+  } mimalloc;
 
   // PyDictKeysObject (3.11+): its header before dk_indices, and its entries, which
   // _PyDict_KeysSize counts.

@@ -19,6 +19,10 @@ void AddFacts(Layout& l) {
   AddHeapFacts(l);
   // generation0 moved to the end: permanent_generation follows the three lists.
   AddGcListFacts(l, 24, 96);
+  // _PyThreadStateImpl: refcount, the C stack limits, the asyncio fields, qsbr,
+  // mem_free_queue, c_stack_refs, gc, then mimalloc's current_object_heap and heaps
+  // (3.14.7t: the heaps at 944, the PyThreadState 832).
+  AddMimallocFacts(l, 112);
   AddThreadStateExceptionFacts313(l);
   AddStackRefFacts(l);
   l.type.ht_cached_keys = 880 + HeaderDelta(l);

@@ -18,10 +18,12 @@ struct HeapView {
 };
 
 // "heap: N objects, B bytes in G types ..." then `type  count  bytes` rows, then
-// "... N more types" and the warnings ("warning: ...").
+// "... N more types", the largest containers (--containers) and the warnings ("warning: ...").
 std::string FormatHeapText(const HeapView& view, OutputBudget* budget = nullptr);
-// {"interpreters", "objects", "bytes", "types", "damaged", "complete", "groups": [{"type",
-// "type_address", "count", "bytes"}], "groups_not_shown", "warnings"} (docs/json-output.md).
+// {"interpreters", "objects", "bytes", "types", "damaged", "complete", "limited", "groups":
+// [{"type", "type_address", "count", "bytes"}], "groups_not_shown", "containers": [{"type",
+// "type_address", "address", "length", "bytes"}], "warnings"}
+// (docs/json-output.md).
 std::string FormatHeapJson(const HeapView& view, OutputBudget* budget = nullptr);
 
 }  // namespace pyunwind

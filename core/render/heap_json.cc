@@ -9,9 +9,9 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
   const HeapCensus& census = *view.census;
   std::string out = fmt::format(
       "{{\"interpreters\":{},\"objects\":{},\"bytes\":{},\"types\":{},\"damaged\":{},"
-      "\"complete\":{},\"groups\":[",
+      "\"complete\":{},\"limited\":{},\"groups\":[",
       census.interpreters, census.objects, census.bytes, census.groups.size(), census.damaged,
-      census.complete ? "true" : "false");
+      census.complete ? "true" : "false", census.limited ? "true" : "false");
   uint64_t unshown = view.not_shown;
   for (size_t i = 0; i < view.shown.size(); ++i) {
     const HeapGroup& group = view.shown[i];
@@ -27,7 +27,19 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
     }
     out += item;
   }
-  out += fmt::format("],\"groups_not_shown\":{},\"warnings\":", unshown);
+  out += fmt::format("],\"groups_not_shown\":{},\"containers\":[", unshown);
+  for (size_t i = 0; i < census.containers.size(); ++i) {
+    const HeapContainer& container = census.containers[i];
+    std::string item = i ? "," : "";
+    item += "{\"type\":";
+    AppendJsonString(item, container.type_name);
+    item += fmt::format(",\"type_address\":\"{:#x}\",\"address\":\"{:#x}\",\"length\":{},"
+                        "\"bytes\":{}}}",
+                        container.type, container.address, container.length, container.bytes);
+    if (budget != nullptr && !budget->Fits(out.size() + item.size() + 4096, 0)) break;
+    out += item;
+  }
+  out += "],\"warnings\":";
   std::vector<std::string> warnings = census.warnings;
   if (budget != nullptr && budget->Exceeded()) warnings.push_back(budget->Reason());
   AppendJsonStrings(out, warnings);

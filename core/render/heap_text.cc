@@ -38,6 +38,23 @@ std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
     out += row;
   }
   if (unshown != 0) out += fmt::format("... {} more types not shown\n", unshown);
+  if (!census.containers.empty()) {
+    std::vector<std::string> types;
+    size_t column = 4;
+    for (const HeapContainer& container : census.containers) {
+      types.push_back(PrintableText(container.type_name));
+      column = std::max(column, std::min(types.back().size(), kMaxTypeColumn));
+    }
+    out += fmt::format("\nlargest containers:\n{:<{}}  {:>10}  {:>14}  address\n", "type", column,
+                       "length", "bytes");
+    for (size_t i = 0; i < census.containers.size(); ++i) {
+      const HeapContainer& container = census.containers[i];
+      std::string row = fmt::format("{:<{}}  {:>10}  {:>14}  {:#x}\n", types[i], column,
+                                    container.length, container.bytes, container.address);
+      if (budget != nullptr && !budget->Fits(out.size() + row.size(), 0)) break;
+      out += row;
+    }
+  }
   for (const std::string& warning : census.warnings) {
     out += "warning: " + PrintableText(warning) + "\n";
   }

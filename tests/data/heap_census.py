@@ -8,7 +8,8 @@ gc.get_objects() its count and sys.getsizeof by type(o).__name__. The census is 
 census(), whose own list, dict and counters are gone when it returns (no cycle keeps them),
 and is written as JSON bytes (not tracked) before the truth file is opened; main keeps no
 other object, so the heap it parks with is the one the census saw. The truth's "census"
-maps a type's name to [count, bytes]; "populations" says what was made. Then gc.freeze() moves
+maps a type's name to [count, bytes], "containers" lists the 20 largest lists, tuples, dicts
+and sets as [type name, len, bytes]; "populations" says what was made. Then gc.freeze() moves
 every object to the permanent generation ("frozen" counts them), which py-heap walks too.
 """
 import gc
@@ -49,28 +50,40 @@ def build():
     KEPT.append([vars(b) for b in bulky[:1000]])
 
 
+CONTAINERS = (list, tuple, dict, set, frozenset)
+
+
 def census():
-    """{type name: [count, sys.getsizeof sum]} of every tracked object, as JSON bytes."""
+    """{type name: [count, sys.getsizeof sum]} of every tracked object, and the 20 largest
+    containers as [type name, len, sys.getsizeof], most bytes first, as JSON bytes."""
     gc.collect()
     # The permanent generation, which gc.get_objects() does not list, into the oldest one: it
     # holds what 3.12's collections move there (immortal objects: deep-frozen code's tuples).
     gc.unfreeze()
     counts = {}
-    for o in gc.get_objects():
+    objects = gc.get_objects()
+    largest = []  # after the census's list: not in it
+    for o in objects:
         name = type(o).__name__
         row = counts.get(name)
         if row is None:
             row = counts[name] = [0, 0]
         row[0] += 1
-        row[1] += sys.getsizeof(o, 0)  # 0 where a __sizeof__ refuses (none here does)
-    return json.dumps(counts).encode()
+        size = sys.getsizeof(o, 0)  # 0 where a __sizeof__ refuses (none here does)
+        row[1] += size
+        # The census's own containers are gone when it returns.
+        if isinstance(o, CONTAINERS) and o is not objects and o is not counts:
+            largest.append((size, name, len(o)))
+    largest.sort(reverse=True)
+    top = [[name, length, size] for size, name, length in largest[:20]]
+    return json.dumps(counts).encode(), json.dumps(top).encode()
 
 
 def main():
     gc.disable()  # no collection between the census and the park moves anything
     python = python_facts()  # sysconfig keeps what it reads: before the census
     build()
-    data = census()
+    data, containers = census()
     gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
     frozen = gc.get_freeze_count()
     with open(sys.argv[1] + ".census", "wb") as out:
@@ -78,7 +91,7 @@ def main():
     facts = json.dumps({"pid": os.getpid(), "python": python,
                         "populations": POPULATIONS, "frozen": frozen}).encode()
     with open(sys.argv[1] + ".tmp", "wb") as out:
-        out.write(facts[:-1] + b', "census": ' + data + b"}")
+        out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers + b"}")
     os.replace(sys.argv[1] + ".tmp", sys.argv[1])
     while True:
         time.sleep(3600)  # parked

@@ -14,7 +14,10 @@
 //     the process's own totals over every type (an object or two the park holds and the
 //     census did not; the few types with a __sizeof__ of their own, such as deque and
 //     BufferedReader, measured 0.05 % of the bytes);
-//   * the text: the header's totals are the JSON's, and Bulky's row says 20000.
+//   * the text: the header's totals are the JSON's, and Bulky's row says 20000;
+//   * --containers 6: the bytes of the six largest lists, tuples, dicts and sets are the
+//     process's own six largest (sys.getsizeof), each (type, len, bytes) one the process
+//     recorded among its 20 largest.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,7 +52,7 @@ TEST_P(Heap, CountsAndBytesMatchTheProcesssOwnCensus) {
   ASSERT_EQ(census.at("Bulky").at(0), 20000) << census.dump();
   ASSERT_GE(truth.at("frozen"), 20000) << "the permanent generation is not walked";
   RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
-                              {"py-heap --json", "py-heap --type Bulky"});
+                              {"py-heap --json --containers 6", "py-heap --type Bulky"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   std::string error;
   auto got = ExtractJson(run.out, &error);
@@ -108,6 +111,20 @@ TEST_P(Heap, CountsAndBytesMatchTheProcesssOwnCensus) {
   const std::string header = "heap: " + std::to_string(objects) + " objects, " +
                              std::to_string(bytes) + " bytes in ";
   EXPECT_EQ(LinesContaining(run.out, header).size(), 1u) << header << "\n" << run.out;
+  const json& containers = got->at("containers");
+  const json& recorded = truth.at("containers");
+  ASSERT_EQ(containers.size(), 6u) << containers.dump();
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const json& container = containers[i];
+    EXPECT_EQ(container.at("bytes"), recorded.at(i).at(2)) << i << ": " << container.dump()
+                                                           << "\n" << recorded.dump();
+    bool found = false;
+    for (const json& row : recorded) {
+      found |= row == json::array({ShortName(container.at("type")), container.at("length"),
+                                   container.at("bytes")});
+    }
+    EXPECT_TRUE(found) << container.dump() << " is not among\n" << recorded.dump();
+  }
   bool bulky_row = false;
   for (const std::string& line : LinesContaining(run.out, "Bulky ")) {
     if (line.find(" 20000 ") != std::string::npos) bulky_row = true;
