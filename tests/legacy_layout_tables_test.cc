@@ -124,6 +124,7 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"type.tp_flags", l.type.tp_flags},
       {"type.tp_basicsize", l.type.tp_basicsize},
       {"type.tp_dictoffset", l.type.tp_dictoffset},
+      {"type.tp_mro", l.type.tp_mro},
       {"type.ht_cached_keys", l.type.ht_cached_keys},
       {"unicode.size", l.unicode.size},
       {"unicode.length", l.unicode.length},
@@ -164,6 +165,7 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"method_wrapper.descr", l.method_wrapper.descr},
       {"method_wrapper.self", l.method_wrapper.self},
       {"function.func_qualname", l.function.func_qualname},
+      {"function.func_code", l.function.func_code},
       {"module.md_dict", l.module.md_dict},
       {"exception.args", l.exception.args},
       {"cell.ob_ref", l.cell.ob_ref},
@@ -306,6 +308,7 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"type.tp_flags", l.type.tp_flags, where_declared("PyTypeObject", "tp_flags")},
       {"type.tp_base", l.type.tp_base, where_declared("PyTypeObject", "tp_base")},
       {"type.tp_dictoffset", l.type.tp_dictoffset, where_declared("PyTypeObject", "tp_dictoffset")},
+      {"type.tp_mro", l.type.tp_mro, where_declared("PyTypeObject", "tp_mro")},
       {"type.ht_cached_keys", l.type.ht_cached_keys, where_declared("PyHeapTypeObject", "ht_cached_keys")},
       {"unicode.state", l.unicode.state, where_declared("PyASCIIObject", "state")},
       // 2.7's str is PyStringObject, 3's bytes PyBytesObject.
@@ -349,6 +352,7 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       // 2.7 has no __qualname__: its functions are named by func_name.
       {"function.func_qualname", l.function.func_qualname,
        where_declared("PyFunctionObject", py27 ? "func_name" : "func_qualname")},
+      {"function.func_code", l.function.func_code, where_declared("PyFunctionObject", "func_code")},
       {"module.md_dict", l.module.md_dict, where_declared("PyModuleObject", "md_dict")},
       {"exception.args", l.exception.args, where_declared("PyBaseExceptionObject", "args")},
       {"cell.ob_ref", l.cell.ob_ref, where_declared("PyCellObject", "ob_ref")},

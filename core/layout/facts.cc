@@ -41,6 +41,7 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.type.tp_base, 256 + d);
   SetIfAbsent(l.type.tp_dict, 264 + d);
   SetIfAbsent(l.type.tp_dictoffset, 288 + d);
+  SetIfAbsent(l.type.tp_mro, 344 + d);
   // PySetObject { PyObject_HEAD; fill; used; mask; table; ... }.
   SetIfAbsent(l.set.mask, 32 + d);
   SetIfAbsent(l.set.table, 40 + d);
@@ -78,10 +79,10 @@ void AddObjectFacts(Layout& l) {
   // { PyMutex; unsigned long long thread; size_t level } }: the same two words.
   SetIfAbsent(l.rlock.owner, 24 + d);
   SetIfAbsent(l.rlock.count, 32 + d);
-  // simplequeueobject: 3.11-3.12 { PyObject_HEAD; PyThread_type_lock lock; int locked;
+  // simplequeueobject: 3.7-3.12 { PyObject_HEAD; PyThread_type_lock lock; int locked;
   // PyObject *lst; Py_ssize_t lst_pos; ... }; 3.13+ { PyObject_HEAD; bool has_threads_waiting;
   // RingBuf { put_idx; get_idx; PyObject **items; items_cap; num_items } }.
-  if (l.version.major() == 3 && (l.version.minor() == 11 || l.version.minor() == 12)) {
+  if (l.version.major() == 3 && l.version.minor() >= 7 && l.version.minor() <= 12) {
     SetIfAbsent(l.simple_queue.list, 32 + d);
     SetIfAbsent(l.simple_queue.list_position, 40 + d);
   } else if (l.version.major() == 3 && l.version.minor() >= 13) {
@@ -246,6 +247,8 @@ void AddFrameFactsOf37To39(Layout& l) {
   l.frame.gen = 96;
   l.frame.lasti = 104;
   l.frame.localsplus = 360;
+  // PyFunctionObject { PyObject_HEAD; func_code; func_globals; ... func_qualname; ... }.
+  l.function.func_code = 16;
   l.function.func_qualname = 104;
 }
 

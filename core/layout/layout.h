@@ -251,6 +251,7 @@ struct Layout {
     int32_t tp_itemsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
     int32_t tp_dict = kAbsent;  // a heap type's dict (3.12+ static builtins keep theirs elsewhere)
+    int32_t tp_mro = kAbsent;   // the tuple of the class and its bases, in lookup order
     int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
   } type;
 
@@ -443,6 +444,7 @@ struct Layout {
 
   struct Function {  // PyFunctionObject
     int32_t func_qualname = kAbsent;
+    int32_t func_code = kAbsent;  // 2.7-3.10 only: a method's qualname from its code (waits)
   } function;
 
   struct Module {  // PyModuleObject
@@ -465,7 +467,7 @@ struct Layout {
   } rlock;
 
   // _queue.SimpleQueue (Modules/_queuemodule.c), the work queue of a ThreadPoolExecutor:
-  // 3.11-3.12 keep a list and the index of its first item not yet taken; 3.13+ a ring buffer.
+  // 3.7-3.12 keep a list and the index of its first item not yet taken; 3.13+ a ring buffer.
   struct SimpleQueue {
     int32_t list = kAbsent;
     int32_t list_position = kAbsent;

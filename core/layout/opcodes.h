@@ -70,8 +70,9 @@ struct CallLayout {
   bool method_below_callable = false;
   // CALL_FUNCTION_EX: the callable's slot, counted from the top without kwargs.
   int32_t call_ex_callable_from_top = 0;
-  // BEFORE_WITH (3.11-3.13; 0: none), which calls __enter__ from C with the context manager
-  // (3.11: its bound __exit__) in the stack's top slot; 3.14+ calls it with CALL.
+  // The instruction that calls __enter__ from C with the context manager in the stack's top
+  // slot (3.6-3.10: SETUP_WITH, 3.11: BEFORE_WITH, both with the manager's bound __exit__
+  // there already; 3.12-3.13 BEFORE_WITH); 0: none (3.14+ calls __enter__ with CALL).
   uint8_t before_with = 0;
   // 3.6-3.9: jump opargs count bytes (3.10+: code units).
   bool jumps_in_bytes = false;

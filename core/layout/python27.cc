@@ -78,6 +78,7 @@ void AddFacts(Layout& l) {
 
   // A function has func_name only (no __qualname__ before 3.3).
   l.function.func_qualname = 56;
+  l.function.func_code = 16;
   AddObjectFacts(l);
   l.task = Layout::Task{};  // no asyncio
 

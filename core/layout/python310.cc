@@ -31,8 +31,10 @@ void AddFacts(Layout& l) {
 
   AddCodeFactsOf38To310(l);
 
-  // PyFunctionObject opens with func_globals, func_builtins, func_name, func_qualname.
+  // PyFunctionObject opens with func_globals, func_builtins, func_name, func_qualname,
+  // func_code.
   l.function.func_qualname = 40;
+  l.function.func_code = 48;
   l.type.ht_cached_keys = 872;
   // TaskObj after the FutureObj fields.
   l.task.state = 88;
@@ -41,7 +43,7 @@ void AddFacts(Layout& l) {
   l.task.name = 168;
   AddObjectFacts(l);
   // CALL_METHOD lays out [method or NULL, callable or self, args], as 3.11's CALL does.
-  l.calls = {&kOpcodes, 144, true, 2, 0, false};
+  l.calls = {&kOpcodes, 144, true, 2, 143, false};  // 143: SETUP_WITH
 }
 
 }  // namespace

@@ -41,13 +41,14 @@ void AddFacts(Layout& l) {
 
   AddCodeFactsOf36And37(l);
 
+  l.function.func_code = 16;
   l.function.func_qualname = 104;
   l.type.ht_cached_keys = 856;
   AddObjectFacts(l);
   // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
   l.task = Layout::Task{};
   // 3.6 has no CALL_METHOD: every call's callable is right below its arguments.
-  l.calls = {&kOpcodes, 144, true, 2, 0, true};
+  l.calls = {&kOpcodes, 144, true, 2, 143, true};  // 143: SETUP_WITH
 }
 
 }  // namespace

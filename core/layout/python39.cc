@@ -29,7 +29,7 @@ void AddFacts(Layout& l) {
   l.task.name = 160;
   AddObjectFacts(l);
   // CALL_METHOD lays out [method or NULL, callable or self, args], as 3.11's CALL does.
-  l.calls = {&kOpcodes, 144, true, 2, 0, true};
+  l.calls = {&kOpcodes, 144, true, 2, 143, true};  // 143: SETUP_WITH
 }
 
 }  // namespace

@@ -23,8 +23,10 @@ bool IsExecutorFile(std::string_view filename, std::string_view file) {
 
 }  // namespace
 
-FutureWaitReader::FutureWaitReader(ObjectReader& objects, const Interpreter& interp)
-    : objects_(objects), interp_(interp), collections_(objects), values_(objects) {}
+FutureWaitReader::FutureWaitReader(ObjectReader& objects, const Interpreter& interp,
+                                   MethodQualnames& qualnames)
+    : objects_(objects), interp_(interp), qualnames_(qualnames), collections_(objects),
+      values_(objects) {}
 
 uint64_t FutureWaitReader::LocalNamed(const Frame& frame, std::string_view name) {
   auto slots = ReadLocalSlots(objects_, values_, frame.frame_address, frame.code_address);
@@ -48,7 +50,7 @@ std::optional<FutureWaitReader::Worker> FutureWaitReader::WorkerOf(const Thread&
       break;
     }
     if (++seen > kMaxWorkerLoopDepth) return std::nullopt;
-    if (frame->qualname() == "_worker" && IsExecutorFile(frame->filename(), "thread.py")) {
+    if (frame->name() == "_worker" && IsExecutorFile(frame->filename(), "thread.py")) {
       loop = &*frame;
     }
   }
@@ -59,7 +61,7 @@ std::optional<FutureWaitReader::Worker> FutureWaitReader::WorkerOf(const Thread&
     auto executor = collections_.WeakrefTarget(reference);
     if (executor.ok() && !values_.IsNone(*executor)) worker.executor = *executor;
   }
-  if (called != nullptr && called->qualname() == "_WorkItem.run" &&
+  if (called != nullptr && qualnames_.Of(*called) == "_WorkItem.run" &&
       IsExecutorFile(called->filename(), "thread.py")) {
     if (uint64_t item = LocalNamed(*called, "self")) {
       auto future = collections_.InstanceAttribute(item, "future");
@@ -132,19 +134,20 @@ uint64_t FutureWaitReader::QueueHolding(uint64_t future) {
 std::optional<WaitTarget> FutureWaitReader::WaitOf(const Thread& thread) {
   // The innermost frame that is not threading.py's must be the Future's result() or exception().
   const Frame* waiting = nullptr;
+  std::string qualname;
   size_t seen = 0;
   for (const Frame& frame : thread.frames) {
     if (frame.kind != FrameKind::kPython) continue;
     if (++seen > kMaxFutureWaitFrames) return std::nullopt;
     if (EndsWith(frame.filename(), "/threading.py")) continue;
     if (!IsExecutorFile(frame.filename(), "_base.py")) return std::nullopt;
-    if (frame.qualname() != "Future.result" && frame.qualname() != "Future.exception") return std::nullopt;
+    qualname = qualnames_.Of(frame);
+    if (qualname != "Future.result" && qualname != "Future.exception") return std::nullopt;
     waiting = &frame;
     break;
   }
   if (waiting == nullptr) return std::nullopt;
-  WaitTarget target{"concurrent_future", LocalNamed(*waiting, "self"), "", std::nullopt,
-                    waiting->qualname()};
+  WaitTarget target{"concurrent_future", LocalNamed(*waiting, "self"), "", std::nullopt, qualname};
   if (target.address == 0) return target;
   if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
   auto state = collections_.InstanceAttribute(target.address, "_state");

@@ -13,13 +13,14 @@
 #include "core/objects/remote_collections.h"
 #include "core/objects/values.h"
 #include "core/walk/model.h"
+#include "core/waits/method_qualnames.h"
 #include "core/waits/wait_model.h"
 
 namespace pyunwind {
 
 class FutureWaitReader {
  public:
-  FutureWaitReader(ObjectReader& objects, const Interpreter& interp);
+  FutureWaitReader(ObjectReader& objects, const Interpreter& interp, MethodQualnames& qualnames);
 
   // The thread's wait on a Future; null where it is not in Future.result() / exception().
   std::optional<WaitTarget> WaitOf(const Thread& thread);
@@ -42,6 +43,7 @@ class FutureWaitReader {
 
   ObjectReader& objects_;
   const Interpreter& interp_;
+  MethodQualnames& qualnames_;
   RemoteCollections collections_;
   ValueFormatter values_;
   std::optional<std::vector<Worker>> workers_;  // read at the first Future wait

@@ -11,6 +11,7 @@
 #include "core/objects/values.h"
 #include "core/walk/calls.h"
 #include "core/walk/locals.h"
+#include "core/waits/method_qualnames.h"
 #include "core/waits/with_blocks.h"
 
 namespace pyunwind {
@@ -33,14 +34,17 @@ WaitParty TaskParty(const AsyncTask& task) {
   return WaitParty{WaiterKind::kTask, task.address, task.name};
 }
 
-std::optional<WaitTarget> AwaitOf(ObjectReader& objects, const AsyncSnapshot& tasks,
-                                  const AsyncTask& task) {
+std::optional<WaitTarget> AwaitOf(ObjectReader& objects, MethodQualnames& qualnames,
+                                  const AsyncSnapshot& tasks, const AsyncTask& task) {
   if (task.fut_waiter == 0) return std::nullopt;  // ready to run its next step
   WaitTarget target{"future", task.fut_waiter, "", std::nullopt, ""};
   if (auto type = objects.TypeName(task.fut_waiter); type.ok()) target.type = *type;
   if (!task.coroutine_stack.empty()) {
-    auto names = tasks.codes.find(task.coroutine_stack.front().code_address);
-    if (names != tasks.codes.end()) target.detail = names->second.qualname;
+    const CoroutineFrame& innermost = task.coroutine_stack.front();
+    auto names = tasks.codes.find(innermost.code_address);
+    if (names != tasks.codes.end()) {
+      target.detail = qualnames.Of(innermost.frame_address, innermost.code_address, names->second.qualname);
+    }
   }
   if (const AsyncTask* awaited = tasks.Find(task.fut_waiter)) {
     target.kind = "task";
@@ -164,9 +168,10 @@ void AddAsyncLockHolders(ObjectReader& objects, ValueFormatter& values, CodeCach
 std::vector<Wait> TaskWaits(ObjectReader& objects, ValueFormatter& values, CodeCache& codes,
                             const AsyncSnapshot& tasks, std::optional<double> loop_clock_now) {
   std::vector<Wait> waits;
+  MethodQualnames qualnames(objects);
   for (const AsyncTask& task : tasks.tasks) {
     if (task.state != TaskState::kPending || task.running) continue;
-    Wait wait{TaskParty(task), AwaitOf(objects, tasks, task)};
+    Wait wait{TaskParty(task), AwaitOf(objects, qualnames, tasks, task)};
     if (wait.waits_for && wait.waits_for->kind == "asyncio_sleep") {
       wait.waits_for->sleep = SleepTimerOf(objects, values, task, loop_clock_now);
     }

@@ -58,7 +58,7 @@ class ThreadWaitReader {
  public:
   ThreadWaitReader(ObjectReader& objects, CodeCache& codes, const Interpreter& interp)
       : objects_(objects), codes_(codes), interp_(interp), collections_(objects),
-        values_(objects), futures_(objects, interp) {}
+        values_(objects), qualnames_(objects), futures_(objects, interp, qualnames_) {}
 
   std::optional<WaitTarget> WaitOf(const Thread& thread) {
     if (thread.activity == Activity::kWaitingForGil) return GilWait();
@@ -75,8 +75,8 @@ class ThreadWaitReader {
         return WaitTarget{kind, 0, "", std::nullopt, *innermost->calling};
       }
     }
-    if (EndsWith(innermost->qualname(), "Selector.select")) {
-      return WaitTarget{"io", 0, "", std::nullopt, innermost->qualname()};
+    if (const std::string qualname = qualnames_.Of(*innermost); EndsWith(qualname, "Selector.select")) {
+      return WaitTarget{"io", 0, "", std::nullopt, qualname};
     }
     return std::nullopt;
   }
@@ -161,7 +161,7 @@ class ThreadWaitReader {
     for (const Frame& frame : thread.frames) {
       if (frame.kind != FrameKind::kPython) continue;
       if (++seen > kMaxStdlibWaitFrames) break;
-      if (frame.qualname() != "_ModuleLock.acquire" ||
+      if (qualnames_.Of(frame) != "_ModuleLock.acquire" ||
           frame.filename() != "<frozen importlib._bootstrap>") {
         continue;
       }
@@ -188,17 +188,20 @@ class ThreadWaitReader {
   std::optional<WaitTarget> StdlibWait(const Thread& thread) {
     const Frame* found = nullptr;
     const char* kind = nullptr;
+    std::string found_qualname;
     size_t seen = 0;
     for (const Frame& frame : thread.frames) {
       if (frame.kind != FrameKind::kPython) continue;
       if (++seen > kMaxStdlibWaitFrames || !IsStdlibWaitFile(frame.filename())) break;
-      if (const char* k = StdlibWaitKind(frame.qualname())) {
+      std::string qualname = qualnames_.Of(frame);
+      if (const char* k = StdlibWaitKind(qualname)) {
         found = &frame;
         kind = k;
+        found_qualname = std::move(qualname);
       }
     }
     if (found == nullptr) return std::nullopt;
-    WaitTarget target{kind, 0, "", std::nullopt, found->qualname()};
+    WaitTarget target{kind, 0, "", std::nullopt, found_qualname};
     target.address = SelfOf(*found);
     if (target.address == 0) return target;
     if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
@@ -245,7 +248,7 @@ class ThreadWaitReader {
     if (lock == 0) return std::nullopt;
     auto type = objects_.TypeName(lock);
     if (!type.ok()) return std::nullopt;
-    const std::string detail = frame.calling ? *frame.calling : frame.qualname() + ": with";
+    const std::string detail = frame.calling ? *frame.calling : qualnames_.Of(frame) + ": with";
     if (*type == "_thread.lock") return WaitTarget{"lock", lock, *type, std::nullopt, detail};
     if (*type != "_thread.RLock") return std::nullopt;
     WaitTarget target{"rlock", lock, *type, std::nullopt, detail};
@@ -286,6 +289,7 @@ class ThreadWaitReader {
   const Interpreter& interp_;
   RemoteCollections collections_;
   ValueFormatter values_;
+  MethodQualnames qualnames_;  // before futures_, which uses it
   FutureWaitReader futures_;
   const ExitRecognizers lock_exits_{
       [this](uint64_t value) { return ExitBoundTo(value); },
