@@ -23,6 +23,7 @@
 #include <lldb/API/SBThread.h>
 
 #include "lldb_plugin/local_process.h"
+#include "lldb_plugin/read_only_sections.h"
 
 namespace pyunwind_lldb {
 namespace {
@@ -63,6 +64,7 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process,
     if (!IsThisHostsProcessOnce(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   } else if (plugin && std::string_view(plugin) == "elf-core") {
     core_file_ = CoreFileOf(process_, *this);  // compared with SB reads: core_file_ is unset yet
+    is_core_ = true;
   }
 }
 
@@ -89,7 +91,9 @@ bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   // A read through LLDB may be a round trip to a remote server: each asks for Ctrl-C.
   if (Interrupted()) return false;
   if (cache_line_size_ == 0) cache_line_size_ = MemoryCacheLineSize(process_);
-  return ReadThroughLldb(process_, address, out, size, cache_line_size_);
+  if (ReadThroughLldb(process_, address, out, size, cache_line_size_)) return true;
+  // What a core left out: its read-only file mappings, from the files LLDB loaded.
+  return is_core_ && ReadFromReadOnlySection(target_, address, out, size);
 }
 
 bool LldbTarget::Interrupted() {
@@ -128,6 +132,16 @@ std::vector<pyunwind::MemoryRegion> LldbTarget::MemoryRegions() {
     regions.push_back(std::move(region));
   }
   return regions;
+}
+
+std::string LldbTarget::WhyNoMemoryRegions() {
+  const char* plugin = process_.GetPluginName();
+  if (plugin == nullptr || std::string_view(plugin) != "gdb-remote") return "";
+  // A stub that lists no regions (qemu-user's) leaves LLDB nothing to search without the
+  // executable: LLDB's SB API gives no auxiliary vector to find its program headers (GDB's
+  // `info auxv` does: gdb_bridge/gdb_listings.h).
+  return "LLDB lists no memory regions of this remote process and gives no auxiliary vector to "
+         "find the executable by: give LLDB the executable (target create EXE, then gdb-remote)";
 }
 
 namespace {

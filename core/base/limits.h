@@ -11,6 +11,8 @@ namespace pyunwind {
 inline constexpr size_t kMaxInterpreters = 256;
 // Entries of an ELF program header table read from the target (a sane file has a dozen).
 inline constexpr uint64_t kMaxProgramHeaders = 256;
+// Levels of a module's section tree climbed to its segment (ELF: a segment, then its sections).
+inline constexpr size_t kMaxSectionNesting = 16;
 inline constexpr size_t kMaxThreadsPerInterpreter = 4096;
 inline constexpr size_t kMaxFramesPerThread = 65536;
 inline constexpr size_t kMaxStringLength = 4096;         // characters kept of a name or file name
