@@ -48,6 +48,11 @@ class LldbTarget final : public pyunwind::Target {
   std::string MemorySourceNote();
 
  private:
+  bool IsGdbRemote();
+  // Where a remote stub lists no regions (qemu-user's gdbstub): the executable's segments from
+  // its program headers, which the auxiliary vector on the main thread's stack locates.
+  std::vector<pyunwind::MemoryRegion> ProgramSegmentsFromTheStack();
+
   lldb::SBTarget target_;
   lldb::SBProcess process_;
   lldb::SBCommandInterpreter interpreter_;
