@@ -6,8 +6,9 @@
 //     bytes of the read-only file mappings, which GDB without the executable reads as zeros
 //     (gdb_bridge/gdb_listings.h LeftOutOfCore);
 //   - live through qemu's gdbstub (`qemu-aarch64-static -g PORT`), stopped by a signal to the
-//     guest, with the executable, and in GDB without it (the stub lists no memory regions: the
-//     executable's segments come from its program headers, which `info auxv` locates);
+//     guest, with and without the executable (the stub lists no memory regions: the
+//     executable's segments come from its program headers, which GDB's `info auxv` locates,
+//     and in LLDB the auxiliary vector on the main thread's stack);
 //   - live while it runs: one line saying so (qemu's stub ignores GDB's interrupt, and GDB
 //     then refuses to list its threads).
 // Debian 12's python3.11 throughout; also its debug build (python3.11d, cores) and Debian 13's
@@ -565,43 +566,23 @@ TEST_P(Arm64Live, StoppedPyBtAllJsonMatchesTruth) {
   ExpectTruth(r, guest.scenario->truth);
 }
 
-// LLDB without the executable: Arm64LiveNoExecutable. Debian's arm64 debuggers under qemu
-// reach the guest's gdbstub through TCP (no ptrace needed).
+// Without the executable neither debugger gets regions or modules from qemu's stub: GDB finds
+// the executable's program headers through `info auxv`, pyunwind in LLDB (whose SB API has no
+// auxiliary vector) through the auxiliary vector on the main thread's stack
+// (AuxvProgramHeadersOnStack). Debian's arm64 debuggers under qemu reach the guest's gdbstub
+// through TCP (no ptrace needed).
 INSTANTIATE_TEST_SUITE_P(Qemu, Arm64Live,
                          ::testing::Values(Cell{Debugger::kGdb, true}, Cell{Debugger::kGdb, false},
                                            Cell{Debugger::kLldb, true},
+                                           Cell{Debugger::kLldb, false},
                                            Cell{Debugger::kGdb, true, Build::k311, true},
                                            Cell{Debugger::kLldb, true, Build::k311, true},
+                                           Cell{Debugger::kLldb, false, Build::k311, true},
                                            Cell{Debugger::kGdb, true, Build::k313},
                                            Cell{Debugger::kGdb, false, Build::k313},
-                                           Cell{Debugger::kLldb, true, Build::k313}),
+                                           Cell{Debugger::kLldb, true, Build::k313},
+                                           Cell{Debugger::kLldb, false, Build::k313}),
                          NameOfCell);
-
-// LLDB live without the executable: qemu's stub lists no memory regions and no modules, and
-// LLDB's SB API gives no auxiliary vector (where GDB finds the program headers), so there is no
-// _PyRuntime symbol and nothing to search: one line says so and what to give.
-class Arm64LiveNoExecutable : public ::testing::TestWithParam<Cell> {};
-
-TEST_P(Arm64LiveNoExecutable, LldbSaysToGiveTheExecutable) {
-  const Cell& cell = GetParam();
-  PYU_ARM64_OR_SKIP(cell, sysroot, install);
-  std::string error;
-  LiveGuest guest = StartLiveGuest(cell, sysroot, "live-no-exe", 200, &error);
-  ASSERT_NE(guest.scenario, nullptr) << error;
-  bool truth_written = false;
-  RunResult r = RunOnStoppedGuest(cell, sysroot, *install, guest, "py-bt --all", &truth_written);
-  ASSERT_TRUE(truth_written) << r.Describe();
-  const auto lines = LinesContaining(r.out + r.err, "no Python runtime found");
-  ASSERT_EQ(lines.size(), 1u) << r.Describe();
-  EXPECT_NE(lines[0].find("LLDB lists no memory regions of this remote process and gives no "
-                          "auxiliary vector to find the executable by: give LLDB the executable "
-                          "(target create EXE, then gdb-remote)"),
-            std::string::npos)
-      << lines[0];
-}
-
-INSTANTIATE_TEST_SUITE_P(Qemu, Arm64LiveNoExecutable,
-                         ::testing::Values(Cell{Debugger::kLldb, false}), NameOfCell);
 
 // While the guest runs (GDB `continue &`; LLDB reading commands from a pipe resumes
 // asynchronously), py-bt says so in one line.
