@@ -532,6 +532,33 @@ TEST(ProgramSegments, FromAuxvProgramHeaders) {
                   .empty());
 }
 
+// The stack's top as the kernel and qemu-user leave it: argc, argv, envp, then the auxiliary
+// vector with AT_PHDR, AT_PHENT, AT_PHNUM in a row; the stack ends where reads fail.
+TEST(AuxvProgramHeadersOnStack, FoundAboveTheStackPointer) {
+  std::vector<uint64_t> words(600, 0x5500aa00);  // frames, more than a page of them
+  const std::vector<uint64_t> top = {1,  0x5500ff00, 0,          0x5500ff20, 0,
+                                     33, 0x5500e000, 6,          4096,       AT_PHDR,
+                                     0x400040,       AT_PHENT,   sizeof(Elf64_Phdr),
+                                     AT_PHNUM,       9,          AT_ENTRY,   0x420000, 0, 0};
+  words.insert(words.end(), top.begin(), top.end());
+  words.resize(1024);  // the strings up to the stack's end, a page boundary
+  std::vector<unsigned char> bytes(words.size() * 8);
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  BytesTarget stack(0x7ff000, bytes);
+  const auto found = pyunwind::AuxvProgramHeadersOnStack(stack, 0x7ff000 + 8);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->phdr, 0x400040u);
+  EXPECT_EQ(found->phent, sizeof(Elf64_Phdr));
+  EXPECT_EQ(found->phnum, 9u);
+  // Above it, below the stack, or with an entry size that is not Elf64_Phdr's: none.
+  EXPECT_FALSE(pyunwind::AuxvProgramHeadersOnStack(stack, 0x7ff000 + 8 * 616).has_value());
+  EXPECT_FALSE(pyunwind::AuxvProgramHeadersOnStack(stack, 0x100000).has_value());
+  words[600 + 12] = 32;
+  std::memcpy(bytes.data(), words.data(), bytes.size());
+  BytesTarget odd(0x7ff000, bytes);
+  EXPECT_FALSE(pyunwind::AuxvProgramHeadersOnStack(odd, 0x7ff000).has_value());
+}
+
 TEST(Parsers, Threads) {
   auto ids = pyunwind::gdb::ParseThreadIds(" 12\n34 x 56 ");
   EXPECT_EQ(ids, (std::vector<uint64_t>{12, 34, 56}));

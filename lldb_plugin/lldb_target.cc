@@ -12,6 +12,7 @@
 #include <lldb/API/SBAddress.h>
 #include <lldb/API/SBError.h>
 #include <lldb/API/SBFileSpec.h>
+#include <lldb/API/SBFrame.h>
 #include <lldb/API/SBMemoryRegionInfo.h>
 #include <lldb/API/SBMemoryRegionInfoList.h>
 #include <lldb/API/SBModule.h>
@@ -22,7 +23,9 @@
 #include <lldb/API/SBSymbolContextList.h>
 #include <lldb/API/SBThread.h>
 
+#include "core/target/elf_load_bias.h"
 #include "lldb_plugin/local_process.h"
+#include "lldb_plugin/read_only_sections.h"
 
 namespace pyunwind_lldb {
 namespace {
@@ -63,6 +66,7 @@ LldbTarget::LldbTarget(lldb::SBTarget target, lldb::SBProcess process,
     if (!IsThisHostsProcessOnce(process_, process_.GetProcessID(), *proc_mem_)) proc_mem_.reset();
   } else if (plugin && std::string_view(plugin) == "elf-core") {
     core_file_ = CoreFileOf(process_, *this);  // compared with SB reads: core_file_ is unset yet
+    is_core_ = true;
   }
 }
 
@@ -89,7 +93,9 @@ bool LldbTarget::ReadMemory(uint64_t address, void* out, size_t size) {
   // A read through LLDB may be a round trip to a remote server: each asks for Ctrl-C.
   if (Interrupted()) return false;
   if (cache_line_size_ == 0) cache_line_size_ = MemoryCacheLineSize(process_);
-  return ReadThroughLldb(process_, address, out, size, cache_line_size_);
+  if (ReadThroughLldb(process_, address, out, size, cache_line_size_)) return true;
+  // What a core left out: its read-only file mappings, from the files LLDB loaded.
+  return is_core_ && ReadFromReadOnlySection(target_, address, out, size);
 }
 
 bool LldbTarget::Interrupted() {
@@ -127,7 +133,35 @@ std::vector<pyunwind::MemoryRegion> LldbTarget::MemoryRegions() {
     if (const char* name = info.GetName()) region.name = name;
     regions.push_back(std::move(region));
   }
+  if (regions.empty() && IsGdbRemote()) return ProgramSegmentsFromTheStack();
   return regions;
+}
+
+bool LldbTarget::IsGdbRemote() {
+  const char* plugin = process_.GetPluginName();
+  return plugin != nullptr && std::string_view(plugin) == "gdb-remote";
+}
+
+std::vector<pyunwind::MemoryRegion> LldbTarget::ProgramSegmentsFromTheStack() {
+  // The main thread still has the first stack, with the auxiliary vector at its top: its ID is
+  // the process's, or (qemu's stub calls every process 1) the stub lists it first.
+  lldb::SBThread main_thread = process_.GetThreadByID(process_.GetProcessID());
+  if (!main_thread.IsValid()) main_thread = process_.GetThreadAtIndex(0);
+  if (!main_thread.IsValid()) return {};
+  const uint64_t sp = main_thread.GetFrameAtIndex(0).GetSP();
+  if (sp == 0 || sp == LLDB_INVALID_ADDRESS) return {};
+  const auto auxv = pyunwind::AuxvProgramHeadersOnStack(*this, sp);
+  if (!auxv) return {};
+  return pyunwind::ProgramSegments(*this, auxv->phdr, auxv->phnum, auxv->phent, "");
+}
+
+std::string LldbTarget::WhyNoMemoryRegions() {
+  if (!IsGdbRemote()) return "";
+  // A stub that lists no regions (qemu-user's) and no auxiliary vector on the main thread's
+  // stack (ProgramSegmentsFromTheStack) leave LLDB nothing to search without the executable.
+  return "LLDB lists no memory regions of this remote process and its main thread's stack shows "
+         "no auxiliary vector to find the executable by: give LLDB the executable (target create "
+         "EXE, then gdb-remote)";
 }
 
 namespace {

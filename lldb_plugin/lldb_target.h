@@ -33,6 +33,7 @@ class LldbTarget final : public pyunwind::Target {
   uint64_t PagesPerFetch() const override { return 1; }
   std::optional<uint64_t> FindSymbol(std::string_view name) override;
   std::vector<pyunwind::MemoryRegion> MemoryRegions() override;
+  std::string WhyNoMemoryRegions() override;
   std::vector<pyunwind::LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
@@ -47,6 +48,11 @@ class LldbTarget final : public pyunwind::Target {
   std::string MemorySourceNote();
 
  private:
+  bool IsGdbRemote();
+  // Where a remote stub lists no regions (qemu-user's gdbstub): the executable's segments from
+  // its program headers, which the auxiliary vector on the main thread's stack locates.
+  std::vector<pyunwind::MemoryRegion> ProgramSegmentsFromTheStack();
+
   lldb::SBTarget target_;
   lldb::SBProcess process_;
   lldb::SBCommandInterpreter interpreter_;
@@ -58,6 +64,9 @@ class LldbTarget final : public pyunwind::Target {
   // A core file LLDB has loaded is read by pread (core_file.h); SB reads remain the fallback
   // (bytes the core does not hold, a core not found among LLDB's mappings).
   std::shared_ptr<const CoreFile> core_file_;
+  // An "elf-core" process: what its core left out is read from the module files
+  // (read_only_sections.h).
+  bool is_core_ = false;
 };
 
 }  // namespace pyunwind_lldb

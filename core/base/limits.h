@@ -11,6 +11,11 @@ namespace pyunwind {
 inline constexpr size_t kMaxInterpreters = 256;
 // Entries of an ELF program header table read from the target (a sane file has a dozen).
 inline constexpr uint64_t kMaxProgramHeaders = 256;
+// Bytes above the main thread's stack pointer searched for the auxiliary vector (the stack a
+// parked Python thread uses, then argv and envp; the search stops at the stack's end).
+inline constexpr uint64_t kMaxAuxvSearchBytes = 4ull << 20;
+// Levels of a module's section tree climbed to its segment (ELF: a segment, then its sections).
+inline constexpr size_t kMaxSectionNesting = 16;
 inline constexpr size_t kMaxThreadsPerInterpreter = 4096;
 inline constexpr size_t kMaxFramesPerThread = 65536;
 inline constexpr size_t kMaxStringLength = 4096;         // characters kept of a name or file name

@@ -345,9 +345,9 @@ Result<RuntimeLocation> LocateRuntime(RemoteMemory& memory) {
     std::vector<MemoryRegion> regions = target.MemoryRegions();
     if (regions.empty()) {
       // Not kNoRuntime: whether there is one is not known.
-      return MakeError(
-          "no Python runtime found: no _PyRuntime symbol, and the debugger cannot list memory "
-          "regions to search");
+      const std::string why = target.WhyNoMemoryRegions();
+      return MakeError("no Python runtime found: no _PyRuntime symbol, and " +
+                       (why.empty() ? "the debugger cannot list memory regions to search" : why));
     }
     auto scanned = ScanForRuntime(memory, regions);
     if (!scanned.ok()) {

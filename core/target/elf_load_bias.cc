@@ -2,6 +2,7 @@
 
 #include <elf.h>
 
+#include <algorithm>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -74,6 +75,32 @@ std::vector<LoadedModule> ModulesOfMappings(Target& target,
     }
   }
   return modules;
+}
+
+std::optional<AuxvProgramHeaders> AuxvProgramHeadersOnStack(Target& target,
+                                                            uint64_t stack_pointer) {
+  constexpr uint64_t kPage = 4096;
+  // Six words: AT_PHDR, its value, AT_PHENT, sizeof(Elf64_Phdr), AT_PHNUM, its value.
+  std::vector<uint64_t> words;
+  uint64_t address = stack_pointer & ~7ull;
+  const uint64_t end = address + kMaxAuxvSearchBytes;
+  while (address < end) {
+    // Up to the page's end, the page read whole where it can be: the stack ends at the first
+    // page that cannot be read.
+    const uint64_t chunk_end = std::min(end, (address | (kPage - 1)) + 1);
+    std::vector<uint64_t> chunk((chunk_end - address) / 8);
+    if (chunk.empty() || !target.ReadMemory(address, chunk.data(), chunk.size() * 8)) break;
+    words.insert(words.end(), chunk.begin(), chunk.end());
+    address = chunk_end;
+  }
+  for (size_t i = 0; i + 6 <= words.size(); ++i) {
+    if (words[i] == AT_PHDR && words[i + 2] == AT_PHENT && words[i + 3] == sizeof(Elf64_Phdr) &&
+        words[i + 4] == AT_PHNUM && words[i + 5] > 0 && words[i + 5] <= kMaxProgramHeaders &&
+        words[i + 1] != 0) {
+      return AuxvProgramHeaders{words[i + 1], words[i + 3], words[i + 5]};
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace pyunwind

@@ -32,6 +32,20 @@ std::optional<uint64_t> ElfLoadBias(Target& target, uint64_t base);
 std::vector<MemoryRegion> ProgramSegments(Target& target, uint64_t phdr, uint64_t phnum,
                                           uint64_t phent, const std::string& name);
 
+// Where the auxiliary vector puts the program header table (AT_PHDR, AT_PHENT, AT_PHNUM).
+struct AuxvProgramHeaders {
+  uint64_t phdr = 0;
+  uint64_t phent = 0;
+  uint64_t phnum = 0;
+};
+
+// The auxiliary vector's program-header entries read off the process's first stack, at most
+// kMaxAuxvSearchBytes above `stack_pointer` (the main thread's): the kernel and qemu-user put
+// the auxiliary vector there, above argv and envp, with AT_PHDR, AT_PHENT and AT_PHNUM in a
+// row. For a debugger that lists no regions and gives no auxiliary vector (LLDB on qemu's
+// gdbstub); ProgramSegments then checks the table (its PT_PHDR must name its own address).
+std::optional<AuxvProgramHeaders> AuxvProgramHeadersOnStack(Target& target, uint64_t stack_pointer);
+
 // Each absolute path mapped from file offset 0, once (its first mapping), with its load bias.
 std::vector<LoadedModule> ModulesOfMappings(Target& target, const std::vector<FileMapping>& mappings);
 

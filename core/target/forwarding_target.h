@@ -31,6 +31,9 @@ class ForwardingTarget : public Target {
   std::vector<MemoryRegion> MemoryRegions() override {
     return inner_ ? inner_->MemoryRegions() : std::vector<MemoryRegion>{};
   }
+  std::string WhyNoMemoryRegions() override {
+    return inner_ ? inner_->WhyNoMemoryRegions() : std::string();
+  }
   std::vector<LoadedModule> Modules() override {
     return inner_ ? inner_->Modules() : std::vector<LoadedModule>{};
   }

@@ -57,6 +57,9 @@ class Target {
 
   // Memory regions of the target; empty where the host cannot list them.
   virtual std::vector<MemoryRegion> MemoryRegions() { return {}; }
+  // Where MemoryRegions() is empty: why, and what the user can give instead, as the end of a
+  // sentence ("LLDB lists no ...: give it ..."); "" where the host has nothing to say.
+  virtual std::string WhyNoMemoryRegions() { return ""; }
 
   // Loaded executable and shared libraries; empty where unknown.
   virtual std::vector<LoadedModule> Modules() { return {}; }

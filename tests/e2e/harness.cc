@@ -596,14 +596,13 @@ std::string RunfilesDir() {
   return runfiles.empty() ? Getenv("RUNFILES_DIR") : runfiles;
 }
 
-// A file of this workspace in the test's runfiles.
+}  // namespace
+
 std::string RunfilesPath(const std::string& workspace_path) {
   std::string workspace = Getenv("TEST_WORKSPACE");
   if (workspace.empty()) workspace = "pyunwind";
   return RunfilesDir() + "/" + workspace + "/" + workspace_path;
 }
-
-}  // namespace
 
 const Install* Installed(std::string* error) {
   static std::string install_error;

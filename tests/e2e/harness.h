@@ -80,6 +80,10 @@ inline constexpr const char* kBullseyeInterp = "bullseye_3.9";
 // (BullseyePython) or a pyenv version; nullopt when not installed.
 std::optional<std::string> InterpreterPath(const std::string& interp);
 
+// A file of this workspace in the test's runfiles (a data dependency: a built file such as
+// //:tarball_arm64's), whether it is there or not.
+std::string RunfilesPath(const std::string& workspace_path);
+
 bool FileExists(const std::string& path);
 std::string ReadFile(const std::string& path);
 
