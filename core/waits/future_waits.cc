@@ -10,15 +10,10 @@
 namespace pyunwind {
 namespace {
 
-bool EndsWith(std::string_view text, std::string_view end) {
-  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
-}
-
 // A file of the concurrent.futures package: "thread.py", "_base.py".
 bool IsExecutorFile(std::string_view filename, std::string_view file) {
-  constexpr std::string_view kPackage = "/concurrent/futures/";
-  return filename.size() >= kPackage.size() + file.size() && EndsWith(filename, file) &&
-         filename.substr(filename.size() - file.size() - kPackage.size(), kPackage.size()) == kPackage;
+  return filename.ends_with(file) &&
+         filename.substr(0, filename.size() - file.size()).ends_with("/concurrent/futures/");
 }
 
 }  // namespace
@@ -139,7 +134,7 @@ std::optional<WaitTarget> FutureWaitReader::WaitOf(const Thread& thread) {
   for (const Frame& frame : thread.frames) {
     if (frame.kind != FrameKind::kPython) continue;
     if (++seen > kMaxFutureWaitFrames) return std::nullopt;
-    if (EndsWith(frame.filename(), "/threading.py")) continue;
+    if (std::string_view(frame.filename()).ends_with("/threading.py")) continue;
     if (!IsExecutorFile(frame.filename(), "_base.py")) return std::nullopt;
     qualname = qualnames_.Of(frame);
     if (qualname != "Future.result" && qualname != "Future.exception") return std::nullopt;

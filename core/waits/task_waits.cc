@@ -101,7 +101,7 @@ bool IsAexit(RemoteCollections& collections, uint64_t value) {
   auto qualname = collections.FunctionQualname(value);
   constexpr std::string_view kAexit = ".__aexit__";
   return qualname.ok() && qualname->size() > kAexit.size() &&
-         qualname->compare(qualname->size() - kAexit.size(), kAexit.size(), kAexit) == 0;
+         std::string_view(*qualname).ends_with(kAexit);
 }
 
 // The object whose bound __aexit__ `value` is, else 0.

@@ -18,12 +18,8 @@
 namespace pyunwind {
 namespace {
 
-bool EndsWith(std::string_view text, std::string_view end) {
-  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
-}
-
 bool IsStdlibWaitFile(std::string_view filename) {
-  return EndsWith(filename, "/threading.py") || EndsWith(filename, "/queue.py");
+  return filename.ends_with("/threading.py") || filename.ends_with("/queue.py");
 }
 
 // The stdlib functions that wait, by qualname, and the kind of their wait.
@@ -75,7 +71,8 @@ class ThreadWaitReader {
         return WaitTarget{kind, 0, "", std::nullopt, *innermost->calling};
       }
     }
-    if (const std::string qualname = qualnames_.Of(*innermost); EndsWith(qualname, "Selector.select")) {
+    if (const std::string qualname = qualnames_.Of(*innermost);
+        std::string_view(qualname).ends_with("Selector.select")) {
       return WaitTarget{"io", 0, "", std::nullopt, qualname};
     }
     return std::nullopt;
