@@ -15,7 +15,8 @@
 //     gc.get_objects() lists few: its `function` count is not checked;
 //   * --limit-objects N stops the census at N objects, says so in one warning and in JSON;
 //   * --containers N: the N largest containers, most bytes first, each of a container type and
-//     within its type's group; the largest of 1 is the first of 8.
+//     within its type's group; the largest of 1 is the first of 8; who refers to each looked
+//     for in full (no scan warning), on the free-threaded cores too.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -149,6 +150,13 @@ TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
                 type == "frozenset")
         << container;
     EXPECT_GE(size, 8 * length) << container;  // every item, key or element takes a slot
+    // Who refers to it was looked for (modules, classes, every thread's frames), in full.
+    EXPECT_TRUE(container.at("referrers").is_array()) << container;
+  }
+  for (const Json& warning : Json::parse(ranked.text).at("warnings")) {
+    EXPECT_EQ(warning.get<std::string>().find("who refers to the largest containers"),
+              std::string::npos)
+        << warning;
   }
   const CommandOutput one = RunCommand("py-heap", {"--json", "--containers", "1"}, context);
   ASSERT_FALSE(one.failed) << one.text;

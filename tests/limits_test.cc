@@ -18,7 +18,9 @@
 #include "core/base/limits.h"
 #include "core/commands/commands.h"
 #include "core/commands/native.h"
+#include "core/heap/container_referrers.h"
 #include "core/heap/heap_census.h"
+#include "core/objects/type_flags.h"
 #include "core/objects/values.h"
 #include "core/target/forwarding_target.h"
 #include "core/target/memory.h"
@@ -797,6 +799,150 @@ TEST(Limits, HeapDamagedObjectsAreCountedAndTheWalkGoesOn) {
   EXPECT_EQ(census.warnings[0].rfind("2 damaged objects or links were not counted; the first: ", 0),
             0u)
       << census.warnings[0];
+}
+
+// py-heap --containers' referrers (core/heap/container_referrers.h): a fake sys.modules of
+// `sys` and a module `app` whose globals hold containers, a class whose dict holds one, and a
+// frame's locals. The caps are lowered through ReferrerLimits (the fake dicts hold five
+// entries at most).
+class ReferrerHeap {
+ public:
+  explicit ReferrerHeap(Limits& p) : p_(p), module_type_(p.objects.Type("module")) {
+    for (uint64_t& container : containers) container = p_.heap.Alloc(64);
+  }
+  uint64_t Module(const std::vector<std::pair<uint64_t, uint64_t>>& globals) {
+    const uint64_t module = p_.heap.Alloc(64);
+    p_.objects.Header(module, module_type_);
+    p_.target.PutU64(module + p_.layout.module.md_dict, p_.objects.Dict(globals));
+    return module;
+  }
+  void SetModules(const std::vector<std::pair<uint64_t, uint64_t>>& modules) {
+    p_.target.PutU64(p_.interp + p_.layout.interp.modules, p_.objects.Dict(modules));
+  }
+  uint64_t Class(const std::string& name, const std::vector<std::pair<uint64_t, uint64_t>>& dict) {
+    const uint64_t type = p_.objects.Type(name);
+    p_.target.PutU64(type + p_.layout.type.tp_flags, kHeapTypeFlag | kTypeSubclassFlag);
+    p_.target.PutU64(type + p_.layout.type.tp_dict, p_.objects.Dict(dict));
+    return type;
+  }
+  ReferrerScan Find(const std::vector<uint64_t>& classes, const std::vector<ReferrerFrame>& frames,
+                    const ReferrerLimits& limits) {
+    RemoteMemory memory(p_.target, kMaxBytesReadForHeap);
+    ObjectReader reader(memory, p_.layout);
+    return FindContainerReferrers(reader, {containers[0], containers[1]}, {p_.interp}, classes,
+                                  frames, limits);
+  }
+  uint64_t Str(const std::string& text) { return p_.objects.Str(text); }
+
+  uint64_t containers[2] = {};
+
+ private:
+  Limits& p_;
+  uint64_t module_type_;
+};
+
+std::vector<std::string> Names(const std::vector<HeapReferrer>& referrers) {
+  std::vector<std::string> names;
+  for (const HeapReferrer& referrer : referrers) {
+    names.push_back(std::string(ReferrerKindName(referrer.kind)) + " " + referrer.name);
+  }
+  return names;
+}
+
+// Each kind named, in scan order; at the cap of referrers per container all of them, one over
+// it the first ones and one warning.
+TEST(Limits, ContainerReferrersAtAndOverTheCapPerContainer) {
+  EXPECT_EQ(ReferrerLimits{}.max_per_container, kMaxContainerReferrers);
+  EXPECT_EQ(ReferrerLimits{}.max_entries, kMaxReferrerEntries);
+  EXPECT_EQ(ReferrerLimits{}.max_dict_entries, kMaxReferrerDictEntries);
+  Limits p(4 << 20);
+  ASSERT_NE(p.layout.interp.modules, kAbsent);
+  ASSERT_NE(p.layout.module.md_dict, kAbsent);
+  ASSERT_NE(p.layout.type.tp_dict, kAbsent);
+  ReferrerHeap heap(p);
+  const uint64_t list = heap.containers[0];
+  heap.SetModules({{heap.Str("sys"), heap.Module({})},
+                   {heap.Str("app"), heap.Module({{heap.Str("cache"), list},
+                                                  {heap.Str("other"), heap.Str("x")}})},
+                   {heap.Str("not_a_module"), heap.Str("a str in sys.modules")}});
+  const uint64_t holder = heap.Class("Holder", {{heap.Str("table"), list}});
+  std::vector<ReferrerFrame> frames(1);
+  frames[0] = {"Worker.run", "/srv/app.py", 12, {{"rows", list}, {"n", heap.Str("y")}}, {}};
+  ReferrerLimits limits;
+  limits.max_per_container = 3;
+  ReferrerScan scan = heap.Find({holder}, frames, limits);
+  ASSERT_EQ(scan.referrers.size(), 2u);
+  EXPECT_EQ(Names(scan.referrers[0]),
+            (std::vector<std::string>{"global app.cache", "class_attribute Holder.table",
+                                      "local Worker.run (/srv/app.py:12) local rows"}));
+  EXPECT_TRUE(scan.referrers[1].empty());
+  EXPECT_TRUE(scan.complete);
+  EXPECT_TRUE(scan.warnings.empty()) << scan.warnings[0];
+  limits.max_per_container = 2;
+  scan = heap.Find({holder}, frames, limits);
+  EXPECT_EQ(Names(scan.referrers[0]),
+            (std::vector<std::string>{"global app.cache", "class_attribute Holder.table"}));
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.warnings, std::vector<std::string>{
+      "a container has more than 2 referrers: the rest are not named...truncated"});
+}
+
+// Entries looked at in all (sys.modules' 2, app's 2, Holder's 1, the frame's 1: 6), at the cap
+// and one under it; and a dict larger than the cap of one dict (sys.modules), not looked in.
+TEST(Limits, ContainerReferrersAtAndOverTheEntryCaps) {
+  Limits p(4 << 20);
+  ReferrerHeap heap(p);
+  const uint64_t list = heap.containers[0];
+  heap.SetModules({{heap.Str("sys"), heap.Module({})},
+                   {heap.Str("app"), heap.Module({{heap.Str("cache"), list},
+                                                  {heap.Str("other"), heap.Str("x")}})}});
+  const uint64_t holder = heap.Class("Holder", {{heap.Str("table"), list}});
+  const std::vector<ReferrerFrame> frames = {{"f", "/a.py", 1, {{"rows", list}}, {}}};
+  ReferrerLimits limits;
+  limits.max_entries = 6;
+  ReferrerScan scan = heap.Find({holder}, frames, limits);
+  EXPECT_EQ(scan.referrers[0].size(), 3u);
+  EXPECT_TRUE(scan.warnings.empty()) << scan.warnings[0];
+  limits.max_entries = 5;
+  scan = heap.Find({holder}, frames, limits);
+  EXPECT_EQ(Names(scan.referrers[0]),
+            (std::vector<std::string>{"global app.cache", "class_attribute Holder.table"}));
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.warnings, std::vector<std::string>{
+      "more than 5 entries looked in for who refers to the largest containers: the rest are not "
+      "looked in...truncated"});
+  limits = {};
+  limits.max_dict_entries = 1;  // sys.modules holds 2: not looked in; Holder's dict 1 is
+  scan = heap.Find({holder}, frames, limits);
+  EXPECT_EQ(Names(scan.referrers[0]),
+            (std::vector<std::string>{"class_attribute Holder.table",
+                                      "local f (/a.py:1) local rows"}));
+  EXPECT_EQ(scan.warnings, std::vector<std::string>{
+      "sys.modules of more than 1 entries was not looked in for who refers to the largest "
+      "containers...truncated"});
+}
+
+// A class that cannot be read and a frame whose locals cannot be: skipped, counted, one
+// warning with the first; the rest are still looked in.
+TEST(Limits, ContainerReferrersSkipAndCountTheDamaged) {
+  Limits p(4 << 20);
+  ReferrerHeap heap(p);
+  const uint64_t list = heap.containers[1];
+  heap.SetModules({{heap.Str("sys"), heap.Module({})}});
+  const uint64_t holder = heap.Class("Holder", {{heap.Str("table"), list}});
+  std::vector<ReferrerFrame> frames(2);
+  frames[0].error = "cannot read the locals of the frame at 0x10";
+  frames[1] = {"g", "/b.py", 7, {{"items", list}}, {}};
+  const ReferrerScan scan = heap.Find({0x10, holder}, frames, {});
+  EXPECT_TRUE(scan.referrers[0].empty());
+  EXPECT_EQ(Names(scan.referrers[1]),
+            (std::vector<std::string>{"class_attribute Holder.table",
+                                      "local g (/b.py:7) local items"}));
+  EXPECT_EQ(scan.damaged, 2u);
+  EXPECT_FALSE(scan.complete);
+  EXPECT_EQ(scan.warnings, std::vector<std::string>{
+      "2 modules, classes or frames could not be looked in for who refers to the largest "
+      "containers; the first: cannot read the class at 0x10"});
 }
 
 // The work budget (and so Ctrl-C, which fails every Spend alike) stops the census between two

@@ -140,6 +140,15 @@ inline constexpr uint64_t kMaxGcListObjects = 1ull << 27;
 inline constexpr size_t kMaxHeapTypes = 1 << 16;
 // py-heap --containers N: the largest containers kept (a heap of N entries).
 inline constexpr size_t kMaxHeapContainers = 10000;
+// Who refers to them (core/heap/container_referrers.h): the referrers named per container
+// (a list of 10,000 module globals is no answer; a warning says one was cut), the entries of
+// all the dicts and frames looked in together (sys.modules, each module's and class's dict,
+// each frame's locals; a big program has about 10^6), a dict of more entries than
+// kMaxReferrerDictEntries is not looked in, and the classes whose dicts are looked in.
+inline constexpr size_t kMaxContainerReferrers = 32;
+inline constexpr uint64_t kMaxReferrerEntries = 1ull << 24;
+inline constexpr size_t kMaxReferrerDictEntries = 1 << 16;
+inline constexpr size_t kMaxReferrerClasses = 1 << 18;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 // Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
 // at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,

@@ -125,7 +125,8 @@ const std::vector<OptionSpec> kPyHeapOptions = {
     {.name = "--containers",
      .kind = ValueKind::kNumber,
      .value_name = "N",
-     .help = "also the N largest lists, tuples, dicts and sets: type, length, bytes, address",
+     .help = "also the N largest lists, tuples, dicts and sets: type, length, bytes, address, "
+             "and the module globals, class attributes and frames' locals that refer to them",
      .min = 1,
      .max = kMaxHeapContainers},
     {.name = "--limit-objects",

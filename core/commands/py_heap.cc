@@ -2,6 +2,7 @@
 
 #include "core/base/limits.h"
 #include "core/commands/command_session.h"
+#include "core/commands/heap_referrers.h"
 #include "core/heap/heap_census.h"
 #include "core/objects/values.h"
 #include "core/render/heap_format.h"
@@ -20,9 +21,10 @@ CommandOutput RunPyHeap(const ParsedArgs& args, CommandContext& context) {
   if (!session.ok()) return Failure(session.error().message);
   TargetSession& target = **session;
   target.objects().memory().AllowMoreBytes(kMaxBytesReadForHeap);
-  // The interpreters alone: no thread's frames are needed.
+  // The interpreters alone, unless --containers asks whose locals refer to them.
+  const uint64_t containers = args.Number("--containers").value_or(0);
   WalkOptions walk;
-  walk.max_frames_per_thread = 1;
+  if (containers == 0) walk.max_frames_per_thread = 1;
   auto threads = WalkRuntime(target.objects(), target.codes(), target.location().address, walk);
   if (!threads.ok()) return Failure(threads.error().message);
   std::vector<HeapInterpreter> interpreters;
@@ -35,9 +37,10 @@ CommandOutput RunPyHeap(const ParsedArgs& args, CommandContext& context) {
   if (!interpreters.empty()) types.UseBuiltinsOf(interpreters.front().address);
   HeapOptions options;
   if (auto limit = args.Number("--limit-objects")) options.max_objects = *limit;
-  if (auto containers = args.Number("--containers")) options.containers = *containers;
+  options.containers = containers;
   auto census = TakeHeapCensus(target.objects(), types, interpreters, options);
   if (!census.ok()) return Failure(census.error().message);
+  NameContainerReferrers(target.objects(), types, *threads, *census);
   std::vector<std::string> warnings = target.location().warnings;
   for (const std::string& warning : threads->warnings) warnings.push_back(warning);
   for (std::string& warning : census->warnings) warnings.push_back(std::move(warning));

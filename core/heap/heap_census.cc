@@ -11,6 +11,7 @@
 #include "core/heap/object_size.h"
 #include "core/heap/static_type_names.h"
 #include "core/heap/tracked_objects.h"
+#include "core/objects/type_flags.h"
 
 namespace pyunwind {
 namespace {
@@ -64,6 +65,10 @@ class CensusWalk {
     if (options_.containers != 0 && IsContainer(entry->size)) {
       KeepIfLarge(object, *type, group, entry->size, *size);
     }
+    if (options_.containers != 0 && entry->is_class &&
+        census_.classes.size() < kMaxReferrerClasses) {
+      census_.classes.push_back(object);
+    }
   }
 
   // The largest containers so far, in a heap whose top is the smallest kept.
@@ -71,7 +76,7 @@ class CensusWalk {
                    const TypeSize& type, uint64_t bytes) {
     std::vector<HeapContainer>& kept = census_.containers;
     const size_t most = std::min(options_.containers, kMaxHeapContainers);
-    if (kept.size() >= most && !Larger(HeapContainer{object, 0, {}, 0, bytes}, kept.front())) {
+    if (kept.size() >= most && !Larger(HeapContainer{object, 0, {}, 0, bytes, {}}, kept.front())) {
       return;
     }
     auto length = ContainerLength(objects_, object, type);
@@ -83,13 +88,14 @@ class CensusWalk {
       std::pop_heap(kept.begin(), kept.end(), Larger);
       kept.pop_back();
     }
-    kept.push_back({object, type_address, group.name, *length, bytes});
+    kept.push_back({object, type_address, group.name, *length, bytes, {}});
     std::push_heap(kept.begin(), kept.end(), Larger);
   }
 
   struct TypeEntry {
     size_t group = 0;
     TypeSize size;
+    bool is_class = false;  // its objects are type objects
   };
 
   // The type's group and sizes, read once; null (counted as damaged) when unreadable.
@@ -108,7 +114,7 @@ class CensusWalk {
       walk_.Damaged(size.error().message);
     } else {
       entry = TypeEntry{GroupFor(type, info->named ? info->name : UnnamedTypeName(type, info->name)),
-                        *size};
+                        *size, (info->flags & kTypeSubclassFlag) != 0};
     }
     if (entries_.size() < 4 * options_.max_types) {
       auto kept = entries_.emplace(type, entry).first;

@@ -4,11 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/base/limits.h"
 #include "core/base/result.h"
+#include "core/heap/container_referrers.h"
 #include "core/heap/mimalloc_heaps.h"
 #include "core/heap/tracked_objects.h"
 #include "core/objects/objects.h"
@@ -30,6 +32,9 @@ struct HeapContainer {
   std::string type_name;  // its group's name
   uint64_t length = 0;    // len(): items, keys or elements
   uint64_t bytes = 0;     // sys.getsizeof
+  // Its module globals, class attributes and frames' locals (container_referrers.h); null
+  // where they were not looked for.
+  std::optional<std::vector<HeapReferrer>> referrers;
 };
 
 struct HeapCensus {
@@ -42,6 +47,9 @@ struct HeapCensus {
   // The HeapOptions::containers largest lists, tuples, dicts, sets and frozensets counted, most
   // bytes first (then address).
   std::vector<HeapContainer> containers;
+  // With --containers: the classes met (type objects, at most kMaxReferrerClasses), whose
+  // dicts may refer to them.
+  std::vector<uint64_t> classes;
   // False when a list was cut (a cap, a broken link), the budget or --limit-objects stopped
   // the walk.
   bool complete = true;

@@ -22,7 +22,8 @@ struct HeapView {
 std::string FormatHeapText(const HeapView& view, OutputBudget* budget = nullptr);
 // {"interpreters", "objects", "bytes", "types", "damaged", "complete", "limited", "groups":
 // [{"type", "type_address", "count", "bytes"}], "groups_not_shown", "containers": [{"type",
-// "type_address", "address", "length", "bytes"}], "warnings"}
+// "type_address", "address", "length", "bytes", "referrers": [{"kind", "name"}] or null}],
+// "warnings"}
 // (docs/json-output.md).
 std::string FormatHeapJson(const HeapView& view, OutputBudget* budget = nullptr);
 

@@ -1,9 +1,33 @@
 #include <fmt/format.h>
 
+#include <optional>
+#include <vector>
+
+#include "core/heap/container_referrers.h"
 #include "core/render/heap_format.h"
 #include "core/render/json_string.h"
 
 namespace pyunwind {
+namespace {
+
+// [{"kind", "name"}], or null where they were not looked for.
+void AppendReferrers(std::string& out, const std::optional<std::vector<HeapReferrer>>& referrers) {
+  if (!referrers) {
+    out += "null";
+    return;
+  }
+  out += "[";
+  for (size_t i = 0; i < referrers->size(); ++i) {
+    out += i ? ",{\"kind\":\"" : "{\"kind\":\"";
+    out += ReferrerKindName((*referrers)[i].kind);
+    out += "\",\"name\":";
+    AppendJsonString(out, (*referrers)[i].name);
+    out += "}";
+  }
+  out += "]";
+}
+
+}  // namespace
 
 std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
   const HeapCensus& census = *view.census;
@@ -34,8 +58,10 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
     item += "{\"type\":";
     AppendJsonString(item, container.type_name);
     item += fmt::format(",\"type_address\":\"{:#x}\",\"address\":\"{:#x}\",\"length\":{},"
-                        "\"bytes\":{}}}",
+                        "\"bytes\":{},\"referrers\":",
                         container.type, container.address, container.length, container.bytes);
+    AppendReferrers(item, container.referrers);
+    item += "}";
     if (budget != nullptr && !budget->Fits(out.size() + item.size() + 4096, 0)) break;
     out += item;
   }

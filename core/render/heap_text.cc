@@ -11,6 +11,17 @@ namespace {
 // Names longer than this are printed whole, past the column.
 constexpr size_t kMaxTypeColumn = 48;
 
+// The line under a container: its module globals, class attributes and frames' locals.
+std::string ReferencedBy(const std::vector<HeapReferrer>& referrers) {
+  if (referrers.empty()) return "  referenced by: no module global, class attribute or local\n";
+  std::string line = "  referenced by: ";
+  for (size_t i = 0; i < referrers.size(); ++i) {
+    if (i != 0) line += ", ";
+    AppendPrintable(line, referrers[i].name);
+  }
+  return line + "\n";
+}
+
 }  // namespace
 
 std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
@@ -51,6 +62,7 @@ std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
       const HeapContainer& container = census.containers[i];
       std::string row = fmt::format("{:<{}}  {:>10}  {:>14}  {:#x}\n", types[i], column,
                                     container.length, container.bytes, container.address);
+      if (container.referrers) row += ReferencedBy(*container.referrers);
       if (budget != nullptr && !budget->Fits(out.size() + row.size(), 0)) break;
       out += row;
     }

@@ -11,7 +11,17 @@ other object, so the heap it parks with is the one the census saw. The truth's "
 maps a type's name to [count, bytes], "containers" lists the 20 largest lists, tuples, dicts
 and sets as [type name, len, bytes]; "populations" says what was made. Then gc.freeze() moves
 every object to the permanent generation ("frozen" counts them), which py-heap walks too.
+
+The three largest containers are held by a module global (CACHE, a dict), a class attribute
+(Registry.members, a set) and a local of the parked frames (`held`, a list, in main() and in
+park()). "referrers" maps the address (id()) of each of the 20 largest containers to who
+holds it among those three kinds, as [kind, name] pairs: gc.get_referrers() filtered to the
+dicts of the modules of sys.modules and of the classes among gc.get_objects(), and the
+f_locals of the frames of this thread (gc knows no running frame as a referrer), each named
+as py-heap names it ("module.name", "Class.attr",
+"function (file:line) local NAME", the line where the frame is parked).
 """
+import dis
 import gc
 import json
 import os
@@ -32,9 +42,14 @@ def closure(number):
     return lambda: number
 
 
+class Registry:
+    members = None  # a set of 40,000 ints (build)
+
+
 POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
                "functions": 2000}
 KEPT = []
+CACHE = {}  # 30,000 entries (build)
 
 
 def build():
@@ -48,6 +63,9 @@ def build():
     # 1,000 instance dicts made real (split tables sharing the class's keys; 3.11 and 3.12
     # untrack those holding only atomic values at the next collection).
     KEPT.append([vars(b) for b in bulky[:1000]])
+    # The largest containers, each held by one of the kinds py-heap names.
+    CACHE.update(("c%d" % i, bulky[i % len(bulky)]) for i in range(30000))
+    Registry.members = set(range(40000))
 
 
 CONTAINERS = (list, tuple, dict, set, frozenset)
@@ -79,22 +97,82 @@ def census():
     return json.dumps(counts).encode(), json.dumps(top).encode()
 
 
+def largest_containers():
+    """The 20 largest containers, as census() will find them."""
+    gc.collect()
+    sized = [(sys.getsizeof(o, 0), id(o)) for o in gc.get_objects() if isinstance(o, CONTAINERS)]
+    sized.sort(reverse=True)
+    by_id = {id(o): o for o in gc.get_objects() if isinstance(o, CONTAINERS)}
+    return [by_id[address] for _, address in sized[:20]]
+
+
+def referrers(containers, frames):
+    """{hex address: [[kind, name], ...]} of `containers`: who holds each among the modules'
+    dicts, the classes' dicts and `frames` ((frame, line) pairs), as gc.get_referrers says."""
+    modules = [(name, m) for name, m in list(sys.modules.items())
+               if isinstance(m, type(sys))]
+    classes = [o for o in gc.get_objects() if isinstance(o, type)]
+    out = {}
+    for container in containers:
+        holders = {id(r) for r in gc.get_referrers(container)}
+        found = []
+        for name, module in modules:
+            if id(vars(module)) in holders:
+                found += [["global", "%s.%s" % (name, key)]
+                          for key, value in vars(module).items() if value is container]
+        for cls in classes:
+            if any(type(r) is dict and id(r) in holders for r in gc.get_referents(cls)):
+                found += [["class_attribute", "%s.%s" % (cls.__name__, key)]
+                          for key, value in vars(cls).items() if value is container]
+        for frame, line in frames:  # a running frame is no referrer gc knows of: f_locals
+            code = frame.f_code
+            if not code.co_flags & 0x2:  # CO_NEWLOCALS: a module's "locals" are its globals
+                continue
+            found += [["local", "%s (%s:%d) local %s" % (code.co_qualname, code.co_filename,
+                                                         line, key)]
+                      for key, value in frame.f_locals.items() if value is container]
+        out[hex(id(container))] = found
+    return out
+
+
+def park(held, python):
+    """Records who holds the largest containers, takes the census, freezes, writes the truth,
+    and parks holding `held`. The holders first: reading a frame's f_locals leaves a dict in
+    the frame (3.11, 3.12), which the census then counts as py-heap will find it."""
+    frames = []
+    frame = sys._getframe()
+    while frame is not None:
+        frames.append((frame, frame.f_lineno))
+        frame = frame.f_back
+    frames[0] = (frames[0][0], PARK_LINE)  # parked at its time.sleep call, not here
+    held_by = json.dumps(referrers(largest_containers(), frames)).encode()
+    del frames, frame
+    data, containers = census()
+    gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
+    facts = json.dumps({"pid": os.getpid(), "python": python, "populations": POPULATIONS,
+                        "frozen": gc.get_freeze_count()}).encode()
+    with open(sys.argv[1] + ".census", "wb") as out:
+        out.write(data)
+    with open(sys.argv[1] + ".tmp", "wb") as out:
+        out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers +
+                  b', "referrers": ' + held_by + b"}")
+    del facts, held_by, data, containers, out
+    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
+    while True:
+        time.sleep(3600)  # parked
+
+
+# The line park() is parked at (its time.sleep call), found before the census: dis caches what
+# it reads.
+PARK_LINE = next(i.positions.lineno for i in dis.get_instructions(park) if i.argval == "sleep")
+
+
 def main():
     gc.disable()  # no collection between the census and the park moves anything
     python = python_facts()  # sysconfig keeps what it reads: before the census
     build()
-    data, containers = census()
-    gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
-    frozen = gc.get_freeze_count()
-    with open(sys.argv[1] + ".census", "wb") as out:
-        out.write(data)
-    facts = json.dumps({"pid": os.getpid(), "python": python,
-                        "populations": POPULATIONS, "frozen": frozen}).encode()
-    with open(sys.argv[1] + ".tmp", "wb") as out:
-        out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers + b"}")
-    os.replace(sys.argv[1] + ".tmp", sys.argv[1])
-    while True:
-        time.sleep(3600)  # parked
+    held = list(range(50000))
+    park(held, python)
 
 
 main()

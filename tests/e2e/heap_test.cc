@@ -17,12 +17,17 @@
 //   * the text: the header's totals are the JSON's, and Bulky's row says 20000;
 //   * --containers 6: the bytes of the six largest lists, tuples, dicts and sets are the
 //     process's own six largest (sys.getsizeof), each (type, len, bytes) one the process
-//     recorded among its 20 largest.
+//     recorded among its 20 largest; and who refers to each, of the three kinds py-heap names
+//     (a module global, a class attribute, a frame's local), exactly the holders the process
+//     recorded for that address (gc.get_referrers, frames' f_locals): the three largest are
+//     held by __main__.CACHE, Registry.members and `held` of the parked park() and main(); the
+//     text says them under their rows.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,7 +57,8 @@ TEST_P(Heap, CountsAndBytesMatchTheProcesssOwnCensus) {
   ASSERT_EQ(census.at("Bulky").at(0), 20000) << census.dump();
   ASSERT_GE(truth.at("frozen"), 20000) << "the permanent generation is not walked";
   RunResult run = RunDebugger(GetParam().debugger, *install_, target_,
-                              {"py-heap --json --containers 6", "py-heap --type Bulky"});
+                              {"py-heap --json --containers 6",
+                               "py-heap --type Bulky --containers 3"});
   ASSERT_TRUE(run.exited && run.exit_code == 0) << run.Describe();
   std::string error;
   auto got = ExtractJson(run.out, &error);
@@ -124,6 +130,24 @@ TEST_P(Heap, CountsAndBytesMatchTheProcesssOwnCensus) {
                                    container.at("bytes")});
     }
     EXPECT_TRUE(found) << container.dump() << " is not among\n" << recorded.dump();
+    const std::string address = container.at("address");
+    ASSERT_TRUE(truth.at("referrers").contains(address))
+        << address << " is not among the addresses recorded\n" << truth.at("referrers").dump();
+    ASSERT_TRUE(container.at("referrers").is_array()) << container.dump();
+    std::multiset<std::pair<std::string, std::string>> got_referrers, held_by;
+    for (const json& referrer : container.at("referrers")) {
+      got_referrers.emplace(referrer.at("kind"), referrer.at("name"));
+    }
+    for (const json& holder : truth.at("referrers").at(address)) {
+      held_by.emplace(holder.at(0), holder.at(1));
+    }
+    EXPECT_EQ(got_referrers, held_by) << container.dump() << "\n" << truth.at("referrers").dump();
+  }
+  // The scenario's three: the set of a class attribute, the dict of a global, the list of two
+  // locals, each named on the line under its row.
+  for (const std::string said : {"  referenced by: Registry.members\n",
+                                 "  referenced by: __main__.CACHE\n", " local held, "}) {
+    EXPECT_NE(run.out.find(said), std::string::npos) << said << "\n" << run.out;
   }
   bool bulky_row = false;
   for (const std::string& line : LinesContaining(run.out, "Bulky ")) {
