@@ -28,9 +28,10 @@ namespace {
 using testing::FromHex;
 using testing::RunfilePath;
 
+// 27: CPython 2.7.
 CallLayout CallsOf(int minor) {
   Layout layout;
-  FindMinorVersion(minor)->add_facts(layout);
+  (minor == 27 ? &kCPython27 : FindMinorVersion(minor))->add_facts(layout);
   return layout.calls;
 }
 
@@ -228,6 +229,90 @@ TEST_P(LegacyOpcodes, TableAgreesWithTheInterpretersOwnDisAndOpcode) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Versions, LegacyOpcodes, ::testing::Values(6, 7, 8, 9, 10));
+
+// 2.7 (core/layout/opcodes_27.inc, from compile.c's opcode_stack_effect: 2.7's dis has none)
+// against 2.7.18's compiler, over tests/data/stack_depths_27.json (make_stack_depths_27.py):
+// bytecode of 1- and 3-byte instructions. The largest depth is co_stacksize wherever the code
+// has no handler (where it has one the compiler counts 3 more for its entry, 4 for a with's
+// SETUP_WITH: at most that); every call has its callable and arguments below it.
+TEST(StackDepth, Python27AgreesWithItsCompiler) {
+  const CallLayout calls = CallsOf(27);
+  ASSERT_NE(calls.opcodes, nullptr);
+  ASSERT_EQ(calls.have_argument, 90);
+  std::ifstream in(RunfilePath("tests/data/stack_depths_27.json"));
+  ASSERT_TRUE(in.good());
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  EXPECT_EQ(calls.extended_arg, doc["extended_arg"].get<int>());
+  EXPECT_EQ(calls.have_argument, doc["have_argument"].get<int>());
+  size_t checked = 0, exact = 0, folded = 0, with_handlers = 0, refused = 0, call_sites = 0;
+  for (const auto& code_object : doc["code_objects"]) {
+    const std::string name = code_object["name"];
+    const std::string code = FromHex(code_object["code"]);
+    const int32_t stack_size = code_object["stack_size"];
+    auto depths = AnalyseStackDepths(*calls.opcodes, calls.extended_arg, code, "", stack_size,
+                                     calls.jumps_in_bytes, calls.have_argument);
+    if (!depths.ok()) {  // CONTINUE_LOOP (a `continue` in a try or with body) is not modelled
+      std::cout << "refused " << name << ": " << depths.error().message << "\n";
+      ++refused;
+      continue;
+    }
+    ++checked;
+    EXPECT_LE(depths->max_depth, stack_size) << name;
+    if (code_object["has_handler"].get<bool>()) {
+      ++with_handlers;
+    } else if (depths->max_depth == stack_size) {
+      ++exact;
+    } else {
+      ++folded;  // the peephole optimizer folded constants after the compiler counted
+    }
+    for (size_t i = 0; i < depths->before.size(); ++i) {
+      if (depths->before[i] < 0) continue;
+      const OpcodeFacts& facts = (*calls.opcodes)[OpcodeAt(code, i, calls.have_argument)];
+      int64_t stars;
+      switch (facts.call) {
+        case CallKind::kCallFunction27: stars = 0; break;
+        case CallKind::kCallFunction27Star: stars = 1; break;
+        case CallKind::kCallFunction27StarStar: stars = 2; break;
+        default: continue;
+      }
+      auto oparg = OpargAt(*calls.opcodes, calls.extended_arg, code, i, calls.have_argument);
+      ASSERT_TRUE(oparg.ok());
+      const int64_t below = 1 + (*oparg & 0xFF) + 2 * ((*oparg >> 8) & 0xFF) + stars;
+      EXPECT_GE(depths->before[i], below) << name << " at " << i;
+      ++call_sites;
+    }
+  }
+  std::cout << "2.7: " << checked << " code objects, " << exact << " of " << exact + folded
+            << " without handlers at exactly co_stacksize, " << with_handlers
+            << " with handlers (at most it), " << refused << " refused, " << call_sites
+            << " call sites\n";
+  EXPECT_GE(checked, 230u);
+  EXPECT_LE(refused, 3u);
+  EXPECT_LE(folded, 3u) << "code objects without handlers below co_stacksize";
+  EXPECT_GE(call_sites, 550u);
+}
+
+// 2.7's instructions: 1 byte below HAVE_ARGUMENT, else 3 with a 16-bit oparg that an
+// EXTENDED_ARG prefix extends by 16 bits; a truncated oparg is refused.
+TEST(StackDepth, Python27Bytecode) {
+  const CallLayout calls = CallsOf(27);
+  const char load_const = 100, pop_top = 1, return_value = 83, extended = static_cast<char>(145);
+  auto analyse = [&](const std::string& code, int32_t stack_size = 4) {
+    return AnalyseStackDepths(*calls.opcodes, calls.extended_arg, code, "", stack_size, false,
+                              calls.have_argument);
+  };
+  const std::string code = {load_const, 0, 0, load_const, 1, 0, pop_top, return_value};
+  auto depths = analyse(code);
+  ASSERT_TRUE(depths.ok()) << depths.error().message;
+  EXPECT_EQ(depths->before, (std::vector<int32_t>{0, -1, -1, 1, -1, -1, 2, 1}));
+  EXPECT_EQ(depths->max_depth, 2);
+  const std::string wide = {extended, 1, 0, load_const, 2, 0, return_value};
+  auto oparg = OpargAt(*calls.opcodes, calls.extended_arg, wide, 3, calls.have_argument);
+  ASSERT_TRUE(oparg.ok());
+  EXPECT_EQ(*oparg, 0x10002u);
+  EXPECT_FALSE(analyse(std::string{load_const, 0}).ok()) << "an oparg cut short";
+  EXPECT_FALSE(OpargAt(*calls.opcodes, calls.extended_arg, code, 1, calls.have_argument).ok());
+}
 
 // 3.8 counts 6 slots for entering a finally block where the eval loop pushes 1: inside one (from
 // BEGIN_FINALLY on, to its END_FINALLY) no depth is given; after it, the depth is known again.

@@ -28,6 +28,42 @@ Status CheckHolderType(ObjectReader& objects, uint64_t holder) {
                                name.error().message));
 }
 
+// 3.6: asyncio.events._running_loop.loop_pid, a (loop, pid) tuple, that thread's attribute of
+// a threading.local: tstate->dict maps the local's key to a dummy keeping the thread's dict.
+// 0 where the thread never set it.
+Result<uint64_t> ThreadLocalLoop(TaskReader& reader, uint64_t tstate) {
+  ObjectReader& objects = reader.objects();
+  RemoteMemory& memory = objects.memory();
+  RemoteCollections& c = reader.collections();
+  const Layout& l = objects.layout();
+  auto interp = memory.ReadPointer(tstate + l.tstate.interp);
+  auto dict = memory.ReadPointer(tstate + l.tstate.dict);
+  if (!interp || !dict) return UnreadableMemory(fmt::format("cannot read thread state {:#x}", tstate));
+  if (*dict == 0) return uint64_t{0};  // no thread dict: no threading.local was set here
+  auto modules = memory.ReadPointer(*interp + l.interp.modules);
+  if (!modules) return UnreadableMemory("cannot read sys.modules");
+  PYU_ASSIGN_OR_RETURN(uint64_t events, c.DictGetString(*modules, "asyncio.events"));
+  if (events == 0) return uint64_t{0};
+  auto events_dict = memory.ReadPointer(events + l.module.md_dict);
+  if (!events_dict) return UnreadableMemory("cannot read the dict of asyncio.events");
+  PYU_ASSIGN_OR_RETURN(uint64_t local, c.DictGetString(*events_dict, "_running_loop"));
+  if (local == 0) return MakeError("asyncio.events has no _running_loop");
+  auto key = memory.ReadPointer(local + l.running_loop.local_key);
+  if (!key) return UnreadableMemory("cannot read asyncio.events._running_loop");
+  PYU_ASSIGN_OR_RETURN(auto entries, c.DictItems(*dict, kMaxContainerEntries));
+  for (const auto& [entry_key, dummy] : entries) {
+    if (entry_key != *key) continue;
+    auto attributes = memory.ReadPointer(dummy + l.running_loop.local_dummy_dict);
+    if (!attributes) return UnreadableMemory("cannot read the thread's asyncio.events._running_loop");
+    PYU_ASSIGN_OR_RETURN(uint64_t loop_pid, c.DictGetString(*attributes, "loop_pid"));
+    if (loop_pid == 0) return uint64_t{0};
+    PYU_ASSIGN_OR_RETURN(auto pair, c.TupleItems(loop_pid, 2));
+    if (pair.size() != 2) return MakeError("asyncio.events._running_loop.loop_pid is not a pair");
+    return pair[0];
+  }
+  return uint64_t{0};  // the thread never set it
+}
+
 }  // namespace
 
 Result<uint64_t> RunningLoopOf(TaskReader& reader, uint64_t tstate) {
@@ -64,6 +100,8 @@ Result<uint64_t> RunningLoopOf(TaskReader& reader, uint64_t tstate) {
       }
       loop = *held;
     }
+  } else if (l.running_loop.local_key != kAbsent && l.tstate.dict != kAbsent) {
+    PYU_ASSIGN_OR_RETURN(loop, ThreadLocalLoop(reader, tstate));
   } else {
     return MakeError("this build's layout says nowhere where a thread keeps its running loop");
   }

@@ -2,9 +2,9 @@
 // asyncio.get_running_loop(): _PyThreadStateImpl.asyncio_running_loop (3.13:
 // its file's fact; 3.14+: _AsyncioDebug), or the _asyncio module's entry in
 // the thread's dict (3.11, 3.12; 3.11 wraps it in a _RunningLoopHolder).
-// asyncio's pure-Python fallback (asyncio.events._running_loop, a
-// threading.local) is not read: it is used only when the _asyncio extension
-// is missing, and py-tasks reads _asyncio's tasks anyway.
+// asyncio's pure-Python record (asyncio.events._running_loop, a
+// threading.local) is read on 3.6 only, whose _asyncio keeps none; later it is
+// used only when the _asyncio extension is missing.
 #pragma once
 
 #include <cstdint>

@@ -2,9 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <string_view>
 #include <unordered_set>
 
 #include "core/base/address.h"
+#include "core/target/elf_image.h"
+#include "core/target/elf_symbols.h"
 
 namespace pyunwind {
 namespace {
@@ -31,35 +35,52 @@ void WalkTaskList(RemoteMemory& memory, uint64_t head, int32_t node_offset,
   if (!node) reader.Warn(fmt::format("cannot read the task list at {:#x}", head));
 }
 
-// The registry of asyncio.tasks (3.11-3.13), whose module dict is `dict`.
-void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out,
+// The tasks of a weakref.WeakSet (its `data`: a set of weak references), named `name` in
+// warnings.
+void ReadWeakSet(TaskReader& reader, uint64_t weakset, const std::string& name,
+                 std::vector<uint64_t>& out) {
+  RemoteCollections& c = reader.collections();
+  auto data = c.InstanceAttribute(weakset, "data");
+  if (!data.ok() || *data == 0) {
+    reader.Warn(fmt::format("{}: cannot read its data set{}", name,
+                            data.ok() ? "" : ": " + data.error().message));
+    return;
+  }
+  size_t cut = 0;
+  auto refs = c.SetItems(*data, kMaxTasks, &cut);
+  if (!refs.ok()) {
+    reader.Warn(fmt::format("{}: {}", name, refs.error().message));
+    return;
+  }
+  if (cut) {
+    reader.Warn(fmt::format("{}: {} more tasks than the {} read were not shown...truncated", name,
+                            cut, kMaxTasks));
+  }
+  out.reserve(out.size() + refs->size());
+  for (uint64_t ref : *refs) {
+    auto target = c.WeakrefTarget(ref);
+    if (target.ok() && *target) out.push_back(*target);
+  }
+}
+
+// The running task of each loop: a dict {loop: task}.
+void ReadCurrentTasks(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out) {
+  auto items = reader.collections().DictItems(dict, kMaxTasks);
+  if (!items.ok()) return;
+  for (const auto& [loop, task] : *items) out.push_back(task);
+}
+
+// The registry of asyncio.tasks (3.7-3.13), whose module dict is `dict`; false where it
+// has none (3.6, whose C tasks the _asyncio module keeps).
+bool ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out,
                   bool current_only) {
   RemoteCollections& c = reader.collections();
+  bool found = false;
   for (const char* name : {"_scheduled_tasks", "_all_tasks"}) {
-    if (current_only) break;
     auto weakset = c.DictGetString(dict, name);
     if (!weakset.ok() || *weakset == 0) continue;
-    auto data = c.InstanceAttribute(*weakset, "data");
-    if (!data.ok() || *data == 0) {
-      reader.Warn(fmt::format("asyncio.tasks.{}: cannot read its data set{}", name,
-                              data.ok() ? "" : ": " + data.error().message));
-      continue;
-    }
-    size_t cut = 0;
-    auto refs = c.SetItems(*data, kMaxTasks, &cut);
-    if (!refs.ok()) {
-      reader.Warn(fmt::format("asyncio.tasks.{}: {}", name, refs.error().message));
-      continue;
-    }
-    if (cut) {
-      reader.Warn(fmt::format("asyncio.tasks.{}: {} more tasks than the {} read were not "
-                              "shown...truncated", name, cut, kMaxTasks));
-    }
-    out.reserve(out.size() + refs->size());
-    for (uint64_t ref : *refs) {
-      auto target = c.WeakrefTarget(ref);
-      if (target.ok() && *target) out.push_back(*target);
-    }
+    found = true;
+    if (!current_only) ReadWeakSet(reader, *weakset, fmt::format("asyncio.tasks.{}", name), out);
     break;
   }
   if (auto eager = c.DictGetString(dict, "_eager_tasks"); !current_only && eager.ok() && *eager) {
@@ -72,11 +93,47 @@ void ReadRegistry(TaskReader& reader, uint64_t dict, std::vector<uint64_t>& out,
     }
   }
   if (auto current = c.DictGetString(dict, "_current_tasks"); current.ok() && *current) {
-    auto items = c.DictItems(*current, kMaxTasks);
-    if (items.ok()) {
-      for (const auto& [loop, task] : *items) out.push_back(task);
-    }
+    ReadCurrentTasks(reader, *current, out);
   }
+  return found;
+}
+
+// 3.6: the _asyncio module keeps its tasks in two C statics, `all_tasks` (a WeakSet) and
+// `current_tasks` (a dict {loop: task}), which its symbol table names (pyenv's builds keep
+// .symtab; a stripped module cannot be read: a warning says so).
+void ReadAsyncioStatics(TaskReader& reader, std::vector<uint64_t>& out, bool current_only) {
+  RemoteMemory& memory = reader.objects().memory();
+  std::string tried;
+  for (const LoadedModule& module : memory.target().Modules()) {
+    const size_t slash = module.path.rfind('/');
+    const std::string_view base =
+        std::string_view(module.path).substr(slash == std::string::npos ? 0 : slash + 1);
+    if (base.rfind("_asyncio.", 0) != 0) continue;
+    auto image = ElfImage::Map(module.path);
+    const std::optional<uint64_t> all = image.ok() ? FindElfSymbol(*image, "all_tasks") : std::nullopt;
+    const std::optional<uint64_t> current =
+        image.ok() ? FindElfSymbol(*image, "current_tasks") : std::nullopt;
+    if (!all || !current) {
+      tried = module.path;
+      continue;
+    }
+    auto weakset = memory.ReadPointer(*all + module.load_bias);
+    auto dict = memory.ReadPointer(*current + module.load_bias);
+    if (!weakset || !dict) {
+      reader.Warn(fmt::format("cannot read the _asyncio module's all_tasks and current_tasks "
+                              "(statics of {})", module.path));
+      return;
+    }
+    if (!current_only && *weakset) ReadWeakSet(reader, *weakset, "_asyncio's all_tasks", out);
+    if (*dict) ReadCurrentTasks(reader, *dict, out);
+    return;
+  }
+  reader.Warn(tried.empty()
+                  ? std::string("the tasks are kept by the _asyncio module, which the debugger "
+                                "does not list: they cannot be found")
+                  : fmt::format("the tasks are kept in the _asyncio module's statics all_tasks "
+                                "and current_tasks, which {} has no symbol for: they cannot be "
+                                "found", tried));
 }
 
 }  // namespace
@@ -146,7 +203,9 @@ TaskCandidates FindTaskCandidates(TaskReader& reader, const AsyncioLayout& a,
       reader.Warn("cannot read the dict of asyncio.tasks");
       continue;
     }
-    ReadRegistry(reader, dict, out.objects, current_only);
+    if (!ReadRegistry(reader, dict, out.objects, current_only)) {
+      ReadAsyncioStatics(reader, out.objects, current_only);
+    }
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // Finding the tasks: on 3.14+ the per-thread and per-interpreter task lists
 // of the _asyncio module; on 3.11-3.13 the registry the asyncio package
 // keeps (asyncio.tasks' _scheduled_tasks / _all_tasks weak set,
-// _eager_tasks, _current_tasks), read through sys.modules.
+// _eager_tasks, _current_tasks), read through sys.modules; on 3.6 the _asyncio
+// module's C statics all_tasks and current_tasks, found by its symbol table.
 #pragma once
 
 #include <cstdint>

@@ -137,8 +137,11 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
         break;
       }
       coro = *generator;
-    } else if (!IsA(coro, known.coroutine, "coroutine")) {
-      break;  // a future, a generator...
+    } else if (!IsA(coro, known.coroutine, "coroutine") &&
+               !(UsesFrameObjects(objects_.layout()) && IsA(coro, 0, "generator"))) {
+      // A future, ...; before 3.11 also a generator-based coroutine (@asyncio.coroutine:
+      // 3.6's asyncio.sleep), whose frame awaits as a coroutine's does (gi_yieldfrom).
+      break;
     }
     // Cycle detection is per task: many tasks may share one long chain.
     if (!memory.budget().Spend(Work::kCoroutineLinks, 1)) {
@@ -186,7 +189,10 @@ void TaskReader::ReadCoroutineStack(AsyncTask& task) {
 std::vector<uint64_t> TaskReader::Callbacks(uint64_t future) {
   RemoteMemory& memory = objects_.memory();
   std::vector<uint64_t> out;
-  if (auto first = memory.ReadPointer(future + a_.task.callback0); first && *first) {
+  // 3.6 has no callback0 and no contexts: its list holds the callbacks themselves.
+  const bool pairs = a_.task.callback0 != kAbsent;
+  if (auto first = pairs ? memory.ReadPointer(future + a_.task.callback0) : std::nullopt;
+      first && *first) {
     out.push_back(*first);
   }
   // The rest: a list of (callback, context) pairs.
@@ -195,6 +201,10 @@ std::vector<uint64_t> TaskReader::Callbacks(uint64_t future) {
     auto items = c_.ListItems(*list, 4096);
     if (items.ok()) {
       for (uint64_t pair : *items) {
+        if (!pairs) {
+          out.push_back(pair);
+          continue;
+        }
         auto tuple = c_.TupleItems(pair, 4);
         if (tuple.ok() && !tuple->empty()) out.push_back((*tuple)[0]);
       }

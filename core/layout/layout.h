@@ -132,6 +132,10 @@ struct Layout {
     int32_t holder_loop = kAbsent;      //   keeping the loop here (rl_loop),
     int32_t holder_size = 0;            //   of this tp_basicsize
     int32_t tstate_offset = kAbsent;    // 3.13: _PyThreadStateImpl.asyncio_running_loop
+    // 3.6: asyncio.events._running_loop, a threading.local (localobject, whose `key` names
+    // the thread's entry in tstate->dict: a localdummyobject keeping its `localdict`).
+    int32_t local_key = kAbsent;
+    int32_t local_dummy_dict = kAbsent;
   } running_loop;
 
   struct ErrStackItem {  // _PyErr_StackItem

@@ -22,6 +22,11 @@ enum class CallKind : uint8_t {
   kCallFunctionEx,         // CALL_FUNCTION_EX: callable, NULL, args tuple, kwargs if oparg & 1
   kCallFunction,           // 3.6-3.10 CALL_FUNCTION: callable, oparg args
   kCallFunctionKw,         // 3.6-3.10 CALL_FUNCTION_KW: callable, oparg args, kwnames tuple
+  // 2.7 CALL_FUNCTION: callable, (oparg & 0xff) positional args, (oparg >> 8) name-value pairs;
+  // _VAR and _KW: and the *args tuple or **kwargs dict above them; _VAR_KW: both.
+  kCallFunction27,
+  kCallFunction27Star,
+  kCallFunction27StarStar,
 };
 
 // 3.8's finally blocks: the compiler counts 6 slots for entering one (BEGIN_FINALLY) that
@@ -76,6 +81,9 @@ struct CallLayout {
   uint8_t before_with = 0;
   // 3.6-3.9: jump opargs count bytes (3.10+: code units).
   bool jumps_in_bytes = false;
+  // 2.7 (nonzero): bytecode is not wordcode but instructions of 1 byte, or of 3 (a 16-bit
+  // oparg) from this opcode on; code units are bytes, jump opargs count them.
+  uint8_t have_argument = 0;
 };
 
 }  // namespace pyunwind

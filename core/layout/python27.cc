@@ -12,6 +12,10 @@
 namespace pyunwind {
 namespace {
 
+const OpcodeTable kOpcodes = {{
+#include "core/layout/opcodes_27.inc"
+}};
+
 void AddFacts(Layout& l) {
   AddFrameObjectFactsOf27To310(l);
   // co_lnotab's line increments are unsigned, and bytecode is not wordcode:
@@ -81,6 +85,9 @@ void AddFacts(Layout& l) {
   l.function.func_code = 16;
   AddObjectFacts(l);
   l.task = Layout::Task{};  // no asyncio
+  // Bytecode of 1- and 3-byte instructions (HAVE_ARGUMENT 90); EXTENDED_ARG 145 gives the
+  // upper 16 bits; SETUP_WITH (143) calls __enter__ with the manager's bound __exit__ on top.
+  l.calls = {&kOpcodes, 145, false, 0, 143, false, 90};
 
   // threading.Thread keeps __name and __ident, mangled; the main thread is
   // the _MainThread whose _exitfunc is threading._shutdown.

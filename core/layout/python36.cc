@@ -45,8 +45,18 @@ void AddFacts(Layout& l) {
   l.function.func_qualname = 104;
   l.type.ht_cached_keys = 856;
   AddObjectFacts(l);
-  // 3.6's FutureObj has no fut_callback0 and its tasks no names: py-tasks does not read them.
+  // TaskObj opens with FutureObj's fields, which have no fut_callback0 (nor contexts: the
+  // callbacks list holds the callbacks themselves); tasks have no names.
   l.task = Layout::Task{};
+  l.task.loop = 16;
+  l.task.callbacks = 24;
+  l.task.state = 56;
+  l.task.fut_waiter = 88;
+  l.task.coro = 96;
+  // _threadmodule.c: localobject { PyObject_HEAD; key; ... }, localdummyobject
+  // { PyObject_HEAD; localdict; weakreflist; }.
+  l.running_loop.local_key = 16;
+  l.running_loop.local_dummy_dict = 16;
   // 3.6 has no CALL_METHOD: every call's callable is right below its arguments.
   l.calls = {&kOpcodes, 144, true, 2, 143, true};  // 143: SETUP_WITH
 }

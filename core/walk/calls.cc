@@ -50,7 +50,7 @@ Result<std::string> ExceptionTableOf(ObjectReader& objects, const CodeInfo& code
 Result<StackDepths> DepthsOf(const CallLayout& calls, const CodeInfo& code, std::string_view bytecode,
                              std::string_view exception_table) {
   return AnalyseStackDepths(*calls.opcodes, calls.extended_arg, bytecode, exception_table,
-                            code.stack_size, calls.jumps_in_bytes);
+                            code.stack_size, calls.jumps_in_bytes, calls.have_argument);
 }
 
 // 3.14+: the eval loop stores its stack pointer in the frame before every
@@ -76,7 +76,8 @@ Result<int64_t> AnalysedDepth(const CallLayout& calls, const CodeInfo& code, std
   PYU_ASSIGN_OR_RETURN(StackDepths depths, DepthsOf(calls, code, bytecode, exception_table));
   int64_t depth = depths.before[static_cast<size_t>(index)];
   if (depth < 0) return MakeError("the instruction's depth is not known from the code's start");
-  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
+  const OpcodeFacts& facts =
+      (*calls.opcodes)[OpcodeAt(bytecode, static_cast<size_t>(index), calls.have_argument)];
   if (facts.call == CallKind::kCallArgsPoppedBefore) depth += oparg;  // counted popped, still there
   return depth;
 }
@@ -87,9 +88,10 @@ Result<int64_t> AnalysedDepth(const CallLayout& calls, const CodeInfo& code, std
 Result<CallOperands> OperandsAt(ObjectReader& objects, const CallLayout& calls, const CodeInfo& code,
                                 std::string_view bytecode, std::string_view exception_table,
                                 uint64_t frame_address, int64_t index, bool want_self) {
-  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(bytecode[2 * index])];
-  PYU_ASSIGN_OR_RETURN(uint32_t oparg,
-                       OpargAt(*calls.opcodes, calls.extended_arg, bytecode, static_cast<size_t>(index)));
+  const OpcodeFacts& facts =
+      (*calls.opcodes)[OpcodeAt(bytecode, static_cast<size_t>(index), calls.have_argument)];
+  PYU_ASSIGN_OR_RETURN(uint32_t oparg, OpargAt(*calls.opcodes, calls.extended_arg, bytecode,
+                                               static_cast<size_t>(index), calls.have_argument));
   auto analysed = AnalysedDepth(calls, code, bytecode, exception_table, index, oparg);
   auto stored = StoredDepth(objects, code, frame_address);
   if (stored.ok() && analysed.ok() && *stored != *analysed) {
@@ -106,6 +108,18 @@ Result<CallOperands> OperandsAt(ObjectReader& objects, const CallLayout& calls, 
       if (depth > code.stack_size) return MakeError("the call's operands are not on the stack");
       const int64_t above = facts.call == CallKind::kCallFunctionKw ? 1 : 0;
       PYU_ASSIGN_OR_RETURN(uint64_t callee, StackSlot(objects, stack_base, depth, args + above + 1));
+      return CallOperands{callee, 0, false};
+    }
+    case CallKind::kCallFunction27:
+    case CallKind::kCallFunction27Star:
+    case CallKind::kCallFunction27StarStar: {
+      // 2.7: [callable, positional args..., (name, value) pairs..., *args, **kwargs].
+      if (depth > code.stack_size) return MakeError("the call's operands are not on the stack");
+      const int64_t stars = facts.call == CallKind::kCallFunction27     ? 0
+                            : facts.call == CallKind::kCallFunction27Star ? 1
+                                                                          : 2;
+      const int64_t slots = (oparg & 0xFF) + 2 * ((oparg >> 8) & 0xFF) + stars;
+      PYU_ASSIGN_OR_RETURN(uint64_t callee, StackSlot(objects, stack_base, depth, slots + 1));
       return CallOperands{callee, 0, false};
     }
     case CallKind::kCallFunctionEx: {
@@ -155,7 +169,8 @@ Result<CallSite> ReadCallSite(ObjectReader& objects, CodeCache& codes, uint64_t 
       index >= code.code_units) {
     return MakeError("the code object's sizes are out of range");
   }
-  std::string bytecode(static_cast<size_t>(code.code_units) * 2, '\0');
+  std::string bytecode(static_cast<size_t>(code.code_units) * (calls.have_argument != 0 ? 1 : 2),
+                       '\0');
   if (!objects.memory().Read(code.bytecode_address, bytecode.data(), bytecode.size())) {
     return UnreadableMemory("cannot read the bytecode");
   }
@@ -168,7 +183,8 @@ Result<std::optional<std::string>> CallingOf(ObjectReader& objects, CodeCache& c
   const CallLayout& calls = objects.layout().calls;
   PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
   const CodeInfo& code = *site.position.code;
-  if ((*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])].call == CallKind::kNone) {
+  if ((*calls.opcodes)[OpcodeAt(site.bytecode, static_cast<size_t>(site.index), calls.have_argument)]
+          .call == CallKind::kNone) {
     return std::optional<std::string>();  // not at a call
   }
   PYU_ASSIGN_OR_RETURN(std::string exception_table, ExceptionTableOf(objects, code));
@@ -221,7 +237,8 @@ Result<CallOperands> CallOperandsOf(ObjectReader& objects, CodeCache& codes,
   const CallLayout& calls = objects.layout().calls;
   PYU_ASSIGN_OR_RETURN(CallSite site, ReadCallSite(objects, codes, frame_address));
   const CodeInfo& code = *site.position.code;
-  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])];
+  const OpcodeFacts& facts =
+      (*calls.opcodes)[OpcodeAt(site.bytecode, static_cast<size_t>(site.index), calls.have_argument)];
   const bool before_with = calls.before_with != 0 && facts.base == calls.before_with;
   if (facts.call == CallKind::kNone && !before_with) return MakeError("not at a call");
   PYU_ASSIGN_OR_RETURN(std::string exception_table, ExceptionTableOf(objects, code));
@@ -248,7 +265,8 @@ Result<std::vector<uint64_t>> ValueStackOf(ObjectReader& objects, CodeCache& cod
   if (depth < 0) return MakeError("the instruction is not reached from the code's start");
   // A frame entering a `with` has the manager (3.11: already its bound __exit__) on top: the
   // block is not entered yet.
-  const OpcodeFacts& facts = (*calls.opcodes)[static_cast<uint8_t>(site.bytecode[2 * site.index])];
+  const OpcodeFacts& facts =
+      (*calls.opcodes)[OpcodeAt(site.bytecode, static_cast<size_t>(site.index), calls.have_argument)];
   if (calls.before_with != 0 && facts.base == calls.before_with && depth > 0) --depth;
   std::vector<uint64_t> values(static_cast<size_t>(depth));
   PYU_ASSIGN_OR_RETURN(uint64_t stack_base, StackBase(objects, code, frame_address));

@@ -10,7 +10,40 @@ struct Decoded {
   std::vector<bool> starts;
 };
 
-Result<Decoded> Decode(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code) {
+// 2.7: instructions of 1 byte, or 3 (a 16-bit oparg) from `have_argument` on; an
+// EXTENDED_ARG gives the next oparg's upper 16 bits.
+Result<Decoded> DecodeBytes(const OpcodeTable& opcodes, uint8_t extended_arg,
+                            uint8_t have_argument, std::string_view code) {
+  const size_t units = code.size();
+  if (units > kMaxBytecodeUnits) {
+    return MakeError(fmt::format("bytecode of {} bytes is not analysed", code.size()));
+  }
+  Decoded out;
+  out.oparg.assign(units, 0);
+  out.starts.assign(units, false);
+  uint32_t extended = 0;
+  size_t i = 0;
+  while (i < units) {
+    const auto op = static_cast<uint8_t>(code[i]);
+    if (!opcodes[op].valid) return MakeError(fmt::format("opcode {} at {} is not known", op, i));
+    if (extended > 0xFFFF) return MakeError("too many EXTENDED_ARG prefixes");
+    const size_t width = op >= have_argument ? 3 : 1;
+    if (units - i < width) return MakeError("the last instruction's oparg runs past the code");
+    const uint32_t oparg = width == 1 ? 0
+                                      : (static_cast<uint8_t>(code[i + 1]) |
+                                         static_cast<uint32_t>(static_cast<uint8_t>(code[i + 2])) << 8 |
+                                         extended << 16);
+    out.starts[i] = true;
+    out.oparg[i] = oparg;
+    extended = op == extended_arg ? oparg : 0;
+    i += width;
+  }
+  return out;
+}
+
+Result<Decoded> Decode(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code,
+                       uint8_t have_argument) {
+  if (have_argument != 0) return DecodeBytes(opcodes, extended_arg, have_argument, code);
   const size_t units = code.size() / 2;
   if (code.size() % 2 != 0 || units > kMaxBytecodeUnits) {
     return MakeError(fmt::format("bytecode of {} bytes is not analysed", code.size()));
@@ -148,18 +181,19 @@ class Pass {
 }  // namespace
 
 Result<uint32_t> OpargAt(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code,
-                         size_t index) {
-  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code));
+                         size_t index, uint8_t have_argument) {
+  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code, have_argument));
   if (index >= decoded.starts.size() || !decoded.starts[index]) {
-    return MakeError(fmt::format("no instruction starts at {}", 2 * index));
+    return MakeError(fmt::format("no instruction starts at unit {}", index));
   }
   return decoded.oparg[index];
 }
 
 Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t extended_arg,
                                        std::string_view code, std::string_view exception_table,
-                                       int32_t stack_size, bool jumps_in_bytes) {
-  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code));
+                                       int32_t stack_size, bool jumps_in_bytes,
+                                       uint8_t have_argument) {
+  PYU_ASSIGN_OR_RETURN(Decoded decoded, Decode(opcodes, extended_arg, code, have_argument));
   Pass pass(decoded, stack_size);
   if (decoded.starts.empty()) return pass.Take();
   PYU_RETURN_IF_ERROR(pass.Reach(0, 0, 0));
@@ -178,14 +212,15 @@ Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t exten
   }
   size_t index = 0;
   while (pass.Next(index)) {
-    const OpcodeFacts& facts = opcodes[static_cast<uint8_t>(code[2 * index])];
+    const uint8_t op = OpcodeAt(code, index, have_argument);
+    const OpcodeFacts& facts = opcodes[op];
     const uint32_t oparg = decoded.oparg[index];
     const int32_t depth = pass.Before(index);
-    const int64_t next = static_cast<int64_t>(index) + 1 + facts.caches;
+    const int64_t width = have_argument == 0 ? 1 + facts.caches : op >= have_argument ? 3 : 1;
+    const int64_t next = static_cast<int64_t>(index) + width;
     auto effect = Effect(facts, oparg, false);
     if (!effect.ok()) {
-      return MakeError(fmt::format("opcode {} at {} does not take oparg {}",
-                                   static_cast<uint8_t>(code[2 * index]), 2 * index, oparg));
+      return MakeError(fmt::format("opcode {} at unit {} does not take oparg {}", op, index, oparg));
     }
     pass.Touch(depth + *effect);
     uint8_t finally = pass.Finally(index);

@@ -28,16 +28,23 @@ struct StackDepths {
 
 // `code`: the code units (co_code_adaptive: specialized opcodes are read as
 // their base); `exception_table`: co_exceptiontable (empty before 3.11);
-// `jumps_in_bytes`: jump opargs count bytes (3.6-3.9). Refuses (an error, never
+// `jumps_in_bytes`: jump opargs count bytes (3.6-3.9); `have_argument`: 2.7's bytecode
+// (CallLayout::have_argument; 0: wordcode), whose code units are bytes. Refuses (an error, never
 // a guess) an unknown opcode, a jump outside the code or into the middle of
 // an instruction, a depth below 0 or above `stack_size`, and two paths that
 // reach one instruction at different depths.
 Result<StackDepths> AnalyseStackDepths(const OpcodeTable& opcodes, uint8_t extended_arg,
                                        std::string_view code, std::string_view exception_table,
-                                       int32_t stack_size, bool jumps_in_bytes = false);
+                                       int32_t stack_size, bool jumps_in_bytes = false,
+                                       uint8_t have_argument = 0);
 
 // The full oparg of the instruction starting at `index` (EXTENDED_ARG prefixes included).
 Result<uint32_t> OpargAt(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code,
-                         size_t index);
+                         size_t index, uint8_t have_argument = 0);
+
+// The opcode of the instruction starting at code unit `index` (in range: the caller checks).
+inline uint8_t OpcodeAt(std::string_view code, size_t index, uint8_t have_argument = 0) {
+  return static_cast<uint8_t>(code[have_argument != 0 ? index : 2 * index]);
+}
 
 }  // namespace pyunwind

@@ -1,7 +1,9 @@
 """Threads parked inside calls into C, for `calling`: what each Python frame's
 current call instruction calls where that is not Python code, as repr() gives it.
-CPython 3.6 and later (3.6, 3.7: each thread records its OS thread id with gettid(2),
-legacy_truth.py; 3.6 has no _queue.SimpleQueue: "keywords" waits in HELD.acquire(timeout=...)).
+CPython 2.7 and 3.6 and later (2.7, 3.6, 3.7: each thread records its OS thread id with
+gettid(2), legacy_truth.py; 3.6 has no _queue.SimpleQueue: "keywords" waits in
+HELD.acquire(timeout=...); 2.7's lock takes no keywords: it waits in a socket's
+recv_into(buffer, nbytes=1), whose blocking recv a debugger's attach does not interrupt).
 
 usage: python calls.py TRUTH_JSON
 
@@ -32,15 +34,21 @@ Thread._bootstrap_inner (it calls the thread's Context.run), null on every other
 callable whose own repr runs Python-level code (functools.partial) is given as
 object.__repr__ gives it, "<functools.partial object at 0x...>".
 """
+from __future__ import print_function
+
 import functools
 import linecache
 import os
 import select
+import socket
 import sys
 import threading
 import time
 
-from scenario_truth import truth_of, write_truth
+if sys.version_info[0] == 2:
+    from legacy_truth import truth_of, write_truth  # scenario_truth is Python 3's
+else:
+    from scenario_truth import truth_of, write_truth
 
 try:
     from threading import get_native_id
@@ -55,12 +63,13 @@ TRUTH = sys.argv[1]
 HELD = threading.Lock()
 HELD.acquire()  # the main thread keeps it: "lock" and "bound" wait on it for ever
 QUEUE = _queue.SimpleQueue() if _queue else None
+SOCKETS = socket.socketpair() if sys.version_info[0] == 2 else None
 ARGS = (3600,)
 RECORDS = {}  # native id -> (role, what its innermost frame calls, threading ident)
 REGISTER = threading.Lock()
 
 
-class Context:
+class Context(object):
     def __enter__(self):
         return self
 
@@ -76,7 +85,7 @@ def c_function(function):
 def register(role, *callees):
     """`callees`: what the innermost frame calls, then (for a callback) the frame below it."""
     with REGISTER:
-        RECORDS[get_native_id()] = (role, list(callees), threading.get_ident())
+        RECORDS[get_native_id()] = (role, list(callees), threading.current_thread().ident)
 
 
 def park():
@@ -127,6 +136,11 @@ def keywords_wait():
     # 3.11+ call the method descriptor with its self below the arguments; before 3.11 a call
     # with keywords loads the bound method first (LOAD_ATTR, CALL_FUNCTION_KW).
     legacy = sys.version_info < (3, 11)
+    if SOCKETS is not None:  # 2.7: a bound C method, loaded first (LOAD_ATTR, CALL_FUNCTION)
+        buffer = bytearray(1)
+        register("keywords", c_function(SOCKETS[0].recv_into))
+        SOCKETS[0].recv_into(buffer, nbytes=1)
+        return
     if QUEUE is None:
         register("keywords", c_function(HELD.acquire))
         HELD.acquire(blocking=True, timeout=3600)
@@ -178,7 +192,8 @@ TARGETS = {
 def thread_start_call(frame):
     """3.14+: Thread._bootstrap_inner runs the thread in its context, a call into C
     (`self._context.run(self.run)`): the method descriptor it calls, else None."""
-    if frame.f_code is not threading.Thread._bootstrap_inner.__code__:
+    bootstrap_inner = getattr(threading.Thread, "_bootstrap_inner", None)  # 2.7: mangled
+    if bootstrap_inner is None or frame.f_code is not bootstrap_inner.__code__:
         return None
     if "_context.run(" not in linecache.getline(frame.f_code.co_filename, frame.f_lineno):
         return None
@@ -200,11 +215,13 @@ def expected_calling(callees, frame):
 
 def main():
     for role, target in TARGETS.items():
-        threading.Thread(target=target, name=role, daemon=True).start()
+        thread = threading.Thread(target=target, name=role)
+        thread.daemon = True  # 2.7's constructor takes no daemon=
+        thread.start()
     deadline = time.time() + 30
     while len(RECORDS) < len(TARGETS):
         if time.time() > deadline:
-            raise SystemExit(f"only {sorted(r for r, _, _ in RECORDS.values())} registered")
+            raise SystemExit("only %s registered" % sorted(r for r, _, _ in RECORDS.values()))
         time.sleep(0.05)
     time.sleep(0.5)  # every thread reaches its call after registering
     frames = sys._current_frames()

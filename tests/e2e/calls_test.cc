@@ -9,7 +9,8 @@
 // frames' `calling`, and the text must show each name under its frame. From a gcore core
 // opened alone (no executable: the names' read-only data is not in the core) each `calling`
 // is that or null, never another name. In {LLDB, GDB} x
-// {live, gcore core with its executable, alone} on pyenv's 3.6.15 to 3.10.13 (frame
+// {live, gcore core with its executable, alone} on pyenv's 2.7.18 (bytecode of 1- and 3-byte
+// instructions; the keywords call an epoll's poll) and 3.6.15 to 3.10.13 (frame
 // objects: the value stack at f_valuestack, each frame above a Python one asked), Debian's
 // 3.11, pyenv's 3.11.7, 3.12.1, 3.13.0 and Debian unstable's 3.14 and 3.15
 // (.ci/fetch-pythons), where installed.
@@ -83,7 +84,7 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, Calls,
-                         ::testing::ValuesIn(MatrixCells({"3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13",
+                         ::testing::ValuesIn(MatrixCells({"2.7.18", "3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13",
                                                           "debian_3.11", "3.11.7", "3.12.1",
                                                           "3.13.0", "sid_3.14", "sid_3.15"},
                                                          Cores::kBoth)),

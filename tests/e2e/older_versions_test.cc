@@ -12,7 +12,7 @@
 //   * Locals: tests/data/legacy_locals.py, `py-bt --all --locals --json`: the worker's
 //     frames, local names, types and the reprs of the simple types (tests/locals_truth.h).
 //   * Python27Tasks: `py-tasks` on 2.7 says in one line that 2.7 has no asyncio.
-//   * Tasks (3.7+): tests/data/legacy_asyncio.py, `py-tasks --json`: tasks matched by their
+//   * Tasks (3.6+): tests/data/legacy_asyncio.py, `py-tasks --json`: tasks matched by their
 //     coroutine function (task names are 3.8+), coroutine stacks, awaited_by edges and kinds,
 //     the running task.
 // The truth's qualname is co_qualname on 3.11+ and co_name before (tests/data/legacy_truth.py
@@ -414,9 +414,12 @@ TEST_P(OlderVersionsTasks, PyTasks) {
   });
 }
 
-// Tasks from 3.7 on (the brief of this test; legacy_asyncio.py itself runs on 3.6 too).
+// Tasks from 3.7 on; 3.6's (found through the _asyncio module's symbols, not the asyncio
+// package's registry) also from the core with its executable.
 INSTANTIATE_TEST_SUITE_P(Pyenv, OlderVersionsTasks,
                          ::testing::ValuesIn(Cells(kOlderVersions, true, kLiveAndCoreAlone)),
+                         CellName);
+INSTANTIATE_TEST_SUITE_P(Pyenv36, OlderVersionsTasks, ::testing::ValuesIn(Cells({"3.6.15"})),
                          CellName);
 INSTANTIATE_TEST_SUITE_P(Debian11, OlderVersionsTasks,
                          ::testing::ValuesIn(Cells(kDebian11, true, kLiveAndCoreAlone)), CellName);
