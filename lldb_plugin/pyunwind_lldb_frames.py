@@ -17,6 +17,10 @@
 import ctypes
 import json
 import os
+import select
+import sys
+import threading
+import time
 
 import lldb
 
@@ -166,6 +170,102 @@ def python_in(target):
     return _has_python[key]
 
 
+# LLDB 22 and 23 broadcast a stack-changed event on every thread whenever a frame provider is
+# registered or removed, and LLDB's event thread (named _EVENT_THREAD) answers each one by
+# printing that thread's status again, whenever it gets to it. A change of provider is
+# therefore made so that those answers reach no one (_change_quietly).
+_EVENT_THREAD = "dbg.evt-handler"
+_SETTLE_S = 2.0  # longest wait for the event thread to answer the events of one change
+_MAX_DROPPED_EVENTS = 4096
+_settle_marks = globals().get("_settle_marks", 0)
+
+
+def _thread_names():
+    """{native thread id: name} of this debugger's own threads, or None where unknown."""
+    names = {}
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/%s/comm" % task, encoding="utf-8",
+                      errors="replace") as comm:
+                names[int(task)] = comm.read().strip()
+    except (OSError, ValueError):
+        return None
+    return names
+
+
+def _drop_queued_stack_changes(debugger):
+    """On the event thread (a stop hook of an asynchronous stop): the change's events are
+    still queued on the debugger's listener, first in line; take them off. Stops at the
+    first event of another kind, which is left where it is."""
+    listener = debugger.GetListener()
+    event = lldb.SBEvent()
+    for _ in range(_MAX_DROPPED_EVENTS):
+        if not listener.PeekAtNextEvent(event):
+            return
+        if not (lldb.SBThread.EventIsThreadEvent(event)
+                and event.GetType() == lldb.SBThread.eBroadcastBitStackChanged):
+            return
+        listener.GetNextEvent(event)
+
+
+def _hide_answers(debugger, change):
+    """On another thread, while the event thread answers concurrently: LLDB's output
+    (descriptor 1) goes to a pipe until the event thread has also printed a mark posted
+    after the change, which it does in order, so after its answers; at most _SETTLE_S."""
+    global _settle_marks
+    _settle_marks += 1
+    mark = "pyunwind: frame provider changed (%d.%d)\n" % (os.getpid(), _settle_marks)
+    sys.stdout.flush()
+    read_end, write_end = os.pipe()
+    saved = os.dup(1)
+    os.dup2(write_end, 1)
+    os.close(write_end)
+    try:
+        change()
+        debugger.GetCommandInterpreter().GetBroadcaster().BroadcastEvent(lldb.SBEvent(
+            lldb.SBCommandInterpreter.eBroadcastBitAsynchronousOutputData, mark))
+        wanted = mark.encode()
+        tail = b""
+        deadline = time.monotonic() + _SETTLE_S
+        while wanted not in tail:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([read_end], [], [], left)[0]:
+                break
+            chunk = os.read(read_end, 65536)
+            if not chunk:
+                break
+            tail = tail[-len(wanted):] + chunk
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(read_end)
+
+
+def _prints_to_descriptor_1(debugger):
+    """Whether LLDB's output is this process's descriptor 1 (LLDB's command line; not
+    lldb-dap, whose protocol may use descriptor 1 and whose LLDB output goes elsewhere)."""
+    try:
+        output = debugger.GetOutputFile().GetFile()
+        return output is not None and output.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _change_quietly(debugger, change):
+    """Runs `change` (a provider registered or removed) so that LLDB prints no thread's
+    status for it."""
+    names = _thread_names()
+    if not names or _EVENT_THREAD not in names.values():
+        change()  # no event thread (lldb-dap, a script): no one prints the answers
+    elif names.get(threading.get_native_id()) == _EVENT_THREAD:
+        change()
+        _drop_queued_stack_changes(debugger)
+    elif _prints_to_descriptor_1(debugger):
+        _hide_answers(debugger, change)
+    else:
+        change()
+
+
 def read_stop(target):
     """Reads this stop's stacks with no provider registered, then registers the provider
     (which makes LLDB build its frame lists again)."""
@@ -178,7 +278,7 @@ def read_stop(target):
         return  # this stop was read (LLDB runs the stop hooks more than once per stop)
     old = _provider_ids.pop(key, None)
     if old is not None:
-        target.RemoveScriptedFrameProvider(old[0])
+        _change_quietly(debugger, lambda: target.RemoveScriptedFrameProvider(old[0]))
     if stop is None or process.GetState() != lldb.eStateStopped:
         return
     frames = []
@@ -194,10 +294,11 @@ def read_stop(target):
     args = lldb.SBStructuredData()
     args.SetFromJSON(json.dumps({"generation": _generation}))
     error = lldb.SBError()
-    provider_id = target.RegisterScriptedFrameProvider(
-        __name__ + ".PythonFrameProvider", args, error)
-    if error.Success():
-        _provider_ids[key] = (provider_id, stop)
+    provider_ids = []
+    _change_quietly(debugger, lambda: provider_ids.append(target.RegisterScriptedFrameProvider(
+        __name__ + ".PythonFrameProvider", args, error)))
+    if error.Success() and provider_ids:
+        _provider_ids[key] = (provider_ids[0], stop)
 
 
 class PythonFrameProvider(ScriptedFrameProvider):

@@ -93,9 +93,9 @@ class GreenletProcess : public Process {
   Greenlet Suspended(uint64_t type, const Thread311& t, bool copied = false, bool main = false) {
     Greenlet g;
     g.object = Tracked(type, 40);
-    g.pimpl = heap.Alloc(gl::kReadSize);
+    g.pimpl = heap.Alloc(gl::kGreenlet20On311.read_size);
     target.PutU64(g.object + gl::kPimpl, g.pimpl);
-    target.PutU64(g.pimpl + gl::kSelf, g.object);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.self, g.object);
     g.stack = heap.Alloc(256);
     const uint64_t copy = heap.Alloc(64);
     g.cframe = g.stack + 16;
@@ -109,16 +109,16 @@ class GreenletProcess : public Process {
       target.PutU64(g.cframe + previous, outer_cframe);
     }
     target.PutU64(outer_cframe + previous, root);
-    target.PutU64(g.pimpl + gl::kStackStart, g.stack);
-    target.PutU64(g.pimpl + gl::kStackStop, main ? gl::kMainStackStop : g.stack + 256);
-    target.PutU64(g.pimpl + gl::kStackCopy, copy);
-    target.PutU64(g.pimpl + gl::kStackSaved, copied ? 64 : 0);
-    target.PutU64(g.pimpl + gl::kCFrame, g.cframe);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_start, g.stack);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_stop, main ? gl::kMainStackStop : g.stack + 256);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_copy, copy);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_saved, copied ? 64 : 0);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.cframe, g.cframe);
     g.frame = Frame(park, 5, Frame(outer, 1, 0));
-    target.PutU64(g.pimpl + gl::kCurrentFrame, g.frame);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.current_frame, g.frame);
     const uint64_t top = heap.Alloc(64);
     objects.Header(top, frame_type);
-    target.PutU64(g.pimpl + gl::kTopFrame, top);
+    target.PutU64(g.pimpl + gl::kGreenlet20On311.top_frame, top);
     return g;
   }
 
@@ -162,11 +162,11 @@ TEST(GreenletStacks, SuspendedGreenletsUnderTheirThreads) {
   const auto main = p.Suspended(p.greenlet_type, p.other, false, /*main=*/true);
   // Not suspended: running (no top frame), dead (no stack_start), not started (no stack_stop).
   const auto running = p.Suspended(p.greenlet_type, p.thread);
-  p.target.PutU64(running.pimpl + gl::kTopFrame, 0);
+  p.target.PutU64(running.pimpl + gl::kGreenlet20On311.top_frame, 0);
   const auto dead = p.Suspended(p.greenlet_type, p.thread);
-  p.target.PutU64(dead.pimpl + gl::kStackStart, 0);
+  p.target.PutU64(dead.pimpl + gl::kGreenlet20On311.stack_start, 0);
   const auto unstarted = p.Suspended(p.greenlet_type, p.thread);
-  p.target.PutU64(unstarted.pimpl + gl::kStackStop, 0);
+  p.target.PutU64(unstarted.pimpl + gl::kGreenlet20On311.stack_stop, 0);
   p.Tracked(p.objects.Type("list"), 40);  // not a greenlet
 
   const Json doc = p.BtJson();
@@ -227,7 +227,7 @@ TEST(GreenletStacks, UnknownVersionsAndNoGreenletAreOneWarning) {
   doc = p.BtJson();
   EXPECT_EQ(doc.at("warnings"),
             Json::array({"--greenlets: greenlet 3.0.3 on Python 3.11 is not read (greenlet 2.0.x "
-                         "on 3.11 is)"}));
+                         "on 3.11, 3.3.x on 3.14 and 3.15 are)"}));
   EXPECT_EQ(ThreadOf(doc, 101).at("greenlets"), Json::array());
 }
 
@@ -237,9 +237,9 @@ TEST(GreenletStacks, DamagedGreenletsAreCountedNotShown) {
   GreenletProcess p;
   p.Import("2.0.2");
   const auto not_back = p.Suspended(p.greenlet_type, p.thread);
-  p.target.PutU64(not_back.pimpl + gl::kSelf, 0x1000);
+  p.target.PutU64(not_back.pimpl + gl::kGreenlet20On311.self, 0x1000);
   const auto not_frame = p.Suspended(p.greenlet_type, p.thread);
-  p.target.PutU64(not_frame.pimpl + gl::kTopFrame, not_frame.object);  // a greenlet, not a frame
+  p.target.PutU64(not_frame.pimpl + gl::kGreenlet20On311.top_frame, not_frame.object);  // a greenlet, not a frame
   const auto looping = p.Suspended(p.greenlet_type, p.thread);
   p.target.PutU64(looping.cframe + p.layout.tstate.cframe_previous, looping.cframe);
   const auto nowhere = p.Suspended(p.greenlet_type, p.thread);
@@ -255,9 +255,9 @@ TEST(GreenletStacks, DamagedGreenletsAreCountedNotShown) {
   EXPECT_EQ(g.at("truncated"), fmt::format("the frame chain loops back to {:#x}", frames_loop.frame));
   EXPECT_EQ(doc.at("warnings"),
             Json::array({"2 suspended greenlets belong to no thread shown (their thread ended, or "
-                         "their C frames cannot be followed to it): their stacks are not shown",
+                         "their C frames or stack cannot be followed to it): their stacks are not shown",
                          fmt::format("2 greenlets could not be read (greenlet's layout differs "
-                                     "from 2.0.2's?); the first, {:#x}: its C++ object does not "
+                                     "from 2.0.x's?); the first, {:#x}: its C++ object does not "
                                      "point back at it",
                                      not_back.object)}))
       << doc.dump(1);
@@ -273,11 +273,11 @@ TEST(GreenletStacks, GreenletsAtAndOverTheCap) {
     // The others share its C++ object's saved state (stack, frames), each with its own self.
     for (size_t i = 1; i < count; ++i) {
       const uint64_t object = p.Tracked(p.greenlet_type, 40);
-      const uint64_t pimpl = p.heap.Alloc(gl::kReadSize);
-      std::vector<uint8_t> state(gl::kReadSize);
+      const uint64_t pimpl = p.heap.Alloc(gl::kGreenlet20On311.read_size);
+      std::vector<uint8_t> state(gl::kGreenlet20On311.read_size);
       ASSERT_TRUE(p.target.ReadMemory(first.pimpl, state.data(), state.size()));
       p.target.PutBytes(pimpl, std::string(state.begin(), state.end()));
-      p.target.PutU64(pimpl + gl::kSelf, object);
+      p.target.PutU64(pimpl + gl::kGreenlet20On311.self, object);
       p.target.PutU64(object + gl::kPimpl, pimpl);
     }
     RemoteMemory memory(p.target);

@@ -348,6 +348,38 @@ TEST(Limits, OutputBytesOfOnePyBtJsonStayOneDocument) {
   EXPECT_LT(frames, 2000u);
 }
 
+// py-bt --group --json: the groups repeat the frames the threads hold, and stop at the output
+// budget like them: the group that passes it is left out, the document stays whole.
+TEST(Limits, OutputOfPyBtGroupsJsonStaysOneDocument) {
+  Limits p(32 << 20);
+  ThreadOfLongNames(p, 100, 1000);  // thread 1; threads 2-4 each run a code of its own
+  for (uint64_t id : {2, 3, 4}) {
+    const std::string name(1000, static_cast<char>('a' + id));
+    const uint64_t code = p.Code("/limits.py", name, name, 1, LineTableBytes(1, {{2, 1}}), 2);
+    uint64_t chain = 0;
+    for (size_t i = 0; i < 100; ++i) chain = p.Frame(code, 1, chain);
+    p.SetCurrentFrame(p.AddThread(id, 0x7f0000000000 + id), chain);
+  }
+  const Json whole = Json::parse(p.Run("py-bt", {"--all", "--group", "--json"}).text);
+  const size_t whole_size = whole.dump().size();
+  ASSERT_EQ(whole.at("interpreters").at(0).at("groups").size(), 4u);
+  // Room for the threads and about two of the four groups.
+  const OutputLimit limit{whole_size * 3 / 4, kMaxOutputLinesPerCommand};
+  const Printed out = RunLimited(p, {"py-bt", "--all", "--group", "--json"}, limit);
+  ASSERT_FALSE(out.failed);
+  const Json doc = Json::parse(out.text);  // throws (fails) if the document was cut mid-way
+  const Json& interp = doc.at("interpreters").at(0);
+  EXPECT_EQ(interp.at("threads").size(), 4u);
+  const size_t groups = interp.at("groups").size();
+  EXPECT_GT(groups, 0u);
+  EXPECT_LT(groups, 4u);
+  for (const Json& group : interp.at("groups")) EXPECT_EQ(group.at("frames").size(), 100u);
+  EXPECT_TRUE(HasWarning(doc, "the output budget of one command ran out (more than " +
+                                  std::to_string(limit.bytes) + " bytes): the rest is not "
+                                  "shown...truncated"))
+      << doc.at("warnings");
+}
+
 // py-waits stops adding waiters at the output budget: the JSON stays one document that counts
 // the rest (waits_not_shown) and says which bound ran out; the text says how many are left out.
 TEST(Limits, OutputOfPyWaitsStaysWithinTheBudget) {

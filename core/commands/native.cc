@@ -16,13 +16,9 @@ namespace pyunwind {
 
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // `function` or one of GCC's clones of it ("function.cold", "function.part.0").
 bool IsFunctionOrClone(std::string_view name, std::string_view function) {
-  return name == function || (StartsWith(name, function) && name.size() > function.size() &&
+  return name == function || (name.starts_with(function) && name.size() > function.size() &&
                               name[function.size()] == '.');
 }
 
@@ -36,7 +32,7 @@ bool IsPython2EvalLoop(std::string_view name) {
   return IsFunctionOrClone(name, "PyEval_EvalFrameEx");
 }
 
-bool IsTailCall(std::string_view name) { return StartsWith(name, "_TAIL_CALL_"); }
+bool IsTailCall(std::string_view name) { return name.starts_with("_TAIL_CALL_"); }
 
 }  // namespace
 

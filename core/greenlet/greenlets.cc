@@ -53,24 +53,56 @@ struct SavedState {
   uint64_t self = 0;
 };
 
-std::optional<SavedState> ReadSavedState(RemoteMemory& memory, uint64_t pimpl) {
-  uint8_t raw[gl::kReadSize];
-  if (!Aligned(pimpl) || !memory.Read(pimpl, raw, sizeof raw)) return std::nullopt;
+std::optional<SavedState> ReadSavedState(RemoteMemory& memory, const gl::GreenletLayout& layout,
+                                         uint64_t pimpl) {
+  uint8_t raw[gl::kMaxReadSize];
+  const size_t size = static_cast<size_t>(layout.read_size);
+  if (!Aligned(pimpl) || size > sizeof raw || !memory.Read(pimpl, raw, size)) return std::nullopt;
   auto at = [&raw](int32_t offset) {
-    uint64_t value;
-    std::memcpy(&value, raw + offset, sizeof value);
+    uint64_t value = 0;
+    if (offset >= 0) std::memcpy(&value, raw + offset, sizeof value);
     return value;
   };
   SavedState s;
-  s.stack_start = at(gl::kStackStart);
-  s.stack_stop = at(gl::kStackStop);
-  s.stack_copy = at(gl::kStackCopy);
-  s.stack_saved = at(gl::kStackSaved);
-  s.top_frame = at(gl::kTopFrame);
-  s.cframe = at(gl::kCFrame);
-  s.current_frame = at(gl::kCurrentFrame);
-  s.self = at(gl::kSelf);
+  s.stack_start = at(layout.stack_start);
+  s.stack_stop = at(layout.stack_stop);
+  s.stack_copy = at(layout.stack_copy);
+  s.stack_saved = at(layout.stack_saved);
+  s.top_frame = at(layout.top_frame);
+  s.cframe = at(layout.cframe);
+  s.current_frame = at(layout.current_frame);
+  s.self = at(layout.self);
   return s;
+}
+
+// The layout of greenlet `version` on this Python, or null when none was checked there.
+const gl::GreenletLayout* LayoutOf(const std::string& version, const Layout& l) {
+  if (l.version.major() != 3) return nullptr;
+  for (const gl::GreenletLayout& layout : gl::kKnownLayouts) {
+    if (layout.minor != l.version.minor() || !version.starts_with(layout.version_prefix)) continue;
+    // Its thread is told by the C frames (3.11) or by the C stack's bounds (3.14+).
+    const bool told = layout.cframe >= 0 ? l.tstate.root_cframe != kAbsent
+                                         : l.tstate.c_stack_top != kAbsent;
+    return told ? &layout : nullptr;
+  }
+  return nullptr;
+}
+
+// "greenlet 2.0.x on 3.11, 3.3.x on 3.14 and 3.15": the layouts LayoutOf knows.
+std::string KnownLayouts() {
+  std::string out;
+  for (size_t i = 0; i < std::size(gl::kKnownLayouts); ++i) {
+    const gl::GreenletLayout& layout = gl::kKnownLayouts[i];
+    const bool same_release = i > 0 && std::string_view(gl::kKnownLayouts[i - 1].version_prefix) ==
+                                           layout.version_prefix;
+    if (same_release) {
+      out += fmt::format(" and 3.{}", layout.minor);
+    } else {
+      out += fmt::format("{}{}x on 3.{}", i ? ", " : "greenlet ", layout.version_prefix,
+                         layout.minor);
+    }
+  }
+  return out;
 }
 
 // 8 bytes of a suspended greenlet's C stack at `address`, as the greenlet left them: greenlet
@@ -99,13 +131,25 @@ std::optional<uint64_t> ReadStackWord(RemoteMemory& memory, const SavedState& g,
 
 class GreenletReader {
  public:
-  GreenletReader(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot, uint64_t type)
-      : objects_(objects), codes_(codes), snapshot_(snapshot), greenlet_type_(type) {
+  GreenletReader(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot,
+                 const gl::GreenletLayout& layout, uint64_t type)
+      : objects_(objects), codes_(codes), snapshot_(snapshot), layout_(layout),
+        greenlet_type_(type) {
     const Layout& l = objects.layout();
     for (Interpreter& interp : snapshot.interpreters) {
       for (Thread& thread : interp.threads) {
-        if (thread.tstate_address != 0) {
+        if (thread.tstate_address == 0) continue;
+        if (layout.cframe >= 0) {
           roots_.emplace(thread.tstate_address + uint64_t(l.tstate.root_cframe), &thread);
+          continue;
+        }
+        RemoteMemory& memory = objects.memory();
+        const auto top = memory.ReadPointer(thread.tstate_address + uint64_t(l.tstate.c_stack_top));
+        const auto hard =
+            memory.ReadPointer(thread.tstate_address + uint64_t(l.tstate.c_stack_hard_limit));
+        // Zero until the thread first checks its stack depth; a thread's stack is below top.
+        if (top && hard && *hard < *top && *top - *hard <= kMaxThreadStackBytes) {
+          stacks_.push_back({*hard, *top, &thread});
         }
       }
     }
@@ -134,7 +178,7 @@ class GreenletReader {
     RemoteMemory& memory = objects_.memory();
     auto pimpl = memory.ReadPointer(object + gl::kPimpl);
     if (!pimpl || *pimpl == 0) return;  // being created or torn down: nothing saved
-    const std::optional<SavedState> g = ReadSavedState(memory, *pimpl);
+    const std::optional<SavedState> g = ReadSavedState(memory, layout_, *pimpl);
     // Its C++ object names it back: the layout is the one this reads.
     if (!g || g->self != object) {
       Damaged(object, "its C++ object does not point back at it");
@@ -176,7 +220,7 @@ class GreenletReader {
     if (threadless_ != 0) {
       snapshot_.warnings.push_back(fmt::format(
           "{} suspended greenlets belong to no thread shown (their thread ended, or their C "
-          "frames cannot be followed to it): their stacks are not shown",
+          "frames or stack cannot be followed to it): their stacks are not shown",
           threadless_));
     }
     if (not_shown_ != 0) {
@@ -186,15 +230,22 @@ class GreenletReader {
     }
     if (damaged_ != 0) {
       snapshot_.warnings.push_back(fmt::format(
-          "{} greenlets could not be read (greenlet's layout differs from 2.0.2's?); the first, "
+          "{} greenlets could not be read (greenlet's layout differs from {}x's?); the first, "
           "{:#x}: {}",
-          damaged_, first_damaged_, first_damage_));
+          damaged_, layout_.version_prefix, first_damaged_, first_damage_));
     }
   }
 
  private:
-  // The thread whose root _PyCFrame ends the greenlet's chain of C frames.
+  // The thread the greenlet ran in: on 3.14+, the one whose C stack holds its saved stack's
+  // start; before, the one whose root _PyCFrame ends its chain of C frames.
   Thread* ThreadOf(const SavedState& g) {
+    if (layout_.cframe < 0) {
+      for (const ThreadStack& stack : stacks_) {
+        if (g.stack_start >= stack.low && g.stack_start < stack.high) return stack.thread;
+      }
+      return nullptr;
+    }
     const int32_t previous = objects_.layout().tstate.cframe_previous;
     std::unordered_set<uint64_t> seen;
     uint64_t cframe = g.cframe;
@@ -218,8 +269,14 @@ class GreenletReader {
   ObjectReader& objects_;
   CodeCache& codes_;
   Snapshot& snapshot_;
+  const gl::GreenletLayout& layout_;
   const uint64_t greenlet_type_;
   std::unordered_map<uint64_t, Thread*> roots_;   // root _PyCFrame address -> its thread
+  struct ThreadStack {
+    uint64_t low, high;  // its C stack: [hard limit, top)
+    Thread* thread;
+  };
+  std::vector<ThreadStack> stacks_;
   std::unordered_map<uint64_t, bool> kinds_;      // type -> whether a greenlet class
   size_t shown_ = 0;
   size_t not_shown_ = 0;
@@ -249,11 +306,11 @@ void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapsh
   if (version_object.ok() && Aligned(*version_object)) {
     version = TextOr(objects.ReadString(*version_object, 32), version);
   }
-  if (l.version.major() != 3 || l.version.minor() != 11 || l.tstate.root_cframe == kAbsent ||
-      version.rfind(gl::kKnownVersionPrefix, 0) != 0 || !TrackedObjects::Readable(l)) {
-    snapshot.warnings.push_back(fmt::format(
-        "--greenlets: greenlet {} on Python {} is not read (greenlet {}x on 3.11 is)",
-        version, l.version.MinorString(), gl::kKnownVersionPrefix));
+  const gl::GreenletLayout* layout = LayoutOf(version, l);
+  if (layout == nullptr || !TrackedObjects::Readable(l)) {
+    snapshot.warnings.push_back(
+        fmt::format("--greenlets: greenlet {} on Python {} is not read ({} are)", version,
+                    l.version.MinorString(), KnownLayouts()));
     return;
   }
   auto type = collections.DictGetString(dict, "greenlet");
@@ -269,7 +326,7 @@ void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapsh
     heap.address = interp.address;
     for (const Thread& thread : interp.threads) heap.thread_states.push_back(thread.tstate_address);
   }
-  GreenletReader reader(objects, codes, snapshot, *type);
+  GreenletReader reader(objects, codes, snapshot, *layout, *type);
   TrackedObjects walk(objects, kMaxGcListObjects, snapshot.warnings);
   walk.Walk(interpreters, [&](uint64_t object) {
     if (reader.IsGreenlet(object)) reader.Read(object);

@@ -122,6 +122,11 @@ struct Layout {
     int32_t exc_state = kAbsent;
     int32_t gil_requested = kAbsent;  // 3.15: int, set while the thread waits for the GIL
     int32_t dict = kAbsent;  // 3.11, 3.12: the per-thread dict (PyThreadState_GetDict)
+    // 3.14+: the bounds of the thread's C stack that _PyThreadStateImpl keeps past the
+    // PyThreadState (its top, and the hard limit below it): what greenlets that ran on that
+    // stack are told by (core/greenlet).
+    int32_t c_stack_top = kAbsent;
+    int32_t c_stack_hard_limit = kAbsent;
   } tstate;
 
   // Where a thread records the event loop it runs, as the _asyncio module's

@@ -23,6 +23,8 @@ void AddFacts(Layout& l) {
   // mem_free_queue, c_stack_refs, gc, then mimalloc's current_object_heap and heaps
   // (3.14.7t: the heaps at 944, the PyThreadState 832).
   AddMimallocFacts(l, 112);
+  l.tstate.c_stack_top = l.tstate.size + 8;  // after refcount; then soft and hard limits
+  l.tstate.c_stack_hard_limit = l.tstate.size + 24;
   AddThreadStateExceptionFacts313(l);
   AddStackRefFacts(l);
   l.type.ht_cached_keys = 880 + HeaderDelta(l);

@@ -28,6 +28,10 @@ void AddFacts(Layout& l) {
   // gc.collecting (112) and gc.size (176) on the 3.15.2 cores agree with this order.
   AddGcListFacts(l, 8, 80);
   AddStackRefFacts(l);
+  // _PyThreadStateImpl's C stack bounds: top, soft and hard limits at 96, 104 and 112 past
+  // the PyThreadState (888 bytes), as Debian unstable's 3.15.2 keeps them while it runs.
+  l.tstate.c_stack_top = l.tstate.size + 96;
+  l.tstate.c_stack_hard_limit = l.tstate.size + 112;
   AddTaskFactsAfterAsyncioDebug(l);
   AddCodeStackFacts313(l);
   // [callable, self or NULL, args]; CALL_FUNCTION_EX (oparg 0): [callable,

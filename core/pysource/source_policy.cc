@@ -54,10 +54,6 @@ constexpr uint64_t kNetworkFileSystems[] = {
     0x01021997,  // 9p (v9fs)
 };
 
-bool EndsWith(const std::string& text, const std::string& end) {
-  return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
-}
-
 // CPython's own names for code without a file: "<string>", "<frozen importlib._bootstrap>".
 bool IsPseudoName(const std::string& name) {
   return name.size() >= 2 && name.front() == '<' && name.back() == '>';
@@ -179,7 +175,7 @@ Result<RegularFile> SourcePolicy::Open(const std::string& filename) {
   if (filename.empty() || IsPseudoName(filename)) {
     return MakeError(fmt::format("'{}' is not here, or not a file pyunwind reads", filename));
   }
-  if (!EndsWith(filename, ".py") && !EndsWith(filename, ".pyw")) {
+  if (!filename.ends_with(".py") && !filename.ends_with(".pyw")) {
     return Refuse(SourceRefusal::kNotPythonName, filename);
   }
   // The analyst's directories: DIR/<base name>, inside DIR once its symlinks are resolved.

@@ -617,59 +617,62 @@ bool AppendFramesJson(std::string& out, const Interpreter& interp, const Thread&
   return true;
 }
 
+// `,"key":[...]`, one element per item, each written into `out` by `append_item`, which
+// returns false when the output budget ran out inside it. False when the budget ran out: the
+// element that passed it is taken back and no more are added; the array stays whole.
+template <typename Items, typename AppendItem>
+bool AppendBudgetedArrayJson(std::string& out, std::string_view key, const Items& items,
+                             const FormatOptions& options, AppendItem append_item) {
+  out += fmt::format(",\"{}\":[", key);
+  for (const auto& item : items) {
+    const size_t start = out.size();
+    if (out.back() != '[') out += ',';
+    if (!append_item(item) || !JsonFits(out, options)) {
+      out.resize(start);
+      out += ']';
+      return false;
+    }
+  }
+  out += ']';
+  return true;
+}
+
 // py-bt --group: `,"groups":[...]`, the interpreter's threads with the same stack, each group
 // with its count, the indexes of its threads in "threads" and their frames once. False when
 // the output budget ran out: the group that passed it is left out.
 bool AppendGroupsJson(std::string& out, const Interpreter& interp, const FormatOptions& options) {
-  out += ",\"groups\":[";
-  bool fits = true;
-  for (const ThreadGroup& group : GroupThreadsByStack(interp.threads)) {
-    const size_t group_start = out.size();
-    if (out.back() != '[') out += ',';
-    const Thread& first = interp.threads[group.threads.front()];
-    out += fmt::format("{{\"count\":{},\"thread_indexes\":[{}],\"frames\":[",
-                       group.threads.size(), fmt::join(group.threads, ","));
-    fits = AppendFramesJson(out, interp, first, ShownFrames(first, options), options);
-    out += "]}";
-    if (!fits || !JsonFits(out, options)) {
-      out.resize(group_start);
-      fits = false;
-      break;
-    }
-  }
-  out += ']';
-  return fits;
+  return AppendBudgetedArrayJson(
+      out, "groups", GroupThreadsByStack(interp.threads), options, [&](const ThreadGroup& group) {
+        const Thread& first = interp.threads[group.threads.front()];
+        out += fmt::format("{{\"count\":{},\"thread_indexes\":[{}],\"frames\":[",
+                           group.threads.size(), fmt::join(group.threads, ","));
+        const bool fits =
+            AppendFramesJson(out, interp, first, ShownFrames(first, options), options);
+        out += "]}";
+        return fits;
+      });
 }
 
 // py-bt --greenlets: `,"greenlets":[...]`, the thread's suspended greenlets, each with its
 // frames. False when the output budget ran out: the greenlet that passed it is left out.
 bool AppendGreenletsJson(std::string& out, const Interpreter& interp, const Thread& thread,
                          const FormatOptions& options) {
-  out += ",\"greenlets\":[";
-  bool fits = true;
-  for (const GreenletStack& greenlet : thread.greenlets) {
-    const size_t start = out.size();
-    if (out.back() != '[') out += ',';
-    const size_t shown = ShownFrames(greenlet.stack, options);
-    Json entry = {{"address", fmt::format("{:#x}", greenlet.address)},
-                  {"type", greenlet.type},
-                  {"is_main", greenlet.is_main}};
-    if (greenlet.stack.truncated || shown < greenlet.stack.frames.size()) {
-      entry["truncated"] = greenlet.stack.error ? *greenlet.stack.error : "frame limit";
-    }
-    out += Dump(entry);
-    out.pop_back();
-    out += ",\"frames\":[";
-    fits = AppendFramesJson(out, interp, greenlet.stack, shown, options);
-    out += "]}";
-    if (!fits || !JsonFits(out, options)) {
-      out.resize(start);
-      fits = false;
-      break;
-    }
-  }
-  out += ']';
-  return fits;
+  return AppendBudgetedArrayJson(
+      out, "greenlets", thread.greenlets, options, [&](const GreenletStack& greenlet) {
+        const size_t shown = ShownFrames(greenlet.stack, options);
+        Json entry = {{"address", fmt::format("{:#x}", greenlet.address)},
+                      {"type", greenlet.type},
+                      {"is_main", greenlet.is_main}};
+        if (greenlet.stack.truncated || shown < greenlet.stack.frames.size()) {
+          entry["truncated"] = greenlet.stack.error ? *greenlet.stack.error : "frame limit";
+        }
+        out += Dump(entry);
+        out.pop_back();
+        out += ",\"frames\":[";
+        const bool fits = AppendFramesJson(out, interp, greenlet.stack, shown, options);
+        out += "]}";
+        return fits;
+      });
 }
 
 }  // namespace

@@ -377,31 +377,93 @@ TEST_F(Lldb22, OptOutKeepsLldbsOwnBt) {
   EXPECT_GE(LinesContaining(r.out, "sleep_forever").size(), 1u) << r.out;  // py-bt's
 }
 
-// The known fault of docs/support.md: LLDB 22.1 prints every thread's status again whenever a
-// frame provider is registered or removed, and the script registers one at each stop. Counted
-// on the core after `plugin load` (and a pause, as LLDB's event thread prints it late), with
-// and without the provider. When this fails because the counts agree, the fault is gone:
-// update docs/support.md and lldb_plugin/README.md.
-TEST_F(Lldb22, KnownFaultThreadStatusPrintedAgainAfterPluginLoad) {
-  Prepare(false);
-  if (!Ready()) return;
-  const std::vector<std::string> commands = {"script import time; time.sleep(1)"};
-  auto status_lines = [&](const std::map<std::string, std::string>& env) {
-    RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target_, commands), env);
+// LLDB 22 and 23 print every thread's status again whenever a frame provider is registered or
+// removed, and the script registers one after reading each stop: it makes each change so that
+// nothing is printed for it (pyunwind_lldb_frames.py, _change_quietly). Counted in LLDB's
+// output, with and without the provider: after `plugin load` on the 3.12.6 core (and a pause, as
+// LLDB's event thread prints late), and on the live Debian 3.11 `threads` scenario, through a
+// stop that the command thread handles (synchronous `process continue`) and one that LLDB's
+// event thread handles (asynchronous), after which `bt` still shows the Python frames.
+class ProviderChanges : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    lldb_ = FindLldb(GetParam(), &why);
+    if (!lldb_) GTEST_SKIP() << why;
+    std::string error;
+    install_ = Installed(&error);
+    ASSERT_NE(install_, nullptr) << error;
+  }
+
+  // The thread status lines (`* thread #1, ... stop reason = ...`) of `commands`'s output, and
+  // the output itself in *out.
+  size_t StatusLines(const Target& target, const std::vector<std::string>& commands,
+                     bool provider, std::string* out) {
+    std::map<std::string, std::string> env;
+    if (!provider) env["PYUNWIND_LLDB_FRAME_PROVIDER"] = "0";
+    RunResult r = RunBatch(*lldb_, LldbArgv(*lldb_, *install_, target, commands), env);
     EXPECT_TRUE(r.exited && r.exit_code == 0) << r.Describe();
+    *out = r.out + r.err;
     static const std::regex status(R"(^[* ] thread #\d+, .*stop reason = )");
     size_t n = 0;
     std::istringstream lines(r.out);
     for (std::string line; std::getline(lines, line);) n += std::regex_search(line, status);
     return n;
-  };
-  const size_t without = status_lines({{"PYUNWIND_LLDB_FRAME_PROVIDER", "0"}});
-  const size_t with = status_lines({});
-  EXPECT_GT(with, without) << "with the provider " << with << " thread status lines, without "
-                           << without;
-  std::cout << "thread status lines after plugin load: " << with << " with the provider, "
-            << without << " without\n";
+  }
+
+  void ExpectNoExtraStatus(const Target& target, const std::vector<std::string>& commands,
+                           bool expect_python_frames) {
+    std::string with_out, without_out;
+    const size_t with = StatusLines(target, commands, true, &with_out);
+    const size_t without = StatusLines(target, commands, false, &without_out);
+    EXPECT_EQ(with, without) << "with the provider:\n" << with_out << "\nwithout:\n"
+                             << without_out;
+    EXPECT_TRUE(LinesContaining(with_out, "pyunwind: frame provider changed").empty())
+        << with_out;
+    if (expect_python_frames) {
+      EXPECT_GE(LinesContaining(with_out, "[synthetic]").size(), 1u) << with_out;
+    }
+  }
+
+  std::optional<Lldb> lldb_;
+  const Install* install_ = nullptr;
+};
+
+TEST_P(ProviderChanges, PrintNoStatusAfterPluginLoadOnACore) {
+  if (IsSkipped()) return;
+  const SourceCase source{"threads", "3.12.6", false, Debugger::kLldb};
+  if (!FileExists(source.CoreDir() + "/core.xz")) GTEST_SKIP() << "no fixture core " << source.CoreDir();
+  Target target;
+  target.core = TempDir() + "/threads-3.12.6.core";
+  std::string error;
+  ASSERT_TRUE(DecompressXz(source.CoreDir() + "/core.xz", target.core, &error)) << error;
+  ExpectNoExtraStatus(target, {"script import time; time.sleep(1)", "bt"}, true);
 }
+
+TEST_P(ProviderChanges, PrintNoStatusAtAStopOfEitherThread) {
+  if (IsSkipped()) return;
+  std::string error;
+  auto scenario = Scenario::Start(kDebianPython, "threads", &error);
+  if (!scenario) PYU_SKIP_OR_FAIL(error);
+  Target target;
+  target.pid = scenario->pid();
+  // The stop comes from SendAsyncInterrupt on a timer, as a user's Ctrl-C would.
+  const std::string interrupt_soon =
+      "script import threading, time; threading.Timer(1.5, "
+      "lldb.debugger.GetSelectedTarget().GetProcess().SendAsyncInterrupt).start()";
+  for (const bool asynchronous : {false, true}) {
+    SCOPED_TRACE(asynchronous ? "asynchronous stop" : "synchronous stop");
+    std::vector<std::string> commands = {interrupt_soon};
+    if (asynchronous) commands.push_back("script lldb.debugger.SetAsync(True)");
+    commands.push_back("process continue");
+    commands.push_back(asynchronous ? "script time.sleep(3)" : "script time.sleep(1)");
+    commands.insert(commands.end(), {"bt", "detach"});
+    ExpectNoExtraStatus(target, commands, true);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lldb, ProviderChanges, ::testing::Values(22, 23),
+                         [](const auto& info) { return "Lldb" + std::to_string(info.param); });
 
 // What the provider decided about each target's modules (the module's own record).
 constexpr char kHasPython[] =
