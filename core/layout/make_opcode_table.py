@@ -23,7 +23,8 @@ import opcode
 import sys
 import types
 
-SMALL = 16
+from opcode_forms import SMALL, large_form
+
 NO_FALL_THROUGH = {"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE",
                    "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
                    "JUMP_ABSOLUTE", "BREAK_LOOP"}
@@ -108,22 +109,8 @@ def effect(number, oparg, jump):
         return None
 
 
-def large_form(number, jump):
-    """(constant, low, high, odd) if the effect of every oparg from 16 is
-    constant + low*(oparg & 255) + high*(oparg >> 8) + odd*(oparg & 1)."""
-    at = lambda arg: effect(number, arg, jump)
-    if None in (at(16), at(17), at(18), at(256 + 16)):
-        return None
-    if (at(18) - at(16)) % 2:
-        return None
-    low = (at(18) - at(16)) // 2
-    odd = at(17) - at(16) - low
-    high = at(256 + 16) - at(16)
-    constant = at(16) - 16 * low
-    for arg in list(range(SMALL, 1024)) + list(range(1024, 65536, 251)) + [65535]:
-        if at(arg) != constant + low * (arg & 0xFF) + high * (arg >> 8) + odd * (arg & 1):
-            return None
-    return constant, low, high, odd
+def large_form_of(number, jump):
+    return large_form(lambda arg: effect(number, arg, jump))
 
 
 def jump_target(number, name, arg, n_caches):
@@ -199,8 +186,8 @@ def facts(number):
     jumped = smalls(base_number, True) if jump != "kNone" else plain
     if plain[0] is None and plain[1] is None:
         return name, "{}"
-    plain_large = large_form(base_number, False)
-    jumped_large = large_form(base_number, True) if jump != "kNone" else plain_large
+    plain_large = large_form_of(base_number, False)
+    jumped_large = large_form_of(base_number, True) if jump != "kNone" else plain_large
     plain, plain_large = resumed_value(base, plain, plain_large)
     jumped, jumped_large = resumed_value(base, jumped, jumped_large)
     fields = [

@@ -18,7 +18,7 @@ module. tests/stack_depth_test.cc checks the table against co_stacksize of
 import opcode
 import sys
 
-SMALL = 16
+from opcode_forms import SMALL, large_form
 
 
 def nargs(oparg):  # compile.c's NARGS: positional + 2 * keyword arguments
@@ -95,18 +95,6 @@ CALL_KINDS = {"CALL_FUNCTION": "kCallFunction27", "CALL_FUNCTION_VAR": "kCallFun
               "CALL_FUNCTION_VAR_KW": "kCallFunction27StarStar"}
 FINALLY_ROLES = {"SETUP_EXCEPT": "kCall", "SETUP_FINALLY": "kCall", "SETUP_WITH": "kCall",
                  "END_FINALLY": "kEnd"}
-
-
-def large_form(effect):
-    at = effect
-    low = (at(18) - at(16)) // 2
-    odd = at(17) - at(16) - low
-    high = at(256 + 16) - at(16)
-    constant = at(16) - 16 * low
-    for arg in list(range(SMALL, 1024)) + list(range(1024, 65536, 251)) + [65535]:
-        if at(arg) != constant + low * (arg & 0xFF) + high * (arg >> 8) + odd * (arg & 1):
-            return None
-    return constant, low, high, odd
 
 
 def facts(number):
