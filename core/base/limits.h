@@ -141,6 +141,9 @@ inline constexpr size_t kMaxHeapTypes = 1 << 16;
 // py-heap --containers N: the largest containers kept (a heap of N entries).
 inline constexpr size_t kMaxHeapContainers = 10000;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
+// py-heap: the untracked objects reached through containers counted, each once (a set of
+// their addresses, 64 MiB at most; past it the rest are not counted, and "limited" says so).
+inline constexpr uint64_t kMaxOwnedObjects = 1ull << 22;
 // Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
 // at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,
 // stays near 40 MB; past it the rest are not counted, and a warning says so) and the abandoned

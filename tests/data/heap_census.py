@@ -11,6 +11,15 @@ other object, so the heap it parks with is the one the census saw. The truth's "
 maps a type's name to [count, bytes], "containers" lists the 20 largest lists, tuples, dicts
 and sets as [type name, len, bytes]; "populations" says what was made. Then gc.freeze() moves
 every object to the permanent generation ("frozen" counts them), which py-heap walks too.
+
+It also makes untracked objects held in containers: 10,000 floats in a list, 5,000 bytes in a
+list, 5,000 non-ASCII str in a set, 5,000
+untracked tuples of a big int in a list, and each Bulky's attributes (an int, "bulky", None),
+and records in "owned" the census py-heap takes of those: for every object of
+gc.get_objects(), the objects it holds directly that the collector does not track -- a list's
+or tuple's items, a dict's keys and values, a set's elements, an instance's attributes (what
+gc.get_referents gives of an instance of a class with a managed dict) -- each counted once (by
+id), type objects left out, as {type name: [count, sys.getsizeof sum]}.
 """
 import gc
 import json
@@ -33,7 +42,8 @@ def closure(number):
 
 
 POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
-               "functions": 2000}
+               "functions": 2000, "floats": 10000, "bytes": 5000, "strs": 5000,
+               "untracked_tuples": 5000}
 KEPT = []
 
 
@@ -48,9 +58,55 @@ def build():
     # 1,000 instance dicts made real (split tables sharing the class's keys; 3.11 and 3.12
     # untrack those holding only atomic values at the next collection).
     KEPT.append([vars(b) for b in bulky[:1000]])
+    # Untracked objects in containers (the collection in census() untracks the tuples).
+    KEPT.append([i + 0.5 for i in range(POPULATIONS["floats"])])
+    KEPT.append([b"x" * (2 + i % 64) for i in range(POPULATIONS["bytes"])])
+    KEPT.append({"\u00e9t\u00e9 %d" % i for i in range(POPULATIONS["strs"])})
+    KEPT.append([(2 ** 40 + i,) for i in range(POPULATIONS["untracked_tuples"])])
 
 
 CONTAINERS = (list, tuple, dict, set, frozenset)
+MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT
+
+
+def held(o):
+    """What `o` holds directly, as py-heap reads it: the base type's items, never an
+    overridden __iter__; an instance's attributes without making its __dict__."""
+    t = type(o)
+    held = []
+    if issubclass(t, dict):
+        held += dict.keys(o)
+        held += dict.values(o)
+    elif issubclass(t, list):
+        held += list.__iter__(o)
+    elif issubclass(t, tuple):
+        held += tuple.__iter__(o)
+    elif issubclass(t, (set, frozenset)):
+        held += set.__iter__(o) if issubclass(t, set) else frozenset.__iter__(o)
+    if t.__flags__ & MANAGED_DICT:
+        held += gc.get_referents(o)
+    return held
+
+
+def owned_census(objects, own):
+    """{type name: [count, sys.getsizeof sum]} of the untracked objects the tracked ones hold
+    directly, each once; `own` are the census's own containers, left out."""
+    seen = set()
+    counts = {}
+    for o in objects:
+        if any(o is mine for mine in own):
+            continue
+        for x in held(o):
+            if gc.is_tracked(x) or isinstance(x, type) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            name = type(x).__name__
+            row = counts.get(name)
+            if row is None:
+                row = counts[name] = [0, 0]
+            row[0] += 1
+            row[1] += sys.getsizeof(x)
+    return counts
 
 
 def census():
@@ -76,14 +132,15 @@ def census():
             largest.append((size, name, len(o)))
     largest.sort(reverse=True)
     top = [[name, length, size] for size, name, length in largest[:20]]
-    return json.dumps(counts).encode(), json.dumps(top).encode()
+    owned = owned_census(objects, (objects, counts, largest))
+    return json.dumps(counts).encode(), json.dumps(top).encode(), json.dumps(owned).encode()
 
 
 def main():
     gc.disable()  # no collection between the census and the park moves anything
     python = python_facts()  # sysconfig keeps what it reads: before the census
     build()
-    data, containers = census()
+    data, containers, owned = census()
     gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
     frozen = gc.get_freeze_count()
     with open(sys.argv[1] + ".census", "wb") as out:
@@ -91,7 +148,8 @@ def main():
     facts = json.dumps({"pid": os.getpid(), "python": python,
                         "populations": POPULATIONS, "frozen": frozen}).encode()
     with open(sys.argv[1] + ".tmp", "wb") as out:
-        out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers + b"}")
+        out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers +
+                  b', "owned": ' + owned + b"}")
     os.replace(sys.argv[1] + ".tmp", sys.argv[1])
     while True:
         time.sleep(3600)  # parked
