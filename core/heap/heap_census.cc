@@ -35,7 +35,7 @@ class CensusWalk {
                [this](uint64_t type, const ValueFormatter::TypeInfo& info) {
                  return info.named ? info.name : UnnamedTypeName(type, info.name);
                },
-               options.max_owned_objects, options.max_types, walk) {}
+               options.max_owned_objects, options.max_owned_entries, options.max_types, walk) {}
 
   // Counts the object, or stops the walk at --limit-objects.
   void Visit(uint64_t object) {
@@ -205,10 +205,14 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
   if (census_walk.owned().limited()) {
     census.through_containers_limited = true;
     census.complete = false;
-    census.warnings.push_back(fmt::format(
-        "more than {} untracked objects are reached through containers: the rest are not "
-        "counted...truncated",
-        options.max_owned_objects));
+    census.warnings.push_back(
+        census_walk.owned().entries_limited()
+            ? fmt::format("more than {} container entries were read for the untracked objects "
+                          "they hold: the rest are not counted...truncated",
+                          options.max_owned_entries)
+            : fmt::format("more than {} untracked objects are reached through containers: the "
+                          "rest are not counted...truncated",
+                          options.max_owned_objects));
   }
   std::sort(census.containers.begin(), census.containers.end(), Larger);
   std::sort(census.groups.begin(), census.groups.end(), [](const HeapGroup& a, const HeapGroup& b) {

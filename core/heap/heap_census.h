@@ -67,6 +67,8 @@ struct HeapOptions {
   size_t containers = 0;
   // Untracked objects reached through containers counted (owned_objects.h).
   uint64_t max_owned_objects = kMaxOwnedObjects;
+  // Container entries read for them.
+  uint64_t max_owned_entries = kMaxOwnedEntries;
   MimallocLimits mimalloc;
 };
 

@@ -6,7 +6,6 @@
 #include <fmt/format.h>
 
 #include "core/base/limits.h"
-#include "core/base/work_budget.h"
 #include "core/objects/type_flags.h"
 
 namespace pyunwind {
@@ -69,9 +68,10 @@ struct OwnedObjects::ChildType {
 };
 
 OwnedObjects::OwnedObjects(ObjectReader& objects, ValueFormatter& types, TypeNamer namer,
-                           uint64_t max_objects, size_t max_types, TrackedObjects& walk)
+                           uint64_t max_objects, uint64_t max_entries, size_t max_types,
+                           TrackedObjects& walk)
     : objects_(objects), types_(types), namer_(std::move(namer)), max_objects_(max_objects),
-      max_types_(max_types), walk_(walk), seen_(std::make_unique<AddressSet>()) {}
+      max_entries_(max_entries), max_types_(max_types), walk_(walk), seen_(std::make_unique<AddressSet>()) {}
 
 OwnedObjects::~OwnedObjects() = default;
 
@@ -101,10 +101,11 @@ bool OwnedObjects::ReadPointers(uint64_t address, uint64_t count, const char* wh
                                 uint64_t owner, std::vector<uint64_t>& into) {
   into.resize(count);
   if (count == 0) return true;
-  if (!objects_.memory().budget().Spend(Work::kContainerEntries, count)) {
-    walk_.Stop();
+  if (count > max_entries_ - std::min(entries_read_, max_entries_)) {
+    limited_ = entries_limited_ = true;
     return false;
   }
+  entries_read_ += count;
   if (!objects_.memory().Read(address, into.data(), count * 8)) {
     walk_.Damaged(fmt::format("cannot read the {} of the object at {:#x}", what, owner));
     return false;

@@ -6,9 +6,10 @@
 // sys.getsizeof gives. Type objects (static types are not heap objects) are left out, and so
 // are what other tracked objects own (a function's name, a code object's constants).
 //
-// Hostile-safe: a container's entries are capped (kMaxContainerEntries), spend the work budget
-// (Work::kContainerEntries), and the objects counted are capped (HeapOptions::max_owned_objects,
-// kMaxOwnedObjects: past it the census says "limited"). An entry that cannot be read is
+// Hostile-safe: the objects counted are capped (HeapOptions::max_owned_objects,
+// kMaxOwnedObjects) and so are the entries read for them (kMaxOwnedEntries, apart from the
+// command's work budget, which the tracked objects' walk spends): past either the rest are not
+// counted and the census says "limited". A length past 2^32 or an entry that cannot be read is
 // counted as damaged.
 #pragma once
 
@@ -41,7 +42,8 @@ class OwnedObjects {
   using TypeNamer = std::function<std::string(uint64_t type, const ValueFormatter::TypeInfo&)>;
 
   OwnedObjects(ObjectReader& objects, ValueFormatter& types, TypeNamer namer,
-               uint64_t max_objects, size_t max_types, TrackedObjects& walk);
+               uint64_t max_objects, uint64_t max_entries, size_t max_types,
+               TrackedObjects& walk);
   ~OwnedObjects();
 
   // Counts the untracked objects that `owner`, a tracked object of a type whose sizes are
@@ -51,6 +53,8 @@ class OwnedObjects {
   // The groups (in no order), and whether max_objects stopped the count.
   std::vector<OwnedGroup> TakeGroups();
   bool limited() const { return limited_; }
+  // limited() by the entries read (kMaxOwnedEntries), not by the objects counted.
+  bool entries_limited() const { return entries_limited_; }
   uint64_t counted() const;
 
  private:
@@ -78,6 +82,7 @@ class OwnedObjects {
   ValueFormatter& types_;
   TypeNamer namer_;
   const uint64_t max_objects_;
+  const uint64_t max_entries_;
   const size_t max_types_;
   TrackedObjects& walk_;
   std::unique_ptr<AddressSet> seen_;
@@ -87,7 +92,9 @@ class OwnedObjects {
   std::optional<size_t> other_group_;
   std::vector<uint64_t> buffer_;         // a slice of items or entries
   std::vector<uint64_t> values_buffer_;  // a split table's values beside its keys
+  uint64_t entries_read_ = 0;
   bool limited_ = false;
+  bool entries_limited_ = false;
 };
 
 }  // namespace pyunwind
