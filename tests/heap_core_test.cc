@@ -13,6 +13,11 @@
 //     default build's core of the same version. 3.13t immortalizes (and so untracks) functions,
 //     classes, modules and their dicts once a second thread starts (_Py_SetImmortal), so
 //     gc.get_objects() lists few: its `function` count is not checked;
+//   * the untracked objects reached through containers: their own groups (str and int
+//     among them, hundreds each: the module dicts' keys and values; no type objects), at
+//     least 16 bytes each, summed in the through_containers totals; not limited;
+//   * the totals against memory: the core's writable segments listed (ElfCoreTarget names no
+//     file, so all count), the census's bytes a share of them, in JSON and the text's line;
 //   * --limit-objects N stops the census at N objects, says so in one warning and in JSON;
 //   * --containers N: the N largest containers, most bytes first, each of a container type and
 //     within its type's group; the largest of 1 is the first of 8; who refers to each looked
@@ -36,15 +41,21 @@ constexpr char kThisFile[] = "tests/heap_core_test.cc";
 
 class HeapCore : public ::testing::TestWithParam<std::string> {};
 
-uint64_t SumOf(const Json& heap, const std::string& type, const char* field) {
+// Of the tracked groups of that type, or (`through_containers`) of the untracked ones.
+uint64_t SumOf(const Json& heap, const std::string& type, const char* field,
+               bool through_containers = false) {
   uint64_t sum = 0;
   for (const Json& group : heap.at("groups")) {
-    if (group.at("type") == type) sum += group.at(field).get<uint64_t>();
+    if (group.at("type") == type && group.at("through_containers") == through_containers) {
+      sum += group.at(field).get<uint64_t>();
+    }
   }
   return sum;
 }
 
-uint64_t CountOf(const Json& heap, const std::string& type) { return SumOf(heap, type, "count"); }
+uint64_t CountOf(const Json& heap, const std::string& type, bool through_containers = false) {
+  return SumOf(heap, type, "count", through_containers);
+}
 
 // The census of one fixture core, as JSON ("" when it cannot be had: the test then fails).
 Json CensusOf(const std::filesystem::path& dir, const std::string& name) {
@@ -76,18 +87,36 @@ TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
   EXPECT_TRUE(heap.at("warnings").empty()) << heap.at("warnings");
   EXPECT_EQ(heap.at("groups_not_shown"), 0);
   EXPECT_EQ(heap.at("types").get<size_t>(), heap.at("groups").size());
-  uint64_t objects = 0, bytes = 0, previous = UINT64_MAX;
+  uint64_t objects = 0, bytes = 0, previous = UINT64_MAX, owned = 0, owned_bytes = 0;
   for (const Json& group : heap.at("groups")) {
     const uint64_t count = group.at("count"), size = group.at("bytes");
     EXPECT_GT(count, 0u) << group;
-    EXPECT_GE(size, 32 * count) << group;
     EXPECT_LE(size, previous) << "not largest first: " << group;
     previous = size;
+    if (group.at("through_containers")) {
+      EXPECT_GE(size, 16 * count) << group;  // an object header at least
+      EXPECT_NE(group.at("type"), "type") << group;
+      owned += count;
+      owned_bytes += size;
+      continue;
+    }
+    EXPECT_GE(size, 32 * count) << group;
     objects += count;
     bytes += size;
   }
   EXPECT_EQ(heap.at("objects").get<uint64_t>(), objects);
   EXPECT_EQ(heap.at("bytes").get<uint64_t>(), bytes);
+  EXPECT_EQ(heap.at("through_containers_objects").get<uint64_t>(), owned);
+  EXPECT_EQ(heap.at("through_containers_bytes").get<uint64_t>(), owned_bytes);
+  EXPECT_EQ(heap.at("through_containers_limited"), false);
+  EXPECT_GT(CountOf(heap, "str", true), 500u) << heap.at("groups");
+  EXPECT_GT(CountOf(heap, "int", true), 100u) << heap.at("groups");
+  const Json& memory = heap.at("memory");
+  EXPECT_GT(memory.at("regions").get<uint64_t>(), 0u) << memory;
+  EXPECT_EQ(memory.at("census_bytes").get<uint64_t>(), bytes + owned_bytes) << memory;
+  EXPECT_GE(memory.at("writable_anonymous_bytes").get<uint64_t>(), bytes + owned_bytes) << memory;
+  EXPECT_GT(memory.at("census_percent").get<double>(), 0.0) << memory;
+  EXPECT_EQ(memory.at("unknown_reason"), nullptr) << memory;
   EXPECT_GT(objects, 5000u);  // the interpreter's own modules, types and functions
 
   uint64_t workers = 0;
@@ -111,6 +140,8 @@ TEST_P(HeapCore, CensusIsWholeAndCountsTheScenariosObjects) {
                              std::to_string(bytes) + " bytes in " +
                              std::to_string(heap.at("groups").size()) + " types (1 interpreter;";
   EXPECT_EQ(text.text.rfind(header, 0), 0u) << text.text;
+  EXPECT_NE(text.text.find(" MiB in writable anonymous mappings ("), std::string::npos)
+      << text.text;
   EXPECT_NE(text.text.find("\n... " + std::to_string(heap.at("groups").size() - 3) +
                            " more types not shown\n"),
             std::string::npos)

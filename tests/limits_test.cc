@@ -790,6 +790,108 @@ TEST(Limits, HeapTypesAtAndOverTheCap) {
       "more than 2 types: the objects of the rest are counted in \"(other types)\""});
 }
 
+// Untracked objects reached through containers at and over their cap (lowered through
+// HeapOptions): a tracked tuple holding floats, one of them twice (counted once); past the
+// cap the rest are not counted, "limited" and one warning say so.
+TEST(Limits, HeapUntrackedObjectsAtAndOverTheCap) {
+  for (size_t distinct : {size_t{5}, size_t{6}}) {
+    SCOPED_TRACE(distinct);
+    Limits p(1 << 20);
+    HeapLists lists(p);
+    const Layout& l = p.layout;
+    const uint64_t tuple = lists.Type("tuple");
+    p.target.Put<int64_t>(tuple + l.type.tp_basicsize, 24);
+    p.target.Put<int64_t>(tuple + l.type.tp_itemsize, 8);
+    p.target.PutU64(tuple + l.type.tp_flags, (1u << 14) | (1u << 26));
+    const uint64_t float_type = lists.Type("float");
+    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
+    p.target.PutU64(float_type + l.type.tp_flags, 0);
+    const uint64_t big = p.heap.Alloc(16 + 24 + 8 * (distinct + 1));
+    p.target.PutU64(big + 16, 1);
+    p.target.PutU64(big + 24, tuple);
+    p.target.Put<int64_t>(big + 16 + l.tuple.ob_size, int64_t(distinct + 1));
+    std::vector<uint64_t> floats;
+    for (size_t i = 0; i < distinct; ++i) {
+      floats.push_back(p.heap.Alloc(24));
+      p.target.PutU64(floats.back(), 1);
+      p.target.PutU64(floats.back() + 8, float_type);
+      p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * i, floats.back());
+    }
+    p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * distinct, floats[0]);
+    lists.Link(lists.Head(0), big);  // the generation's one object
+    lists.Link(big, lists.Head(0));
+    HeapOptions options;
+    options.max_owned_objects = 5;
+    const HeapCensus census = lists.Take(options);
+    EXPECT_EQ(census.objects, 1u);
+    EXPECT_EQ(census.through_containers_objects, 5u);
+    EXPECT_EQ(census.through_containers_bytes, 5u * 24);
+    EXPECT_EQ(census.through_containers_limited, distinct == 6);
+    EXPECT_EQ(census.complete, distinct == 5);
+    bool owned_group = false;
+    for (const HeapGroup& group : census.groups) {
+      if (group.name == "float") {
+        owned_group = group.through_containers && group.count == 5;
+      }
+    }
+    EXPECT_TRUE(owned_group);
+    if (distinct == 5) {
+      EXPECT_TRUE(census.warnings.empty()) << census.warnings[0];
+    } else {
+      EXPECT_EQ(census.warnings, std::vector<std::string>{
+          "more than 5 untracked objects are reached through containers: the rest are not "
+          "counted...truncated"});
+    }
+  }
+  EXPECT_EQ(HeapOptions{}.max_owned_objects, kMaxOwnedObjects);
+  EXPECT_EQ(HeapOptions{}.max_owned_entries, kMaxOwnedEntries);
+}
+
+// The entries read for the untracked objects at and over their cap: a tracked tuple of 6
+// floats; past the cap its items are not counted, "limited" and one warning say so, and the
+// tracked objects are all counted.
+TEST(Limits, HeapUntrackedEntriesAtAndOverTheCap) {
+  for (uint64_t cap : {uint64_t{6}, uint64_t{5}}) {
+    SCOPED_TRACE(cap);
+    Limits p(1 << 20);
+    HeapLists lists(p);
+    const Layout& l = p.layout;
+    const uint64_t tuple = lists.Type("tuple");
+    p.target.Put<int64_t>(tuple + l.type.tp_basicsize, 24);
+    p.target.Put<int64_t>(tuple + l.type.tp_itemsize, 8);
+    p.target.PutU64(tuple + l.type.tp_flags, (1u << 14) | (1u << 26));
+    const uint64_t float_type = lists.Type("float");
+    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
+    p.target.PutU64(float_type + l.type.tp_flags, 0);
+    const uint64_t big = p.heap.Alloc(16 + 24 + 8 * 6);
+    p.target.PutU64(big + 16, 1);
+    p.target.PutU64(big + 24, tuple);
+    p.target.Put<int64_t>(big + 16 + l.tuple.ob_size, 6);
+    for (size_t i = 0; i < 6; ++i) {
+      const uint64_t number = p.heap.Alloc(24);
+      p.target.PutU64(number, 1);
+      p.target.PutU64(number + 8, float_type);
+      p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * i, number);
+    }
+    lists.Link(lists.Head(0), big);
+    lists.Link(big, lists.Head(0));
+    lists.AddObjects(1, lists.Type("Thing"), 3);  // walked after the tuple
+    HeapOptions options;
+    options.max_owned_entries = cap;
+    const HeapCensus census = lists.Take(options);
+    EXPECT_EQ(census.objects, 4u);
+    EXPECT_EQ(census.through_containers_objects, cap == 6 ? 6u : 0u);
+    EXPECT_EQ(census.through_containers_limited, cap == 5);
+    if (cap == 6) {
+      EXPECT_TRUE(census.warnings.empty()) << census.warnings[0];
+    } else {
+      EXPECT_EQ(census.warnings, std::vector<std::string>{
+          "more than 5 container entries were read for the untracked objects they hold: the "
+          "rest are not counted...truncated"});
+    }
+  }
+}
+
 // A list that loops back into itself (not through its head) and a node whose _gc_prev is not
 // the node before: each cut there, counted as damaged, one warning for both; the other lists
 // are walked whole.

@@ -150,6 +150,13 @@ inline constexpr uint64_t kMaxReferrerEntries = 1ull << 24;
 inline constexpr size_t kMaxReferrerDictEntries = 1 << 16;
 inline constexpr size_t kMaxReferrerClasses = 1 << 18;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
+// py-heap: the untracked objects reached through containers counted, each once (a set of
+// their addresses, 64 MiB at most; past it the rest are not counted, and "limited" says so).
+inline constexpr uint64_t kMaxOwnedObjects = 1ull << 22;
+// py-heap: the container entries (items, keys and values, set slots, attributes) read for them,
+// apart from the command's work budget so that a heap of 10^8 objects still gets its census of
+// tracked ones; past it the rest are not counted, and "limited" says so.
+inline constexpr uint64_t kMaxOwnedEntries = 1ull << 28;
 // Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
 // at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,
 // stays near 40 MB; past it the rest are not counted, and a warning says so) and the abandoned

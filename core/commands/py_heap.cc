@@ -4,6 +4,7 @@
 #include "core/commands/command_session.h"
 #include "core/commands/heap_referrers.h"
 #include "core/heap/heap_census.h"
+#include "core/heap/memory_totals.h"
 #include "core/objects/values.h"
 #include "core/render/heap_format.h"
 #include "core/walk/threads.h"
@@ -48,8 +49,10 @@ CommandOutput RunPyHeap(const ParsedArgs& args, CommandContext& context) {
 
   const bool json = args.Has("--json");
   const std::optional<std::string> type = args.Text("--type");
-  const uint64_t top = args.Number("--top").value_or(json ? kMaxHeapTypes : kDefaultTextGroups);
-  HeapView view{&*census, {}, 0};
+  const uint64_t top =
+      args.Number("--top").value_or(json ? census->groups.size() : kDefaultTextGroups);
+  const MemoryTotals memory = WritableAnonymousMemory(context.target);
+  HeapView view{&*census, {}, 0, &memory};
   for (const HeapGroup& group : census->groups) {
     if (type && group.name != *type && ShortTypeName(group.name) != *type) continue;
     if (view.shown.size() >= top) {

@@ -9,6 +9,7 @@
 
 #include "core/base/work_budget.h"
 #include "core/heap/object_size.h"
+#include "core/heap/owned_objects.h"
 #include "core/heap/static_type_names.h"
 #include "core/heap/tracked_objects.h"
 #include "core/objects/type_flags.h"
@@ -30,7 +31,12 @@ class CensusWalk {
              const std::vector<HeapInterpreter>& interpreters, const HeapOptions& options,
              HeapCensus& census, TrackedObjects& walk)
       : objects_(objects), types_(types), interpreters_(interpreters), options_(options),
-        census_(census), walk_(walk) {}
+        census_(census), walk_(walk),
+        owned_(objects, types,
+               [this](uint64_t type, const ValueFormatter::TypeInfo& info) {
+                 return info.named ? info.name : UnnamedTypeName(type, info.name);
+               },
+               options.max_owned_objects, options.max_owned_entries, options.max_types, walk) {}
 
   // Counts the object, or stops the walk at --limit-objects.
   void Visit(uint64_t object) {
@@ -44,6 +50,7 @@ class CensusWalk {
   }
 
   bool limited() const { return limited_; }
+  OwnedObjects& owned() { return owned_; }
 
  private:
   void Count(uint64_t object) {
@@ -69,6 +76,7 @@ class CensusWalk {
         census_.classes.size() < kMaxReferrerClasses) {
       census_.classes.push_back(object);
     }
+    owned_.VisitOwner(object, *type, entry->size);
   }
 
   // The largest containers so far, in a heap whose top is the smallest kept.
@@ -164,6 +172,7 @@ class CensusWalk {
   std::optional<TypeEntry> scratch_;
   std::optional<std::unordered_map<uint64_t, std::string>> static_names_;
   std::optional<size_t> other_group_;
+  OwnedObjects owned_;
   uint64_t counted_ = 0;  // objects met, for --limit-objects
   bool limited_ = false;
 };
@@ -194,6 +203,23 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
         options.max_objects));
   }
   std::erase_if(census.groups, [](const HeapGroup& g) { return g.count == 0; });
+  for (OwnedGroup& owned : census_walk.owned().TakeGroups()) {
+    census.through_containers_objects += owned.count;
+    census.through_containers_bytes = SaturatingAdd(census.through_containers_bytes, owned.bytes);
+    census.groups.push_back({owned.type, std::move(owned.name), owned.count, owned.bytes, true});
+  }
+  if (census_walk.owned().limited()) {
+    census.through_containers_limited = true;
+    census.complete = false;
+    census.warnings.push_back(
+        census_walk.owned().entries_limited()
+            ? fmt::format("more than {} container entries were read for the untracked objects "
+                          "they hold: the rest are not counted...truncated",
+                          options.max_owned_entries)
+            : fmt::format("more than {} untracked objects are reached through containers: the "
+                          "rest are not counted...truncated",
+                          options.max_owned_objects));
+  }
   std::sort(census.containers.begin(), census.containers.end(), Larger);
   std::sort(census.groups.begin(), census.groups.end(), [](const HeapGroup& a, const HeapGroup& b) {
     if (a.bytes != b.bytes) return a.bytes > b.bytes;
@@ -201,6 +227,7 @@ Result<HeapCensus> TakeHeapCensus(ObjectReader& objects, ValueFormatter& types,
     return a.name < b.name;
   });
   for (const HeapGroup& group : census.groups) {
+    if (group.through_containers) continue;
     census.objects += group.count;
     census.bytes = SaturatingAdd(census.bytes, group.bytes);
   }

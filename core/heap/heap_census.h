@@ -23,6 +23,9 @@ struct HeapGroup {
   std::string name;   // tp_name as the target has it ("type at 0x..." where unreadable)
   uint64_t count = 0;
   uint64_t bytes = 0;
+  // Objects the collector does not track, reached through the tracked containers and
+  // instances that hold them (owned_objects.h).
+  bool through_containers = false;
 };
 
 // One of the largest containers (--containers N).
@@ -39,11 +42,16 @@ struct HeapContainer {
 
 struct HeapCensus {
   size_t interpreters = 0;
-  uint64_t objects = 0;  // the sum of the groups' counts
-  uint64_t bytes = 0;    // the sum of the groups' bytes
+  uint64_t objects = 0;  // the sum of the tracked groups' counts
+  uint64_t bytes = 0;    // the sum of the tracked groups' bytes
+  // The same for the groups reached through containers (untracked objects).
+  uint64_t through_containers_objects = 0;
+  uint64_t through_containers_bytes = 0;
+  // HeapOptions::max_owned_objects stopped their count: the rest are not counted.
+  bool through_containers_limited = false;
   // Objects whose type or size could not be read, and broken links: in no group.
   uint64_t damaged = 0;
-  std::vector<HeapGroup> groups;  // most bytes first (then count, name)
+  std::vector<HeapGroup> groups;  // tracked and untracked ones, most bytes first (then count, name)
   // The HeapOptions::containers largest lists, tuples, dicts, sets and frozensets counted, most
   // bytes first (then address).
   std::vector<HeapContainer> containers;
@@ -65,6 +73,10 @@ struct HeapOptions {
   uint64_t max_objects = UINT64_MAX;
   // How many of the largest containers to keep (--containers; at most kMaxHeapContainers).
   size_t containers = 0;
+  // Untracked objects reached through containers counted (owned_objects.h).
+  uint64_t max_owned_objects = kMaxOwnedObjects;
+  // Container entries read for them.
+  uint64_t max_owned_entries = kMaxOwnedEntries;
   MimallocLimits mimalloc;
 };
 

@@ -122,6 +122,46 @@ Result<uint64_t> IntSize(ObjectReader& objects, uint64_t object) {
   return uint64_t(l.long_object.ob_digit) + std::max<uint64_t>(digits, 1) * 4;
 }
 
+// str.__sizeof__ (unicode_sizeof_impl): compact ASCII text after a PyASCIIObject, other
+// compact kinds after a PyCompactUnicodeObject, a legacy string's separate block, each with
+// its terminator; plus a UTF-8 copy kept apart from the text. PyCompactUnicodeObject starts
+// with PyASCIIObject, then utf8_length and utf8 (3.3 to 3.15).
+Result<uint64_t> StrSize(ObjectReader& objects, uint64_t str) {
+  RemoteMemory& memory = objects.memory();
+  const Layout::Unicode& u = objects.layout().unicode;
+  if (u.state == kAbsent || u.length == kAbsent || u.ascii_data == kAbsent ||
+      u.compact_data == kAbsent) {
+    return MakeError("the version's str layout is not known");
+  }
+  auto state = memory.ReadValue<uint32_t>(str + u.state);
+  auto length = memory.ReadValue<int64_t>(str + u.length);
+  if (!state || !length) return Unreadable("length", str);
+  if (*length < 0 || uint64_t(*length) > kMaxObjectBytes / 4) {
+    return Implausible("length", uint64_t(*length), str);
+  }
+  const uint64_t kind = (*state >> u.kind_shift) & 7, chars = uint64_t(*length) + 1;
+  const bool compact = (*state >> u.compact_bit) & 1, ascii = (*state >> u.ascii_bit) & 1;
+  if (compact && ascii) return uint64_t(u.ascii_data) + chars;
+  if (kind != 1 && kind != 2 && kind != 4) return Implausible("kind", kind, str);
+  // A legacy string (a str subclass's instance) counts sizeof(PyUnicodeObject): the compact
+  // struct and the data pointer, whatever the subclass adds.
+  uint64_t size = uint64_t(u.compact_data) + (compact ? chars * kind : 8);
+  uint64_t data = 0;
+  if (!compact) {
+    auto pointer = memory.ReadPointer(str + u.compact_data);
+    if (!pointer) return Unreadable("text", str);
+    data = *pointer;
+    if (data != 0) size += chars * kind;
+  }
+  uint64_t utf8[2];  // utf8_length, utf8
+  if (!memory.Read(str + u.ascii_data, utf8, sizeof utf8)) return Unreadable("UTF-8 copy", str);
+  if (utf8[1] != 0 && utf8[1] != data) {
+    if (utf8[0] > kMaxObjectBytes) return Implausible("UTF-8 length", utf8[0], str);
+    size += utf8[0] + 1;
+  }
+  return size;
+}
+
 // object.__sizeof__: the basic size and the items.
 Result<uint64_t> GenericSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
   if (type.itemsize == 0) return type.basicsize;
@@ -159,6 +199,8 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
     size.rule = SizeRule::kInt;
   } else if (*flags & kTypeSubclassFlag && l.type.ht_cached_keys != kAbsent) {
     size.rule = SizeRule::kType;
+  } else if (*flags & kUnicodeSubclassFlag) {
+    size.rule = SizeRule::kStr;
   } else if (set_kind) {
     size.rule = SizeRule::kSet;
   }
@@ -185,22 +227,38 @@ Result<uint64_t> ContainerLength(ObjectReader& objects, uint64_t object, const T
   return uint64_t(*length);
 }
 
-Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
-  const Layout& l = objects.layout();
-  Result<uint64_t> own = [&]() -> Result<uint64_t> {
-    switch (type.rule) {
-      case SizeRule::kList: return ListSize(objects, object, type);
-      case SizeRule::kDict: return DictSize(objects, object, type);
-      case SizeRule::kSet: return SetSize(objects, object, type);
-      case SizeRule::kType: return TypeObjectSize(objects, object, type);
-      case SizeRule::kInt: return IntSize(objects, object);
-      case SizeRule::kObject: break;
-    }
-    return GenericSize(objects, object, type);
-  }();
-  if (!own.ok()) return own;
+namespace {
+
+// The object's own __sizeof__, without what sys.getsizeof adds.
+Result<uint64_t> OwnSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  switch (type.rule) {
+    case SizeRule::kList: return ListSize(objects, object, type);
+    case SizeRule::kDict: return DictSize(objects, object, type);
+    case SizeRule::kSet: return SetSize(objects, object, type);
+    case SizeRule::kType: return TypeObjectSize(objects, object, type);
+    case SizeRule::kInt: return IntSize(objects, object);
+    case SizeRule::kStr: return StrSize(objects, object);
+    case SizeRule::kObject: break;
+  }
+  return GenericSize(objects, object, type);
+}
+
+// What sys.getsizeof adds for an object with a GC header (_PyType_PreHeaderSize).
+uint64_t PreHeaderSize(const Layout& l, const TypeSize& type) {
   const uint64_t preheader = (type.flags & l.gc.preheader_flags) ? l.gc.preheader_size : 0;
-  return *own + uint64_t(l.gc.head_size) + preheader;
+  return uint64_t(l.gc.head_size) + preheader;
+}
+
+}  // namespace
+
+Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  PYU_ASSIGN_OR_RETURN(uint64_t own, OwnSize(objects, object, type));
+  return own + PreHeaderSize(objects.layout(), type);
+}
+
+Result<uint64_t> UntrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  PYU_ASSIGN_OR_RETURN(uint64_t own, OwnSize(objects, object, type));
+  return own + ((type.flags & kHaveGcFlag) ? PreHeaderSize(objects.layout(), type) : 0);
 }
 
 }  // namespace pyunwind

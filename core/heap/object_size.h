@@ -4,7 +4,9 @@
 // keys of its instances' dicts; int's: its digits, for the int subclasses a collector tracks,
 // such as enum.IntFlag members) plus the PyGC_Head and the managed dict/weakref
 // pre-header (_PyType_PreHeaderSize). Other types with a __sizeof__ of their own (code,
-// generators, frames, ...) get object's formula: a lower bound.
+// generators, frames, ...) get object's formula: a lower bound. str's __sizeof__ is its own
+// (the struct of its kind, its characters and a cached UTF-8 copy; 3.11's wchar_t copy,
+// which only legacy C APIs make, is not counted).
 #pragma once
 
 #include <cstdint>
@@ -15,7 +17,7 @@
 namespace pyunwind {
 
 // Which __sizeof__ an object's type uses.
-enum class SizeRule { kObject, kList, kDict, kSet, kType, kInt };
+enum class SizeRule { kObject, kList, kDict, kSet, kType, kInt, kStr };
 
 // What the size of every instance of one type is made of.
 struct TypeSize {
@@ -31,6 +33,9 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
 // sys.getsizeof(object) for a tracked object of that type; an error when a field it needs
 // cannot be read or is out of bounds.
 Result<uint64_t> TrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type);
+// sys.getsizeof(object) for an object the collector does not track: the GC header and
+// pre-header only where its type has them (an untracked tuple or dict), none for str, int, ...
+Result<uint64_t> UntrackedObjectSize(ObjectReader& objects, uint64_t object, const TypeSize& type);
 
 // Whether instances of the type are containers py-heap --containers ranks: lists, tuples,
 // dicts, sets and frozensets (and their subclasses).

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/base/address.h"
+#include "core/objects/type_flags.h"
 
 namespace pyunwind {
 namespace {
@@ -15,8 +16,6 @@ namespace {
 // str-keyed tables, {hash, key, value} otherwise); 3.7-3.10 state where
 // dk_size, dk_nentries and the indices are (Layout::Dict), and every entry is
 // {hash, key, value}. setentry is {key, hash}.
-constexpr uint64_t kManagedDict = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT
-constexpr uint64_t kInlineValues = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
 // Characters of a key read to check the str hasher against its cached hash (module and
 // attribute names are short; a longer key is skipped).
 constexpr size_t kMaxCheckedKeyChars = 64;
@@ -447,7 +446,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     return lookup_dict(*dict);
   }
   // 2.7 has no managed dicts (its bit 4 is Py_TPFLAGS_CHECKTYPES).
-  if (!(*flags & kManagedDict) || IsPython2(layout_)) return uint64_t{0};
+  if (!(*flags & kManagedDictFlag) || IsPython2(layout_)) return uint64_t{0};
   const Layout::ManagedDict& m = layout_.managed_dict;
   if (m.dict_before == kAbsent) return MakeError("the layout does not say where managed dicts are");
   auto dict = memory_.ReadPointer(object - m.dict_before);
@@ -458,7 +457,7 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
     return lookup_values(*values);
   }
   if (m.values_tagged && (*dict & 1)) return lookup_values(*dict + 1);
-  if (m.values_inline && (*flags & kInlineValues)) {  // while they are valid
+  if (m.values_inline && (*flags & kInlineValuesFlag)) {  // while they are valid
     const uint64_t values = object + *basicsize;
     auto valid = memory_.ReadValue<uint8_t>(values + m.inline_valid);
     if (valid && *valid) return lookup_values(values);

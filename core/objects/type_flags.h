@@ -7,7 +7,10 @@
 
 namespace pyunwind {
 
+inline constexpr uint64_t kInlineValuesFlag = 1ull << 2;  // Py_TPFLAGS_INLINE_VALUES (3.13+)
+inline constexpr uint64_t kManagedDictFlag = 1ull << 4;   // Py_TPFLAGS_MANAGED_DICT (3.11+)
 inline constexpr uint64_t kHeapTypeFlag = 1ull << 9;
+inline constexpr uint64_t kHaveGcFlag = 1ull << 14;  // instances have a PyGC_Head
 inline constexpr uint64_t kIntSubclassFlag = 1ull << 23;  // 2.7 only: PyIntObject
 inline constexpr uint64_t kLongSubclassFlag = 1ull << 24;
 inline constexpr uint64_t kListSubclassFlag = 1ull << 25;

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "core/heap/container_referrers.h"
@@ -33,9 +34,30 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
   const HeapCensus& census = *view.census;
   std::string out = fmt::format(
       "{{\"interpreters\":{},\"objects\":{},\"bytes\":{},\"types\":{},\"damaged\":{},"
-      "\"complete\":{},\"limited\":{},\"groups\":[",
+      "\"complete\":{},\"limited\":{},\"through_containers_objects\":{},"
+      "\"through_containers_bytes\":{},\"through_containers_limited\":{},",
       census.interpreters, census.objects, census.bytes, census.groups.size(), census.damaged,
-      census.complete ? "true" : "false", census.limited ? "true" : "false");
+      census.complete ? "true" : "false", census.limited ? "true" : "false",
+      census.through_containers_objects, census.through_containers_bytes,
+      census.through_containers_limited ? "true" : "false");
+  if (view.memory != nullptr) {
+    const MemoryTotals& memory = *view.memory;
+    const uint64_t counted = CensusBytes(census);
+    const std::optional<double> share = CensusShare(counted, memory);
+    out += fmt::format(
+        "\"memory\":{{\"writable_anonymous_bytes\":{},\"regions\":{},\"census_bytes\":{},"
+        "\"census_percent\":{},\"unknown_reason\":",
+        memory.writable_anonymous_bytes ? std::to_string(*memory.writable_anonymous_bytes)
+                                        : "null",
+        memory.regions, counted, share ? fmt::format("{:.3f}", *share) : "null");
+    if (memory.writable_anonymous_bytes) {
+      out += "null";
+    } else {
+      AppendJsonString(out, memory.why_unknown);
+    }
+    out += "},";
+  }
+  out += "\"groups\":[";
   uint64_t unshown = view.not_shown;
   for (size_t i = 0; i < view.shown.size(); ++i) {
     const HeapGroup& group = view.shown[i];
@@ -44,7 +66,8 @@ std::string FormatHeapJson(const HeapView& view, OutputBudget* budget) {
     AppendJsonString(item, group.name);
     item += group.type ? fmt::format(",\"type_address\":\"{:#x}\"", group.type)
                        : std::string(",\"type_address\":null");
-    item += fmt::format(",\"count\":{},\"bytes\":{}}}", group.count, group.bytes);
+    item += fmt::format(",\"count\":{},\"bytes\":{},\"through_containers\":{}}}", group.count,
+                        group.bytes, group.through_containers ? "true" : "false");
     if (budget != nullptr && !budget->Fits(out.size() + item.size() + 4096, 0)) {
       unshown += view.shown.size() - i;
       break;

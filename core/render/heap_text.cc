@@ -10,6 +10,8 @@ namespace {
 
 // Names longer than this are printed whole, past the column.
 constexpr size_t kMaxTypeColumn = 48;
+// After the name of a group of untracked objects reached through containers; the legend says so.
+constexpr const char* kThroughContainersMark = " *";
 
 // The line under a container: its module globals, class attributes and frames' locals.
 std::string ReferencedBy(const std::vector<HeapReferrer>& referrers) {
@@ -31,10 +33,28 @@ std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
       "bytes as sys.getsizeof gives them){}\n",
       census.objects, census.bytes, census.groups.size(), census.interpreters,
       census.interpreters == 1 ? "" : "s", census.complete ? "" : ", incomplete");
+  if (view.memory != nullptr) {
+    const double mib = 1024.0 * 1024.0;
+    const uint64_t counted = CensusBytes(census);
+    if (auto share = CensusShare(counted, *view.memory)) {
+      out += fmt::format("census: {:.1f} MiB of {:.1f} MiB in writable anonymous mappings ({:.1f} %)\n",
+                         double(counted) / mib,
+                         double(*view.memory->writable_anonymous_bytes) / mib, *share);
+    } else {
+      out += fmt::format("census: {:.1f} MiB; the writable anonymous mappings are not known: {}\n",
+                         double(counted) / mib,
+                         view.memory->writable_anonymous_bytes
+                             ? std::string("the debugger lists none")
+                             : PrintableText(view.memory->why_unknown));
+    }
+  }
   std::vector<std::string> names;
   size_t width = 4;
+  bool marked = false;
   for (const HeapGroup& group : view.shown) {
-    names.push_back(PrintableText(group.name));
+    names.push_back(PrintableText(group.name) +
+                    (group.through_containers ? kThroughContainersMark : ""));
+    marked |= group.through_containers;
     width = std::max(width, std::min(names.back().size(), kMaxTypeColumn));
   }
   out += fmt::format("{:<{}}  {:>10}  {:>14}\n", "type", width, "count", "bytes");
@@ -49,6 +69,14 @@ std::string FormatHeapText(const HeapView& view, OutputBudget* budget) {
     out += row;
   }
   if (unshown != 0) out += fmt::format("... {} more types not shown\n", unshown);
+  if (marked) {
+    out += fmt::format(
+        "{}: objects the collector does not track, reached through the items of lists, tuples, "
+        "dicts and sets and instances' attributes, each counted once: {} objects, {} bytes in "
+        "all{}\n",
+        kThroughContainersMark + 1, census.through_containers_objects,
+        census.through_containers_bytes, census.through_containers_limited ? ", limited" : "");
+  }
   if (!census.containers.empty()) {
     std::vector<std::string> types;
     size_t column = 4;

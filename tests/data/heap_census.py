@@ -20,6 +20,15 @@ dicts of the modules of sys.modules and of the classes among gc.get_objects(), a
 f_locals of the frames of this thread (gc knows no running frame as a referrer), each named
 as py-heap names it ("module.name", "Class.attr",
 "function (file:line) local NAME", the line where the frame is parked).
+
+It also makes untracked objects held in containers: 10,000 floats in a list, 5,000 bytes in a
+list, 5,000 non-ASCII str in a set, 5,000
+untracked tuples of a big int in a list, and each Bulky's attributes (an int, "bulky", None),
+and records in "owned" the census py-heap takes of those: for every object of
+gc.get_objects(), the objects it holds directly that the collector does not track -- a list's
+or tuple's items, a dict's keys and values, a set's elements, an instance's attributes (what
+gc.get_referents gives of an instance of a class with a managed dict) -- each counted once (by
+id), type objects left out, as {type name: [count, sys.getsizeof sum]}.
 """
 import dis
 import gc
@@ -47,7 +56,8 @@ class Registry:
 
 
 POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
-               "functions": 2000}
+               "functions": 2000, "floats": 10000, "bytes": 5000, "strs": 5000,
+               "untracked_tuples": 5000}
 KEPT = []
 CACHE = {}  # 30,000 entries (build)
 
@@ -66,9 +76,55 @@ def build():
     # The largest containers, each held by one of the kinds py-heap names.
     CACHE.update(("c%d" % i, bulky[i % len(bulky)]) for i in range(30000))
     Registry.members = set(range(40000))
+    # Untracked objects in containers (the collection in census() untracks the tuples).
+    KEPT.append([i + 0.5 for i in range(POPULATIONS["floats"])])
+    KEPT.append([b"x" * (2 + i % 64) for i in range(POPULATIONS["bytes"])])
+    KEPT.append({"\u00e9t\u00e9 %d" % i for i in range(POPULATIONS["strs"])})
+    KEPT.append([(2 ** 40 + i,) for i in range(POPULATIONS["untracked_tuples"])])
 
 
 CONTAINERS = (list, tuple, dict, set, frozenset)
+MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT
+
+
+def held(o):
+    """What `o` holds directly, as py-heap reads it: the base type's items, never an
+    overridden __iter__; an instance's attributes without making its __dict__."""
+    t = type(o)
+    held = []
+    if issubclass(t, dict):
+        held += dict.keys(o)
+        held += dict.values(o)
+    elif issubclass(t, list):
+        held += list.__iter__(o)
+    elif issubclass(t, tuple):
+        held += tuple.__iter__(o)
+    elif issubclass(t, (set, frozenset)):
+        held += set.__iter__(o) if issubclass(t, set) else frozenset.__iter__(o)
+    if t.__flags__ & MANAGED_DICT:
+        held += gc.get_referents(o)
+    return held
+
+
+def owned_census(objects, own):
+    """{type name: [count, sys.getsizeof sum]} of the untracked objects the tracked ones hold
+    directly, each once; `own` are the census's own containers, left out."""
+    seen = set()
+    counts = {}
+    for o in objects:
+        if any(o is mine for mine in own):
+            continue
+        for x in held(o):
+            if gc.is_tracked(x) or isinstance(x, type) or id(x) in seen:
+                continue
+            seen.add(id(x))
+            name = type(x).__name__
+            row = counts.get(name)
+            if row is None:
+                row = counts[name] = [0, 0]
+            row[0] += 1
+            row[1] += sys.getsizeof(x)
+    return counts
 
 
 def census():
@@ -94,7 +150,8 @@ def census():
             largest.append((size, name, len(o)))
     largest.sort(reverse=True)
     top = [[name, length, size] for size, name, length in largest[:20]]
-    return json.dumps(counts).encode(), json.dumps(top).encode()
+    owned = owned_census(objects, (objects, counts, largest))
+    return json.dumps(counts).encode(), json.dumps(top).encode(), json.dumps(owned).encode()
 
 
 def largest_containers():
@@ -147,7 +204,7 @@ def park(held, python):
     frames[0] = (frames[0][0], PARK_LINE)  # parked at its time.sleep call, not here
     held_by = json.dumps(referrers(largest_containers(), frames)).encode()
     del frames, frame
-    data, containers = census()
+    data, containers, owned = census()
     gc.freeze()  # py-heap walks the permanent generation too: most of the census is there now
     facts = json.dumps({"pid": os.getpid(), "python": python, "populations": POPULATIONS,
                         "frozen": gc.get_freeze_count()}).encode()
@@ -155,8 +212,8 @@ def park(held, python):
         out.write(data)
     with open(sys.argv[1] + ".tmp", "wb") as out:
         out.write(facts[:-1] + b', "census": ' + data + b', "containers": ' + containers +
-                  b', "referrers": ' + held_by + b"}")
-    del facts, held_by, data, containers, out
+                  b', "referrers": ' + held_by + b', "owned": ' + owned + b"}")
+    del facts, held_by, data, containers, owned, out
     os.replace(sys.argv[1] + ".tmp", sys.argv[1])
     while True:
         time.sleep(3600)  # parked
