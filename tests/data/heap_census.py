@@ -12,9 +12,9 @@ maps a type's name to [count, bytes], "containers" lists the 20 largest lists, t
 and sets as [type name, len, bytes]; "populations" says what was made. Then gc.freeze() moves
 every object to the permanent generation ("frozen" counts them), which py-heap walks too.
 
-The three largest containers are held by a module global (CACHE, a dict), a class attribute
-(Registry.members, a set) and a local of the parked frames (`held`, a list, in main() and in
-park()). "referrers" maps the address (id()) of each of the 20 largest containers to who
+Three of the four largest containers are held by a module global (CACHE, a dict), a class
+attribute (Registry.members, a set) and a local of the parked frames (`held`, a list, in main()
+and in park()); the other is the set of 5,000 str below, held by a list. "referrers" maps the address (id()) of each of the 20 largest containers to who
 holds it among those three kinds, as [kind, name] pairs: gc.get_referrers() filtered to the
 dicts of the modules of sys.modules and of the classes among gc.get_objects(), and the
 f_locals of the frames of this thread (gc knows no running frame as a referrer), each named
