@@ -237,6 +237,7 @@ struct Layout {
   CallLayout calls;
 
   struct Object {
+    int32_t ob_refcnt = 0;  // 3.12+: its low 32 bits only (immortal and flag bits above)
     int32_t ob_type = 8;
     int32_t ob_size = 16;  // PyVarObject.ob_size
   } object;
@@ -492,6 +493,20 @@ struct Layout {
     int32_t state_after_awaited_by = kAbsent;
     int32_t fut_waiter_before_coro = kAbsent;
   } task;
+
+  // What can hold an asyncio future (py-waits: a future nothing else holds): a FutureIter
+  // (what `await future` keeps on the frame's stack), 3.7-3.11's TaskWakeupMethWrapper (a
+  // task's wakeup callback), a collections.deque (blocks of `deque_block_slots` slots).
+  struct FutureHolders {
+    int32_t future_iter_future = kAbsent;
+    int32_t wakeup_wrapper_task = kAbsent;
+    int32_t deque_leftblock = kAbsent;
+    int32_t deque_rightblock = kAbsent;
+    int32_t deque_leftindex = kAbsent;
+    int32_t deque_rightindex = kAbsent;
+    int32_t deque_block_data = kAbsent;
+    int32_t deque_block_slots = 0;
+  } future_holders;
 
   struct Long {
     int32_t ob_size = kAbsent;  // 3.11: sign and digit count

@@ -7,7 +7,9 @@
 //     joiner joining joinee which waits for an RLock joiner holds, a task holding an
 //     asyncio.Lock (`async with`: its bound __aexit__ on the coroutine's value stack) that
 //     awaits the task waiting for that Lock,
-//     an asyncio await cycle (task "a" awaits "b", which awaits "a"), a thread blocked on a
+//     an asyncio await cycle (task "a" awaits "b", which awaits "a"), tasks nothing can
+//     wake (a future or an asyncio.Event nothing but the task holds) beside tasks awaiting a
+//     future a global or another task's frame holds, or a TimerHandle (asyncio.sleep), a thread blocked on a
 //     plain Lock taken by acquire() (no owner recorded: held_by null), sleeping and selecting threads, tasks in
 //     asyncio.sleep and Event.wait. `py-waits --json` gives each thread's and task's wait
 //     kind, the object's address (id()), who holds it (the RLock's owner, the joined thread,
@@ -33,6 +35,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -96,6 +99,12 @@ void ExpectWaitsMatch(const json& truth, const json& got, bool live) {
     }
     if (expected.contains("executor")) {
       EXPECT_EQ(waits_for.at("executor"), expected.at("executor")) << wait.dump();
+    }
+    // A task's future that nothing but the task holds (and no other said so).
+    if (expected.contains("nothing_can_wake")) {
+      EXPECT_EQ(waits_for.at("nothing_can_wake"), expected.at("nothing_can_wake")) << wait.dump();
+    } else {
+      EXPECT_EQ(waits_for.at("nothing_can_wake"), false) << wait.dump();
     }
     // An asyncio.sleep: its delay and deadline exact; the time left only live, within the delay.
     if (expected.contains("sleep")) {
@@ -206,7 +215,9 @@ using Waits = WaitsOf<kWaitsScript>;
 
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
-  ASSERT_EQ(truth.at("cycles").size(), 5u) << truth.dump(1);
+  // 3.6 and 3.7 (no task names): the threads' three cycles, no loop.
+  const bool with_tasks = !truth.at("tasks").empty();
+  ASSERT_EQ(truth.at("cycles").size(), with_tasks ? 5u : 3u) << truth.dump(1);
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
@@ -235,6 +246,20 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
     ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
     EXPECT_NE(lines[0].find(of + (GetParam().live ? "due in " : due)), std::string::npos) << lines[0];
   }
+  // The tasks nothing can wake, each on its own line, and no other line saying so.
+  size_t unwakeable = 0;
+  for (const json& task : truth.at("tasks")) {
+    if (!task.value("nothing_can_wake", false)) continue;
+    ++unwakeable;
+    const std::string line = "task \"" + task.at("name").get<std::string>() + "\" (" +
+                             task.at("id").get<std::string>() + "): awaits ";
+    const auto lines = LinesContaining(run.out, line);
+    ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
+    EXPECT_TRUE(std::string_view(lines[0]).ends_with(", held by nothing else: nothing can wake it"))
+        << lines[0];
+  }
+  EXPECT_EQ(unwakeable, with_tasks ? 3u : 0u) << truth.dump(1);
+  EXPECT_EQ(LinesContaining(run.out, "nothing can wake it").size(), unwakeable) << run.out;
   const size_t first_deadlock = run.out.find("\ndeadlock: ");
   const size_t first_wait = run.out.find("\nthread \"");
   EXPECT_LT(first_deadlock, first_wait) << run.out;
