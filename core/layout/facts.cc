@@ -103,12 +103,12 @@ void AddObjectFacts(Layout& l) {
   // { struct BLOCK *leftlink; PyObject *data[64]; struct BLOCK *rightlink; } (3.6 to 3.15).
   SetIfAbsent(l.future_holders.future_iter_future, 16 + d);
   SetIfAbsent(l.future_holders.wakeup_wrapper_task, 16 + d);
-  SetIfAbsent(l.future_holders.deque_leftblock, 24 + d);
-  SetIfAbsent(l.future_holders.deque_rightblock, 32 + d);
-  SetIfAbsent(l.future_holders.deque_leftindex, 40 + d);
-  SetIfAbsent(l.future_holders.deque_rightindex, 48 + d);
-  SetIfAbsent(l.future_holders.deque_block_data, 8);
-  l.future_holders.deque_block_slots = 64;
+  SetIfAbsent(l.deque.leftblock, 24 + d);
+  SetIfAbsent(l.deque.rightblock, 32 + d);
+  SetIfAbsent(l.deque.leftindex, 40 + d);
+  SetIfAbsent(l.deque.rightindex, 48 + d);
+  SetIfAbsent(l.deque.block_data, 8);
+  l.deque.block_slots = 64;
 }
 
 void AddFactsOf311And312(Layout& l) {

@@ -496,17 +496,22 @@ struct Layout {
 
   // What can hold an asyncio future (py-waits: a future nothing else holds): a FutureIter
   // (what `await future` keeps on the frame's stack), 3.7-3.11's TaskWakeupMethWrapper (a
-  // task's wakeup callback), a collections.deque (blocks of `deque_block_slots` slots).
+  // task's wakeup callback).
   struct FutureHolders {
     int32_t future_iter_future = kAbsent;
     int32_t wakeup_wrapper_task = kAbsent;
-    int32_t deque_leftblock = kAbsent;
-    int32_t deque_rightblock = kAbsent;
-    int32_t deque_leftindex = kAbsent;
-    int32_t deque_rightindex = kAbsent;
-    int32_t deque_block_data = kAbsent;
-    int32_t deque_block_slots = 0;
   } future_holders;
+
+  // collections.deque: a chain of blocks of `block_slots` slots each, `data` after the block's
+  // left link, its right link after the data.
+  struct Deque {
+    int32_t leftblock = kAbsent;
+    int32_t rightblock = kAbsent;
+    int32_t leftindex = kAbsent;
+    int32_t rightindex = kAbsent;
+    int32_t block_data = kAbsent;
+    int32_t block_slots = 0;
+  } deque;
 
   struct Long {
     int32_t ob_size = kAbsent;  // 3.11: sign and digit count

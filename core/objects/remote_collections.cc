@@ -416,6 +416,47 @@ Result<uint64_t> RemoteCollections::SlotAttribute(uint64_t object, std::string_v
   return *value;
 }
 
+Result<std::vector<uint64_t>> RemoteCollections::DequeItems(uint64_t deque, size_t max_entries) {
+  const Layout::Deque& d = layout_.deque;
+  if (d.leftblock == kAbsent || d.block_slots <= 0) return MakeError("the layout has no deque");
+  auto size = memory_.ReadValue<int64_t>(deque + layout_.object.ob_size);
+  auto left = memory_.ReadPointer(deque + d.leftblock);
+  auto right = memory_.ReadPointer(deque + d.rightblock);
+  auto left_index = memory_.ReadValue<int64_t>(deque + d.leftindex);
+  auto right_index = memory_.ReadValue<int64_t>(deque + d.rightindex);
+  if (!size || !left || !right || !left_index || !right_index) {
+    return UnreadableMemory(fmt::format("cannot read the deque at {:#x}", deque));
+  }
+  if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
+    return MakeError(fmt::format("a deque of {} items", *size));
+  }
+  if (*left_index < 0 || *left_index > d.block_slots || *right_index < -1 ||
+      *right_index >= d.block_slots) {
+    return MakeError(fmt::format("the deque at {:#x} is damaged", deque));
+  }
+  PYU_RETURN_IF_ERROR(SpendEntries(static_cast<uint64_t>(*size)));
+  const uint64_t right_link = static_cast<uint64_t>(d.block_data) + 8 * static_cast<uint64_t>(d.block_slots);
+  std::vector<uint64_t> items;
+  uint64_t block = *left;
+  int64_t index = *left_index;
+  for (int64_t n = 0; n < *size; ++n, ++index) {
+    if (index == d.block_slots) {  // on to the next block
+      auto next = memory_.ReadPointer(block + right_link);
+      if (!next || *next == 0) return UnreadableMemory(fmt::format("a broken deque at {:#x}", deque));
+      block = *next;
+      index = 0;
+    }
+    auto item = memory_.ReadPointer(block + static_cast<uint64_t>(d.block_data) + 8 * static_cast<uint64_t>(index));
+    if (!item) return UnreadableMemory(fmt::format("cannot read the deque at {:#x}", deque));
+    items.push_back(*item);
+  }
+  // Its last item where the deque says it ends.
+  if (*size > 0 && (block != *right || index - 1 != *right_index)) {
+    return MakeError(fmt::format("the deque at {:#x} is damaged", deque));
+  }
+  return items;
+}
+
 Result<RemoteCollections::InstanceStorage> RemoteCollections::StorageOf(uint64_t object) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
   const Layout::Type& t = layout_.type;

@@ -45,6 +45,10 @@ class RemoteCollections {
   };
   Result<TupleHead> TupleFirstItems(uint64_t tuple, size_t keep, uint64_t max_size);
 
+  // The items of a collections.deque, left to right; more than `max_entries` is an error.
+  Result<std::vector<uint64_t>> DequeItems(uint64_t deque,
+                                           size_t max_entries = kMaxContainerEntries);
+
   // The referent of a weakref: Py_None once it is dead.
   Result<uint64_t> WeakrefTarget(uint64_t weakref);
   // im_func and im_self of a bound method object.

@@ -82,25 +82,12 @@ class OwnedReferences {
     return held;
   }
 
-  // A deque of one block (at most deque_block_slots items): its items.
+  // A deque's items (at most kMaxUnwakeableOwnedObjects).
   bool LookInsideDeque(uint64_t deque) {
-    const Layout::FutureHolders& h = objects_.layout().future_holders;
-    if (h.deque_leftblock == kAbsent || h.deque_block_slots <= 0) return false;
-    RemoteMemory& memory = objects_.memory();
-    auto left = memory.ReadPointer(deque + h.deque_leftblock);
-    auto right = memory.ReadPointer(deque + h.deque_rightblock);
-    auto left_index = memory.ReadValue<int64_t>(deque + h.deque_leftindex);
-    auto right_index = memory.ReadValue<int64_t>(deque + h.deque_rightindex);
-    if (!left || !right || !left_index || !right_index || *left != *right || *left == 0) return false;
-    if (*left_index < 0 || *right_index >= h.deque_block_slots || *left_index > *right_index + 1) {
-      return false;
-    }
-    for (int64_t i = *left_index; i <= *right_index; ++i) {
-      auto item = memory.ReadPointer(*left + h.deque_block_data + 8 * static_cast<uint64_t>(i));
-      if (!item) return false;
-      Found(*item);
-    }
-    return *left_index <= *right_index;
+    auto items = collections_.DequeItems(deque, kMaxUnwakeableOwnedObjects);
+    if (!items.ok()) return false;
+    for (uint64_t item : *items) Found(item);
+    return !items->empty();
   }
 
   ObjectReader& objects_;
