@@ -1,6 +1,7 @@
-// py-waits against what tests/data/waits.py records about itself, on Debian's 3.11, pyenv's
-// 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 (.ci/fetch-pythons; each where
-// installed), live and from a gcore core, in LLDB and GDB:
+// py-waits against what tests/data/waits.py records about itself, on pyenv's 3.6.15 to 3.10.13
+// (3.6, 3.7: threads only), Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's
+// 3.14 and 3.15 (.ci/fetch-pythons; each where installed), live and from a gcore core, in LLDB
+// and GDB:
 //   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
 //     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
 //     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
@@ -27,7 +28,8 @@
 //   * Imports (import_waits.py): a thread waiting for a module lock (in importlib's
 //     _ModuleLock.acquire) is held by the thread its owner ident names, the one running that
 //     module's body; with a Lock between them, a cycle "waits for the import lock ...".
-//   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
+//   * GIL (gil_wait.py, live, 3.8 to 3.15): the waiter waits for the GIL, held by the spinning
+//     main thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -370,7 +372,9 @@ TEST_P(GilWaits, WaiterWaitsForTheGilTheMainThreadHolds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
-                         ::testing::Combine(::testing::Values("debian_3.11", "3.12.1", "3.13.0"),
+                         ::testing::Combine(::testing::Values("3.8.18", "3.9.18", "3.10.13",
+                                                              "debian_3.11", "3.12.1", "3.13.0",
+                                                              "sid_3.14", "sid_3.15"),
                                             ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
                          [](const auto& info) {
                            return SanitizeName(std::get<0>(info.param)) + "_" +
