@@ -329,6 +329,42 @@ TEST_F(ObjectsTest, SetItemsCutsOnlyWhenAskedAndCounts) {
   EXPECT_EQ(cut, 2u);
 }
 
+// A deque of 60 items over two blocks (from slot 60 of the first to slot 55 of the second):
+// read left to right; a size past the cap, a right end elsewhere or a broken link
+// are errors.
+TEST_F(ObjectsTest, DequeItemsFollowTheBlocks) {
+  const Layout::Deque& d = layout_.deque;
+  ASSERT_EQ(d.block_slots, 64);
+  const uint64_t block_size = 8 + 64 * 8 + 8;
+  const uint64_t deque = heap_.Alloc(128);
+  const uint64_t first = heap_.Alloc(block_size), second = heap_.Alloc(block_size);
+  target_.PutU64(first + block_size - 8, second);  // the first's right link
+  std::vector<uint64_t> want;
+  for (uint64_t i = 0; i < 60; ++i) {
+    const uint64_t block = i < 4 ? first : second;
+    const uint64_t slot = i < 4 ? 60 + i : i - 4;
+    target_.PutU64(block + 8 + 8 * slot, 0x1000 + 16 * i);
+    want.push_back(0x1000 + 16 * i);
+  }
+  target_.Put<int64_t>(deque + layout_.object.ob_size, 60);
+  target_.PutU64(deque + d.leftblock, first);
+  target_.PutU64(deque + d.rightblock, second);
+  target_.Put<int64_t>(deque + d.leftindex, 60);
+  target_.Put<int64_t>(deque + d.rightindex, 55);
+  RemoteCollections c(Fresh());
+  auto items = c.DequeItems(deque);
+  ASSERT_TRUE(items.ok()) << items.error().message;
+  EXPECT_EQ(*items, want);
+  EXPECT_FALSE(c.DequeItems(deque, 59).ok());
+  target_.Put<int64_t>(deque + d.rightindex, 54);  // not where the items end
+  EXPECT_FALSE(RemoteCollections(Fresh()).DequeItems(deque).ok());  // memory read anew
+  target_.Put<int64_t>(deque + d.rightindex, 64);  // past a block
+  EXPECT_FALSE(RemoteCollections(Fresh()).DequeItems(deque).ok());  // memory read anew
+  target_.Put<int64_t>(deque + d.rightindex, 55);
+  target_.PutU64(first + block_size - 8, 0);
+  EXPECT_FALSE(RemoteCollections(Fresh()).DequeItems(deque).ok());  // memory read anew
+}
+
 // A reader that runs out of the command's work budget fails with the budget's kind.
 TEST_F(ObjectsTest, ReadsPastTheWorkBudgetFailAsExhausted) {
   const uint64_t set = heap_.Alloc(256);

@@ -61,6 +61,15 @@ TEST(ThreadActivity, WaitingForTheGil) {
   EXPECT_EQ(Classify(Stack({"__futex_abstimed_wait_common64", "__pthread_cond_wait_common",
                             "___pthread_cond_timedwait64", "take_gil", "_PyEval_EvalFrameDefault"})),
             Activity::kWaitingForGil);
+  // Debian's stripped 3.14: libc's futex wait and take_gil unnamed, PyEval_RestoreThread
+  // exported; a stack with no GIL acquire below its unnamed top stays unknown.
+  EXPECT_EQ(Classify(Stack({"", "", "", "pthread_cond_timedwait", "", "PyEval_RestoreThread", "",
+                            "_PyEval_EvalFrameDefault"})),
+            Activity::kWaitingForGil);
+  EXPECT_EQ(Classify(Stack({"", "pthread_cond_timedwait", "drop_gil", "PyEval_RestoreThread"})),
+            Activity::kUnknown);
+  EXPECT_EQ(Classify(Stack({"", "_PyEval_EvalFrameDefault", "PyEval_RestoreThread"})),
+            Activity::kUnknown);
   // 3.15 says it in the thread state, whatever the stack.
   Thread t;
   t.status.push_back("gil_requested");
@@ -81,7 +90,7 @@ TEST(ThreadActivity, GivingTheGilUpIsRunning) {
 }
 
 TEST(ThreadActivity, NoSymbolOrNoNativeStack) {
-  // No symbol for where the thread is: unknown, whatever is below.
+  // No symbol for where the thread is: unknown, whatever is below (but a GIL acquire).
   EXPECT_EQ(Classify(Stack({"", "_PyEval_EvalFrameDefault"})), Activity::kUnknown);
   // No native stack: only the stdlib's own Python waits tell.
   EXPECT_EQ(Classify({}, "Condition.wait"), Activity::kIdle);

@@ -1,6 +1,7 @@
 #include "core/asyncio/coroutine_frames.h"
 
 #include "core/base/address.h"
+#include "core/base/limits.h"
 
 namespace pyunwind {
 namespace {
@@ -74,44 +75,77 @@ std::optional<uint64_t> FrameOfCoroutine(ObjectReader& objects, uint64_t coro) {
   return *frame;
 }
 
-std::optional<uint64_t> AwaitedObject(ObjectReader& objects, uint64_t frame) {
+namespace {
+
+// Where a suspended frame's slots lie: its fast locals from `localsplus`, its value stack from
+// `stack_bottom`, up to `top` (past the last value), as the frame stored it when it yielded.
+struct SuspendedSlots {
+  uint64_t localsplus = 0;
+  uint64_t stack_bottom = 0;
+  uint64_t top = 0;
+};
+
+std::optional<SuspendedSlots> SuspendedSlotsOf(ObjectReader& objects, uint64_t frame) {
   RemoteMemory& memory = objects.memory();
   const Layout::Frame& f = objects.layout().frame;
-  const uint64_t from_top = static_cast<uint64_t>(f.awaited_from_top);
-  uint64_t slot = 0;
+  if (f.localsplus == kAbsent) return std::nullopt;
+  SuspendedSlots out{frame + f.localsplus, frame + f.localsplus, 0};
   if (f.stackpointer != kAbsent) {  // 3.14+: a pointer past the top
     auto pointer = memory.ReadPointer(frame + f.stackpointer);
-    if (!pointer || *pointer < frame + f.localsplus + 8 * from_top ||
-        *pointer - frame > static_cast<uint64_t>(kMaxStackDepth) * 8) {
-      return std::nullopt;
-    }
-    slot = *pointer - 8 * from_top;
+    if (!pointer) return std::nullopt;
+    out.top = *pointer;
   } else if (f.stacktop_pointer != kAbsent || f.stackdepth != kAbsent) {  // 3.10 and older
     auto bottom = memory.ReadPointer(frame + f.valuestack);
-    if (!bottom || !Aligned(*bottom)) return std::nullopt;
-    uint64_t top = 0;
+    if (!bottom || !Aligned(*bottom) || *bottom < out.localsplus) return std::nullopt;
+    out.stack_bottom = *bottom;
     if (f.stacktop_pointer != kAbsent) {
       auto pointer = memory.ReadPointer(frame + f.stacktop_pointer);
       if (!pointer) return std::nullopt;
-      top = *pointer;
+      out.top = *pointer;
     } else {
       auto depth = memory.ReadValue<int32_t>(frame + f.stackdepth);
       if (!depth || *depth < 0 || *depth > kMaxStackDepth) return std::nullopt;
-      top = *bottom + 8 * static_cast<uint64_t>(*depth);
+      out.top = *bottom + 8 * static_cast<uint64_t>(*depth);
     }
-    if (top < *bottom + 8 * from_top || top - *bottom > static_cast<uint64_t>(kMaxStackDepth) * 8) {
-      return std::nullopt;
-    }
-    slot = top - 8 * from_top;
   } else {  // the count of slots in use above localsplus
     auto top = memory.ReadValue<int32_t>(frame + f.stacktop);
-    if (!top || *top < static_cast<int64_t>(from_top) || *top > kMaxStackDepth) return std::nullopt;
-    slot = frame + f.localsplus + 8 * (static_cast<uint64_t>(*top) - from_top);
+    if (!top || *top < 0 || *top > kMaxStackDepth) return std::nullopt;
+    out.top = out.localsplus + 8 * static_cast<uint64_t>(*top);
   }
-  auto value = memory.ReadPointer(slot);
+  if (out.top < out.stack_bottom || !Aligned(out.top) ||
+      out.top - out.stack_bottom > static_cast<uint64_t>(kMaxStackDepth) * 8 ||
+      out.stack_bottom - out.localsplus > static_cast<uint64_t>(kMaxLocalsPerFrame) * 8) {
+    return std::nullopt;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<uint64_t> AwaitedObject(ObjectReader& objects, uint64_t frame) {
+  const Layout::Frame& f = objects.layout().frame;
+  const uint64_t from_top = static_cast<uint64_t>(f.awaited_from_top);
+  auto slots = SuspendedSlotsOf(objects, frame);
+  if (!slots || slots->top < slots->stack_bottom + 8 * from_top) return std::nullopt;
+  auto value = objects.memory().ReadPointer(slots->top - 8 * from_top);
   if (!value) return std::nullopt;
   const uint64_t object = *value & ~f.stackref_tag_mask & ~uint64_t{1};
   return Aligned(object) ? std::optional<uint64_t>(object) : std::nullopt;
+}
+
+std::optional<std::vector<uint64_t>> SuspendedFrameReferences(ObjectReader& objects,
+                                                              uint64_t frame) {
+  auto slots = SuspendedSlotsOf(objects, frame);
+  if (!slots) return std::nullopt;
+  std::vector<uint64_t> values((slots->top - slots->localsplus) / 8);
+  if (!values.empty() && !objects.memory().Read(slots->localsplus, values.data(), values.size() * 8)) {
+    return std::nullopt;
+  }
+  std::vector<uint64_t> owned;
+  for (uint64_t value : values) {
+    if (value != 0 && (value & objects.layout().frame.stackref_tag_mask) == 0) owned.push_back(value);
+  }
+  return owned;
 }
 
 }  // namespace pyunwind

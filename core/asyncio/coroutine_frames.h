@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "core/objects/objects.h"
 #include "core/walk/code_objects.h"
@@ -27,5 +28,11 @@ std::optional<uint64_t> FrameOfCoroutine(ObjectReader& objects, uint64_t coro);
 
 // What a frame suspended in `await` or `yield from` waits for: the top of its value stack.
 std::optional<uint64_t> AwaitedObject(ObjectReader& objects, uint64_t frame);
+
+// The strong references a suspended coroutine frame holds: its fast locals, cells and value
+// stack up to the top it stored when it yielded (not above: what it yielded is gone); 3.14+
+// tag the references they do not own (borrowed, deferred, immortal, ints), which are left out.
+std::optional<std::vector<uint64_t>> SuspendedFrameReferences(ObjectReader& objects,
+                                                              uint64_t frame);
 
 }  // namespace pyunwind

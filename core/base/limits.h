@@ -122,6 +122,11 @@ inline constexpr size_t kMaxWaitEdges = 1 << 22;
 // executor) is a deadlock only if every holder waits back on it: past this many nodes and
 // edges visited deciding so, none such is taken for a cycle, and a warning says so.
 inline constexpr uint64_t kMaxAnyOfSteps = 1ull << 26;
+// A task parked on a future nothing else holds (core/waits/unwakeable_awaits.h): the
+// coroutine frames whose references are counted, and the objects only the task holds that are
+// looked inside; past either the wait is not claimed unwakeable.
+inline constexpr size_t kMaxUnwakeableFrames = 64;
+inline constexpr size_t kMaxUnwakeableOwnedObjects = 64;
 // Future.result waits (core/waits/future_waits.cc): the innermost frames looked at for
 // Future.result, the outermost for an executor worker's _worker; work items read from all
 // work queues and executors told apart (past these a queued Future's executor is not known);

@@ -36,6 +36,8 @@ void AddMimallocFacts(Layout& l, int32_t after_tstate) {
 
 void AddObjectFacts(Layout& l) {
   const int32_t d = HeaderDelta(l);
+  // PyObject { [_ob_next; _ob_prev;] ob_refcnt; ob_type; } (free-threaded builds: no one count).
+  l.object.ob_refcnt = l.object.ob_type - 8;
   // PyTypeObject (Include/cpython/object.h).
   SetIfAbsent(l.type.tp_basicsize, 32 + d);
   SetIfAbsent(l.type.tp_base, 256 + d);
@@ -95,6 +97,18 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.task.loop, 16 + d);
   SetIfAbsent(l.task.callback0, 24 + d);
   SetIfAbsent(l.task.callbacks, 40 + d);
+  // futureiterobject { PyObject_HEAD; FutureObj *future; }, TaskWakeupMethWrapper
+  // { PyObject_HEAD; TaskObj *ww_task; }; dequeobject { PyObject_VAR_HEAD; block *leftblock;
+  // block *rightblock; Py_ssize_t leftindex; Py_ssize_t rightindex; ... }, block
+  // { struct BLOCK *leftlink; PyObject *data[64]; struct BLOCK *rightlink; } (3.6 to 3.15).
+  SetIfAbsent(l.future_holders.future_iter_future, 16 + d);
+  SetIfAbsent(l.future_holders.wakeup_wrapper_task, 16 + d);
+  SetIfAbsent(l.deque.leftblock, 24 + d);
+  SetIfAbsent(l.deque.rightblock, 32 + d);
+  SetIfAbsent(l.deque.leftindex, 40 + d);
+  SetIfAbsent(l.deque.rightindex, 48 + d);
+  SetIfAbsent(l.deque.block_data, 8);
+  l.deque.block_slots = 64;
 }
 
 void AddFactsOf311And312(Layout& l) {

@@ -246,6 +246,7 @@ struct Layout {
   CallLayout calls;
 
   struct Object {
+    int32_t ob_refcnt = 0;  // 3.12+: its low 32 bits only (immortal and flag bits above)
     int32_t ob_type = 8;
     int32_t ob_size = 16;  // PyVarObject.ob_size
   } object;
@@ -501,6 +502,25 @@ struct Layout {
     int32_t state_after_awaited_by = kAbsent;
     int32_t fut_waiter_before_coro = kAbsent;
   } task;
+
+  // What can hold an asyncio future (py-waits: a future nothing else holds): a FutureIter
+  // (what `await future` keeps on the frame's stack), 3.7-3.11's TaskWakeupMethWrapper (a
+  // task's wakeup callback).
+  struct FutureHolders {
+    int32_t future_iter_future = kAbsent;
+    int32_t wakeup_wrapper_task = kAbsent;
+  } future_holders;
+
+  // collections.deque: a chain of blocks of `block_slots` slots each, `data` after the block's
+  // left link, its right link after the data.
+  struct Deque {
+    int32_t leftblock = kAbsent;
+    int32_t rightblock = kAbsent;
+    int32_t leftindex = kAbsent;
+    int32_t rightindex = kAbsent;
+    int32_t block_data = kAbsent;
+    int32_t block_slots = 0;
+  } deque;
 
   struct Long {
     int32_t ob_size = kAbsent;  // 3.11: sign and digit count

@@ -98,6 +98,21 @@ Result<uint64_t> ObjectReader::TypeOf(uint64_t object) {
   return *type;
 }
 
+Result<uint64_t> ObjectReader::Refcount(uint64_t object) {
+  if (!Aligned(object)) return MakeError(fmt::format("bad object pointer {:#x}", object));
+  if (layout_.free_threaded) return MakeError("a free-threaded build splits its reference counts");
+  const uint64_t at = object + layout_.object.ob_refcnt;
+  // 3.12+ keep the count in the low 32 bits (immortality and, 3.14+, flags above them).
+  if (layout_.version.AtLeast(3, 12)) {
+    auto count = memory_.ReadValue<uint32_t>(at);
+    if (!count) return UnreadableMemory(fmt::format("cannot read the object at {:#x}", object));
+    return uint64_t{*count};
+  }
+  auto count = memory_.ReadValue<uint64_t>(at);
+  if (!count) return UnreadableMemory(fmt::format("cannot read the object at {:#x}", object));
+  return *count;
+}
+
 Result<std::string> ObjectReader::TypeNameOfType(uint64_t type) {
   auto name = memory_.ReadPointer(type + layout_.type.tp_name);
   if (!name || *name == 0) return UnreadableMemory("cannot read a type's name");

@@ -65,6 +65,10 @@ class ObjectReader {
   // The tp_flags of an object's type (type_flags.h).
   Result<uint64_t> TypeFlagsOf(uint64_t object);
 
+  // How many strong references the object has (ob_refcnt); an error on free-threaded builds,
+  // whose count is split between the owning thread and the others.
+  Result<uint64_t> Refcount(uint64_t object);
+
   RemoteMemory& memory() { return memory_; }
   const Layout& layout() const { return layout_; }
 

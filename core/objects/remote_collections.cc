@@ -415,7 +415,48 @@ Result<uint64_t> RemoteCollections::SlotAttribute(uint64_t object, std::string_v
   return *value;
 }
 
-Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
+Result<std::vector<uint64_t>> RemoteCollections::DequeItems(uint64_t deque, size_t max_entries) {
+  const Layout::Deque& d = layout_.deque;
+  if (d.leftblock == kAbsent || d.block_slots <= 0) return MakeError("the layout has no deque");
+  auto size = memory_.ReadValue<int64_t>(deque + layout_.object.ob_size);
+  auto left = memory_.ReadPointer(deque + d.leftblock);
+  auto right = memory_.ReadPointer(deque + d.rightblock);
+  auto left_index = memory_.ReadValue<int64_t>(deque + d.leftindex);
+  auto right_index = memory_.ReadValue<int64_t>(deque + d.rightindex);
+  if (!size || !left || !right || !left_index || !right_index) {
+    return UnreadableMemory(fmt::format("cannot read the deque at {:#x}", deque));
+  }
+  if (*size < 0 || static_cast<uint64_t>(*size) > max_entries) {
+    return MakeError(fmt::format("a deque of {} items", *size));
+  }
+  if (*left_index < 0 || *left_index > d.block_slots || *right_index < -1 ||
+      *right_index >= d.block_slots) {
+    return MakeError(fmt::format("the deque at {:#x} is damaged", deque));
+  }
+  PYU_RETURN_IF_ERROR(SpendEntries(static_cast<uint64_t>(*size)));
+  const uint64_t right_link = static_cast<uint64_t>(d.block_data) + 8 * static_cast<uint64_t>(d.block_slots);
+  std::vector<uint64_t> items;
+  uint64_t block = *left;
+  int64_t index = *left_index;
+  for (int64_t n = 0; n < *size; ++n, ++index) {
+    if (index == d.block_slots) {  // on to the next block
+      auto next = memory_.ReadPointer(block + right_link);
+      if (!next || *next == 0) return UnreadableMemory(fmt::format("a broken deque at {:#x}", deque));
+      block = *next;
+      index = 0;
+    }
+    auto item = memory_.ReadPointer(block + static_cast<uint64_t>(d.block_data) + 8 * static_cast<uint64_t>(index));
+    if (!item) return UnreadableMemory(fmt::format("cannot read the deque at {:#x}", deque));
+    items.push_back(*item);
+  }
+  // Its last item where the deque says it ends.
+  if (*size > 0 && (block != *right || index - 1 != *right_index)) {
+    return MakeError(fmt::format("the deque at {:#x} is damaged", deque));
+  }
+  return items;
+}
+
+Result<RemoteCollections::InstanceStorage> RemoteCollections::StorageOf(uint64_t object) {
   PYU_ASSIGN_OR_RETURN(uint64_t type, objects_.TypeOf(object));
   const Layout::Type& t = layout_.type;
   if (t.tp_flags == kAbsent || t.tp_dictoffset == kAbsent || t.tp_basicsize == kAbsent) {
@@ -427,42 +468,59 @@ Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::stri
   if (!flags || !dictoffset || !basicsize) {
     return UnreadableMemory(fmt::format("cannot read the type of {:#x}", object));
   }
-  auto lookup_dict = [&](uint64_t dict) -> Result<uint64_t> {
-    if (dict == 0) return uint64_t{0};
-    return DictGetString(dict, name);
-  };
-  auto lookup_values = [&](uint64_t values) -> Result<uint64_t> {
-    if (t.ht_cached_keys == kAbsent) return MakeError("the layout does not say where a class keeps its shared keys");
-    auto keys_address = memory_.ReadPointer(type + t.ht_cached_keys);
-    if (!keys_address) return UnreadableMemory("cannot read a class's shared keys");
-    PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
-    PYU_ASSIGN_OR_RETURN(int64_t index, KeyIndex(keys, name));
-    if (index < 0) return uint64_t{0};
-    return ValuesSlot(values, index);
-  };
+  InstanceStorage storage{type, 0, 0};
   if (*dictoffset > 0 && *dictoffset < (1 << 20)) {
     auto dict = memory_.ReadPointer(object + *dictoffset);
     if (!dict) return UnreadableMemory(fmt::format("cannot read the dict of {:#x}", object));
-    return lookup_dict(*dict);
+    storage.dict = *dict;
+    return storage;
   }
   // 2.7 has no managed dicts (its bit 4 is Py_TPFLAGS_CHECKTYPES).
-  if (!(*flags & kManagedDictFlag) || IsPython2(layout_)) return uint64_t{0};
+  if (!(*flags & kManagedDictFlag) || IsPython2(layout_)) return storage;
   const Layout::ManagedDict& m = layout_.managed_dict;
   if (m.dict_before == kAbsent) return MakeError("the layout does not say where managed dicts are");
   auto dict = memory_.ReadPointer(object - m.dict_before);
   if (!dict) return UnreadableMemory(fmt::format("cannot read the managed dict of {:#x}", object));
   if (m.values_before != kAbsent && *dict == 0) {
     auto values = memory_.ReadPointer(object - m.values_before);
-    if (!values || *values == 0) return uint64_t{0};
-    return lookup_values(*values);
+    if (values) storage.values = *values;
+    return storage;
   }
-  if (m.values_tagged && (*dict & 1)) return lookup_values(*dict + 1);
+  if (m.values_tagged && (*dict & 1)) {
+    storage.values = *dict + 1;
+    return storage;
+  }
   if (m.values_inline && (*flags & kInlineValuesFlag)) {  // while they are valid
     const uint64_t values = object + *basicsize;
     auto valid = memory_.ReadValue<uint8_t>(values + m.inline_valid);
-    if (valid && *valid) return lookup_values(values);
+    if (valid && *valid) {
+      storage.values = values;
+      return storage;
+    }
   }
-  return lookup_dict(*dict);
+  storage.dict = *dict;
+  return storage;
+}
+
+Result<uint64_t> RemoteCollections::InstanceDict(uint64_t object) {
+  PYU_ASSIGN_OR_RETURN(InstanceStorage storage, StorageOf(object));
+  return storage.dict;
+}
+
+Result<uint64_t> RemoteCollections::InstanceAttribute(uint64_t object, std::string_view name) {
+  PYU_ASSIGN_OR_RETURN(InstanceStorage storage, StorageOf(object));
+  if (storage.values != 0) {
+    const Layout::Type& t = layout_.type;
+    if (t.ht_cached_keys == kAbsent) return MakeError("the layout does not say where a class keeps its shared keys");
+    auto keys_address = memory_.ReadPointer(storage.type + t.ht_cached_keys);
+    if (!keys_address) return UnreadableMemory("cannot read a class's shared keys");
+    PYU_ASSIGN_OR_RETURN(Keys keys, ReadKeys(*keys_address));
+    PYU_ASSIGN_OR_RETURN(int64_t index, KeyIndex(keys, name));
+    if (index < 0) return uint64_t{0};
+    return ValuesSlot(storage.values, index);
+  }
+  if (storage.dict == 0) return uint64_t{0};
+  return DictGetString(storage.dict, name);
 }
 
 }  // namespace pyunwind

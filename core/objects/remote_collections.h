@@ -45,6 +45,10 @@ class RemoteCollections {
   };
   Result<TupleHead> TupleFirstItems(uint64_t tuple, size_t keep, uint64_t max_size);
 
+  // The items of a collections.deque, left to right; more than `max_entries` is an error.
+  Result<std::vector<uint64_t>> DequeItems(uint64_t deque,
+                                           size_t max_entries = kMaxContainerEntries);
+
   // The referent of a weakref: Py_None once it is dead.
   Result<uint64_t> WeakrefTarget(uint64_t weakref);
   // im_func and im_self of a bound method object.
@@ -55,6 +59,9 @@ class RemoteCollections {
   // An attribute stored in the instance dict of `object` (not class
   // attributes, not descriptors). 0 when absent.
   Result<uint64_t> InstanceAttribute(uint64_t object, std::string_view name);
+  // The dict object of an instance of a Python class, 0 where it has none (no dict yet, its
+  // attributes in a values table of its own, or none at all).
+  Result<uint64_t> InstanceDict(uint64_t object);
   // A __slots__ attribute of `object`: the member descriptor `name` in the dict of its class
   // or of a base (kMaxBaseClasses of them) says where the instance keeps it. 0 when absent or
   // unset.
@@ -63,6 +70,14 @@ class RemoteCollections {
   ObjectReader& objects() { return objects_; }
 
  private:
+  // Where an instance keeps its attributes: its dict object, else a values table (split
+  // keys: the type's ht_cached_keys); both 0 where it keeps none.
+  struct InstanceStorage {
+    uint64_t type = 0;
+    uint64_t dict = 0;
+    uint64_t values = 0;
+  };
+  Result<InstanceStorage> StorageOf(uint64_t object);
   // A PyDictKeysObject: a header, 2**log2_size indices of 2**(log2_index_bytes - log2_size)
   // bytes each, then the entries: {key, value} where all keys are str ("unicode"), else
   // {hash, key, value}.

@@ -72,6 +72,8 @@ void AppendTarget(std::string& out, const WaitTarget& target) {
                  [&] { out += fmt::format("{}", *sleep.remaining); });
     out += '}';
   });
+  out += ",\"nothing_can_wake\":";
+  out += target.nothing_can_wake ? "true" : "false";
   out += '}';
 }
 

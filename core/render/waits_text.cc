@@ -124,6 +124,7 @@ std::string FormatWaitsText(const WaitReport& report, OutputBudget* budget) {
     const WaitTarget& target = *wait.waits_for;
     out += Phrase(target, target.held_by ? HoldersText(*target.held_by) : "");
     if (!target.detail.empty()) out += " (" + PrintableText(target.detail) + ")";
+    if (target.nothing_can_wake) out += ", held by nothing else: nothing can wake it";
     out += '\n';
   }
   for (const std::string& warning : report.warnings) out += "warning: " + PrintableText(warning) + "\n";

@@ -79,6 +79,15 @@ void FutureWaitReader::FindWorkers() {
 }
 
 std::vector<uint64_t> FutureWaitReader::QueuedItems(uint64_t queue, size_t max_items) {
+  // 3.6's executors queue on a queue.Queue: its items are the deque `queue`.
+  if (auto type = objects_.TypeName(queue); type.ok() && *type == "Queue") {
+    auto deque = collections_.InstanceAttribute(queue, "queue");
+    if (!deque.ok() || *deque == 0) return {};
+    auto items = collections_.DequeItems(*deque, kMaxContainerEntries);
+    if (!items.ok()) return {};
+    if (items->size() > max_items) items->resize(max_items);
+    return std::move(*items);
+  }
   const Layout::SimpleQueue& l = objects_.layout().simple_queue;
   RemoteMemory& memory = objects_.memory();
   if (l.list != kAbsent) {

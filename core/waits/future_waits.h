@@ -37,7 +37,7 @@ class FutureWaitReader {
   std::optional<Worker> WorkerOf(const Thread& thread);
   // The work queue holding a work item of `future`, else 0.
   uint64_t QueueHolding(uint64_t future);
-  // The items not yet taken of a _queue.SimpleQueue, at most `max_items`.
+  // The items not yet taken of a _queue.SimpleQueue (3.6: a queue.Queue), at most `max_items`.
   std::vector<uint64_t> QueuedItems(uint64_t queue, size_t max_items);
   uint64_t LocalNamed(const Frame& frame, std::string_view name);
 

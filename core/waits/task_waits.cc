@@ -12,6 +12,7 @@
 #include "core/walk/calls.h"
 #include "core/walk/locals.h"
 #include "core/waits/method_qualnames.h"
+#include "core/waits/unwakeable_awaits.h"
 #include "core/waits/with_blocks.h"
 
 namespace pyunwind {
@@ -174,6 +175,9 @@ std::vector<Wait> TaskWaits(ObjectReader& objects, ValueFormatter& values, CodeC
     Wait wait{TaskParty(task), AwaitOf(objects, qualnames, tasks, task)};
     if (wait.waits_for && wait.waits_for->kind == "asyncio_sleep") {
       wait.waits_for->sleep = SleepTimerOf(objects, values, task, loop_clock_now);
+    }
+    if (wait.waits_for && wait.waits_for->kind != "task") {
+      wait.waits_for->nothing_can_wake = NothingCanWake(objects, task);
     }
     waits.push_back(std::move(wait));
   }

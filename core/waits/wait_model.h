@@ -61,6 +61,9 @@ struct WaitTarget {
   // Any one of held_by can release it (a queued Future's busy workers: the first to finish
   // takes the next item), not only all of them: a cycle needs every one to wait on the waiter.
   bool released_by_any = false;
+  // A task's future that nothing but the task holds (unwakeable_awaits.h): only cancelling
+  // the task ends the wait.
+  bool nothing_can_wake = false;
 };
 
 struct Wait {

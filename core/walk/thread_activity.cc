@@ -141,13 +141,27 @@ bool IsPythonWait(const Frame& frame) {
   return false;
 }
 
+// A thread whose innermost native frame has no symbol (a stripped libc's futex wait): waiting
+// for the GIL where the first GIL function named below it takes the GIL (3.14, which records
+// no request in its thread states: PyEval_RestoreThread is exported, take_gil is not); else
+// unknown.
+Activity FromUnnamedNative(const std::vector<NativeFrame>& native, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    const std::string& function = native[i].function;
+    if (!HasSymbol(function)) continue;
+    if (IsGilAcquire(function)) return Activity::kWaitingForGil;
+    if (IsGilRelease(function) || IsEvalLoop(function)) break;
+  }
+  return Activity::kUnknown;
+}
+
 Activity FromNative(const std::vector<NativeFrame>& native) {
   const size_t n = std::min(native.size(), kActivityNativeFrames);
   bool waits = false;
   for (size_t i = 0; i < n; ++i) {
     const std::string& function = native[i].function;
     if (!HasSymbol(function)) {
-      if (i == 0) return Activity::kUnknown;  // no symbol for where it is
+      if (i == 0) return FromUnnamedNative(native, n);  // no symbol for where it is
       continue;
     }
     if (i == 0 || (!waits && i < 4)) waits = waits || IsWait(function);

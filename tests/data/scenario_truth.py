@@ -140,6 +140,13 @@ class Roll:
         }
 
 
+def native_thread_id():
+    """The calling thread's OS thread id (threading.get_native_id, 3.8+); None on 3.6 and 3.7,
+    whose threads are matched by ident (threading.get_ident, the thread state's thread_id)."""
+    get_native_id = getattr(threading, "get_native_id", None)
+    return get_native_id() if get_native_id else None
+
+
 class WaitNotes:
     """What each thread of a py-waits scenario waits for, noted by the thread itself; holders
     are named by thread name until the truth is written (they may not have started yet)."""
@@ -152,7 +159,7 @@ class WaitNotes:
         `address`, held by the threads named in `held_by` (None: nobody recorded)."""
         name = threading.current_thread().name
         self.threads[name] = dict(name=name, ident=threading.get_ident(),
-                                  native_id=threading.get_native_id(), waits=waits,
+                                  native_id=native_thread_id(), waits=waits,
                                   address=None if address is None else "%#x" % address,
                                   held_by=held_by, **extra)
 
@@ -172,8 +179,8 @@ class WaitNotes:
 
 
 def truth_of(scenario, threads, **extra):
-    """The whole truth document: threads sorted by OS thread id."""
+    """The whole truth document: threads sorted by OS thread id (3.6, 3.7: by ident)."""
     doc = {"scenario": scenario, "pid": os.getpid(), "python": python_facts(),
-           "threads": sorted(threads, key=lambda t: t["native_id"])}
+           "threads": sorted(threads, key=lambda t: (t["native_id"] or 0, t.get("ident", 0)))}
     doc.update(extra)
     return doc

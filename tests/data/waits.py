@@ -15,7 +15,10 @@ deadlocks:
   loop       runs an event loop: task "a" awaits task "b", which awaits task "a" (an await
              cycle); task "lock-holder" holds an asyncio.Lock (`async with`) and awaits task
              "lock-waiter", which waits for that Lock; task "sleeper" is in asyncio.sleep;
-             task "loop-main" in Event.wait
+             task "loop-main" in Event.wait on an Event only its frame holds; task
+             "forgotten" awaits a future nothing else holds (nothing can wake either), task
+             "giver" creates a future, hands it to task "taker", which awaits it, then waits
+             like loop-main; task "kept" awaits a future a global holds (both wakeable)
   main       holds PLAIN, writes the truth, sleeps
 calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "event", "condition",
 "semaphore", "barrier", "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
@@ -28,24 +31,29 @@ Truth: {"scenario", "mode", "pid", "python", "threads": [{"native_id", "ident", 
 (hex, null where none), "held_by" the idents (tasks: ids, hex) of who holds it (null where the
 target records nobody); "cycles" each deadlock as its parties in waiting order, starting from
 the least (kind, id), threads before tasks. Task "sleeper" has "sleep": {"delay", "deadline"}
-(its TimerHandle's _when, on the loop's clock).
+(its TimerHandle's _when, on the loop's clock). Each task but those awaiting a task has
+"nothing_can_wake": whether nothing but the task holds the future it awaits.
 """
 import asyncio
 import sys
 import threading
 import time
 
-from scenario_truth import truth_of, write_truth
+from scenario_truth import native_thread_id, truth_of, write_truth
 
 THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
 TASKS = {}    # name -> task
 READY = threading.Semaphore(0)
 ALOCK = []  # the asyncio.Lock of the deadlocks' loop
+KEPT = []  # the future task "kept" awaits, which anyone could set through this list
 SLEEP_SECONDS = 3600  # task "sleeper"'s asyncio.sleep
+# Tasks are named from 3.8 on (and asyncio.run is 3.7+): on 3.6 and 3.7 no loop is run, the
+# truth has no tasks, and its cycles are the threads' three.
+WITH_TASKS = sys.version_info >= (3, 8)
 
 
 def note(name, waits, address=None, held_by=None):
-    THREADS[name] = [threading.get_ident(), threading.get_native_id(), waits,
+    THREADS[name] = [threading.get_ident(), native_thread_id(), waits,
                      None if address is None else "%#x" % address, held_by]
 
 
@@ -103,6 +111,25 @@ async def wait_lock(lock):
         pass
 
 
+async def forgotten():
+    await asyncio.get_running_loop().create_future()  # handed to no one
+
+
+async def give():
+    future = asyncio.get_running_loop().create_future()
+    TASKS["taker"] = asyncio.get_running_loop().create_task(take(future), name="taker")
+    await asyncio.Event().wait()  # holds `future`, which "taker" awaits
+
+
+async def take(future):
+    await future
+
+
+async def keep():
+    KEPT.append(asyncio.get_running_loop().create_future())
+    await KEPT[0]
+
+
 async def loop_main(deadlocks):
     loop = asyncio.get_running_loop()
     if deadlocks:
@@ -112,6 +139,8 @@ async def loop_main(deadlocks):
         TASKS["lock-holder"] = loop.create_task(hold_lock(ALOCK[0]), name="lock-holder")
         await asyncio.sleep(0)  # the holder takes the lock
         TASKS["lock-waiter"] = loop.create_task(wait_lock(ALOCK[0]), name="lock-waiter")
+        for name, coroutine in (("forgotten", forgotten), ("giver", give), ("kept", keep)):
+            TASKS[name] = loop.create_task(coroutine(), name=name)
     TASKS["sleeper"] = loop.create_task(asyncio.sleep(SLEEP_SECONDS), name="sleeper")
     TASKS["loop-main"] = asyncio.current_task()
     TASKS["loop-main"].set_name("loop-main")
@@ -176,7 +205,13 @@ def sleep_timer(task):
 
 def task_truth(deadlocks):
     tasks = []
+    unwakeable = {"loop-main", "forgotten", "giver"}
     for name, task in TASKS.items():
+        if name in ("forgotten", "kept", "taker"):
+            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "future",
+                          "address": "%#x" % id(task._fut_waiter), "held_by": None,
+                          "nothing_can_wake": name in unwakeable})
+            continue
         if name in ("a", "b"):
             other = "b" if name == "a" else "a"
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
@@ -187,13 +222,14 @@ def task_truth(deadlocks):
         elif name == "lock-waiter":
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_lock",
                           "address": "%#x" % id(ALOCK[0]),
-                          "held_by": ["%#x" % id(TASKS["lock-holder"])]})
+                          "held_by": ["%#x" % id(TASKS["lock-holder"])],
+                          "nothing_can_wake": False})
         elif name == "sleeper":
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
-                          "held_by": None, "sleep": sleep_timer(task)})
+                          "held_by": None, "sleep": sleep_timer(task), "nothing_can_wake": False})
         else:
             tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_event",
-                          "held_by": None})
+                          "held_by": None, "nothing_can_wake": name in unwakeable})
     return tasks
 
 
@@ -212,7 +248,8 @@ def main(mode):
         starts += [("joiner", joiner, (threading.RLock(),)), ("lock-waiter", lock_waiter, (plain,))]
     else:
         starts = [("busy", busy, ()), ("sleeper", sleeper, ())] + stdlib_waiters()
-    starts.append(("loop", run_loop, (deadlocks,)))
+    if WITH_TASKS:
+        starts.append(("loop", run_loop, (deadlocks,)))
     for name, target, args in starts:
         threading.Thread(target=target, args=args, name=name, daemon=True).start()
     for _ in range(len(starts) + (1 if deadlocks else 0)):  # the joinee too
@@ -229,9 +266,11 @@ def main(mode):
         def party(kind, name):
             key = idents[name] if kind == "thread" else id(TASKS[name])
             return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
-        for kind, names in (("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
-                            ("thread", ["joiner", "joinee"]), ("task", ["a", "b"]),
-                            ("task", ["lock-holder", "lock-waiter"])):
+        parties = [("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
+                   ("thread", ["joiner", "joinee"])]
+        if WITH_TASKS:
+            parties += [("task", ["a", "b"]), ("task", ["lock-holder", "lock-waiter"])]
+        for kind, names in parties:
             ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
             start = ids.index(min(ids))
             cycles.append([party(kind, n) for n in names[start:] + names[:start]])

@@ -1,13 +1,16 @@
-// py-waits against what tests/data/waits.py records about itself, on Debian's 3.11, pyenv's
-// 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 (.ci/fetch-pythons; each where
-// installed), live and from a gcore core, in LLDB and GDB:
+// py-waits against what tests/data/waits.py records about itself, on pyenv's 3.6.15 to 3.10.13
+// (3.6, 3.7: threads only), Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's
+// 3.14 and 3.15 (.ci/fetch-pythons; each where installed), live and from a gcore core, in LLDB
+// and GDB:
 //   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
 //     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
 //     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
 //     joiner joining joinee which waits for an RLock joiner holds, a task holding an
 //     asyncio.Lock (`async with`: its bound __aexit__ on the coroutine's value stack) that
 //     awaits the task waiting for that Lock,
-//     an asyncio await cycle (task "a" awaits "b", which awaits "a"), a thread blocked on a
+//     an asyncio await cycle (task "a" awaits "b", which awaits "a"), tasks nothing can
+//     wake (a future or an asyncio.Event nothing but the task holds) beside tasks awaiting a
+//     future a global or another task's frame holds, or a TimerHandle (asyncio.sleep), a thread blocked on a
 //     plain Lock taken by acquire() (no owner recorded: held_by null), sleeping and selecting threads, tasks in
 //     asyncio.sleep and Event.wait. `py-waits --json` gives each thread's and task's wait
 //     kind, the object's address (id()), who holds it (the RLock's owner, the joined thread,
@@ -25,7 +28,8 @@
 //   * Imports (import_waits.py): a thread waiting for a module lock (in importlib's
 //     _ModuleLock.acquire) is held by the thread its owner ident names, the one running that
 //     module's body; with a Lock between them, a cycle "waits for the import lock ...".
-//   * GIL (gil_wait.py, live): the waiter waits for the GIL, held by the spinning main thread.
+//   * GIL (gil_wait.py, live, 3.8 to 3.15): the waiter waits for the GIL, held by the spinning
+//     main thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,6 +37,7 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <tuple>
 #include <utility>
@@ -44,9 +49,11 @@
 namespace pyunwind_e2e {
 namespace {
 
-// 3.8+: the scenarios record native thread ids (threading.get_native_id).
-const std::vector<std::string> kInterpreters = {"3.8.18",      "3.9.18", "3.10.13",  "debian_3.11",
-                                                 "3.12.1",      "3.13.0", "sid_3.14", "sid_3.15"};
+// Threads are matched by ident (threading.get_ident()); asyncio tasks, named from 3.8 on, are
+// left out of the scenarios on 3.6 and 3.7.
+const std::vector<std::string> kInterpreters = {"3.6.15", "3.7.16", "3.8.18",   "3.9.18",
+                                                 "3.10.13", "debian_3.11", "3.12.1",
+                                                 "3.13.0", "sid_3.14", "sid_3.15"};
 
 // The py-waits entry of each waiter, by (kind, id as the truth writes it).
 std::map<std::pair<std::string, std::string>, json> WaitsById(const json& document) {
@@ -96,6 +103,12 @@ void ExpectWaitsMatch(const json& truth, const json& got, bool live) {
     }
     if (expected.contains("executor")) {
       EXPECT_EQ(waits_for.at("executor"), expected.at("executor")) << wait.dump();
+    }
+    // A task's future that nothing but the task holds (and no other said so).
+    if (expected.contains("nothing_can_wake")) {
+      EXPECT_EQ(waits_for.at("nothing_can_wake"), expected.at("nothing_can_wake")) << wait.dump();
+    } else {
+      EXPECT_EQ(waits_for.at("nothing_can_wake"), false) << wait.dump();
     }
     // An asyncio.sleep: its delay and deadline exact; the time left only live, within the delay.
     if (expected.contains("sleep")) {
@@ -206,7 +219,9 @@ using Waits = WaitsOf<kWaitsScript>;
 
 TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   const json& truth = scenario_->truth();
-  ASSERT_EQ(truth.at("cycles").size(), 5u) << truth.dump(1);
+  // 3.6 and 3.7 (no task names): the threads' three cycles, no loop.
+  const bool with_tasks = !truth.at("tasks").empty();
+  ASSERT_EQ(truth.at("cycles").size(), with_tasks ? 5u : 3u) << truth.dump(1);
   RunResult run;
   json got;
   ASSERT_NO_FATAL_FAILURE(RunWaits(&run, &got));
@@ -235,6 +250,20 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
     ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
     EXPECT_NE(lines[0].find(of + (GetParam().live ? "due in " : due)), std::string::npos) << lines[0];
   }
+  // The tasks nothing can wake, each on its own line, and no other line saying so.
+  size_t unwakeable = 0;
+  for (const json& task : truth.at("tasks")) {
+    if (!task.value("nothing_can_wake", false)) continue;
+    ++unwakeable;
+    const std::string line = "task \"" + task.at("name").get<std::string>() + "\" (" +
+                             task.at("id").get<std::string>() + "): awaits ";
+    const auto lines = LinesContaining(run.out, line);
+    ASSERT_EQ(lines.size(), 1u) << line << "\n" << run.out;
+    EXPECT_TRUE(std::string_view(lines[0]).ends_with(", held by nothing else: nothing can wake it"))
+        << lines[0];
+  }
+  EXPECT_EQ(unwakeable, with_tasks ? 3u : 0u) << truth.dump(1);
+  EXPECT_EQ(LinesContaining(run.out, "nothing can wake it").size(), unwakeable) << run.out;
   const size_t first_deadlock = run.out.find("\ndeadlock: ");
   const size_t first_wait = run.out.find("\nthread \"");
   EXPECT_LT(first_deadlock, first_wait) << run.out;
@@ -343,7 +372,9 @@ TEST_P(GilWaits, WaiterWaitsForTheGilTheMainThreadHolds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
-                         ::testing::Combine(::testing::Values("debian_3.11", "3.12.1", "3.13.0"),
+                         ::testing::Combine(::testing::Values("3.8.18", "3.9.18", "3.10.13",
+                                                              "debian_3.11", "3.12.1", "3.13.0",
+                                                              "sid_3.14", "sid_3.15"),
                                             ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
                          [](const auto& info) {
                            return SanitizeName(std::get<0>(info.param)) + "_" +
