@@ -114,15 +114,18 @@ class CensusWalk {
     }
     std::optional<TypeEntry> entry;
     auto info = types_.TypeInfoAt(type);
+    const std::string name =
+        !info.ok() ? "" : info->named ? info->name : UnnamedTypeName(type, info->name);
     auto size = info.ok() ? ReadTypeSize(objects_, type,
                                          info->kind == ValueFormatter::Kind::kSet ||
-                                             info->kind == ValueFormatter::Kind::kFrozenSet)
+                                                 info->kind == ValueFormatter::Kind::kFrozenSet
+                                             ? NamedKind::kSet
+                                             : NamedKindOf(name))
                           : Result<TypeSize>(info.error());
     if (!size.ok()) {
       walk_.Damaged(size.error().message);
     } else {
-      entry = TypeEntry{GroupFor(type, info->named ? info->name : UnnamedTypeName(type, info->name)),
-                        *size, (info->flags & kTypeSubclassFlag) != 0};
+      entry = TypeEntry{GroupFor(type, name), *size, (info->flags & kTypeSubclassFlag) != 0};
     }
     if (entries_.size() < 4 * options_.max_types) {
       auto kept = entries_.emplace(type, entry).first;

@@ -174,9 +174,38 @@ Result<uint64_t> GenericSize(ObjectReader& objects, uint64_t object, const TypeS
   return type.basicsize + items * type.itemsize;
 }
 
+// gen_sizeof: the object up to its embedded frame's localsplus (tp_basicsize), and a slot
+// (tp_itemsize) per local and value-stack entry of the frame's code (co_nlocalsplus +
+// co_stacksize, what _PyFrame_NumSlotsForCodeObject counts). Its ob_size field is the first
+// of the generator's own fields, no count.
+Result<uint64_t> GeneratorSize(ObjectReader& objects, uint64_t object, const TypeSize& type) {
+  const Layout& l = objects.layout();
+  RemoteMemory& memory = objects.memory();
+  auto executable =
+      memory.ReadPointer(object + uint64_t(l.gen.iframe) + uint64_t(l.frame.executable));
+  if (!executable) return Unreadable("frame's code", object);
+  const uint64_t code = *executable & ~uint64_t{7};  // 3.14's _PyStackRef tags the low bits
+  auto locals = memory.ReadValue<int32_t>(code + uint64_t(l.code.nlocalsplus));
+  auto stack = memory.ReadValue<int32_t>(code + uint64_t(l.code.stacksize));
+  if (!locals || !stack) return Unreadable("code's frame size", object);
+  if (*locals < 0 || *stack < 0 || uint64_t(*locals) + uint64_t(*stack) > kMaxObjectBytes / 8) {
+    return Implausible("frame size", uint64_t(uint32_t(*locals)) + uint64_t(uint32_t(*stack)),
+                       object);
+  }
+  return type.basicsize + (uint64_t(*locals) + uint64_t(*stack)) * type.itemsize;
+}
+
 }  // namespace
 
-Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kind) {
+NamedKind NamedKindOf(std::string_view name) {
+  if (name == "set" || name == "frozenset") return NamedKind::kSet;
+  if (name == "generator" || name == "coroutine" || name == "async_generator") {
+    return NamedKind::kGenerator;
+  }
+  return NamedKind::kOther;
+}
+
+Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, NamedKind kind) {
   RemoteMemory& memory = objects.memory();
   const Layout& l = objects.layout();
   auto basicsize = memory.ReadValue<int64_t>(type + l.type.tp_basicsize);
@@ -201,8 +230,12 @@ Result<TypeSize> ReadTypeSize(ObjectReader& objects, uint64_t type, bool set_kin
     size.rule = SizeRule::kType;
   } else if (*flags & kUnicodeSubclassFlag) {
     size.rule = SizeRule::kStr;
-  } else if (set_kind) {
+  } else if (kind == NamedKind::kSet) {
     size.rule = SizeRule::kSet;
+  } else if (kind == NamedKind::kGenerator && *itemsize != 0 && l.gen.iframe != kAbsent &&
+             l.frame.executable != kAbsent && l.code.nlocalsplus != kAbsent &&
+             l.code.stacksize != kAbsent) {
+    size.rule = SizeRule::kGenerator;
   }
   return size;
 }
@@ -238,6 +271,7 @@ Result<uint64_t> OwnSize(ObjectReader& objects, uint64_t object, const TypeSize&
     case SizeRule::kType: return TypeObjectSize(objects, object, type);
     case SizeRule::kInt: return IntSize(objects, object);
     case SizeRule::kStr: return StrSize(objects, object);
+    case SizeRule::kGenerator: return GeneratorSize(objects, object, type);
     case SizeRule::kObject: break;
   }
   return GenericSize(objects, object, type);

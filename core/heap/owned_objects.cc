@@ -276,9 +276,12 @@ const OwnedObjects::ChildType* OwnedObjects::TypeOf(uint64_t type) {
   std::unique_ptr<ChildType> entry;
   auto info = types_.TypeInfoAt(type);
   if (info.ok()) {
+    // Generators are always tracked: never one of these.
     auto size = ReadTypeSize(objects_, type,
                              info->kind == ValueFormatter::Kind::kSet ||
-                                 info->kind == ValueFormatter::Kind::kFrozenSet);
+                                     info->kind == ValueFormatter::Kind::kFrozenSet
+                                 ? NamedKind::kSet
+                                 : NamedKind::kOther);
     if (size.ok()) {
       entry = std::make_unique<ChildType>();
       entry->size = *size;

@@ -1,8 +1,9 @@
 """py-heap's scenario: known populations of tracked objects, and the process's own census.
 
 It allocates 20,000 instances of a class (Bulky), 20,000 tuples holding one each, 300 lists
-of 1,000 ints, 200 dicts of 500 str keys, 100 sets of 300 ints, 2,000 closures and 1,000
-instance dicts, then
+of 1,000 ints, 200 dicts of 500 str keys, 100 sets of 300 ints, 2,000 closures, 1,000
+instance dicts, and 500 generators, 300 coroutines and 100 async generators suspended at their
+first yield (a generator's size depends on its code's frame), then
 takes its census as py-heap must find it: gc.collect(), then for every object of
 gc.get_objects() its count and sys.getsizeof by type(o).__name__. The census is taken in
 census(), whose own list, dict and counters are gone when it returns (no cycle keeps them),
@@ -47,6 +48,27 @@ class Bulky:
         self.peer = None
 
 
+def counter(limit):
+    total = 0
+    for i in range(limit):
+        total += (yield i) or 0
+    return total
+
+
+class Gate:
+    def __await__(self):
+        yield self
+
+
+async def waiter(gate, ticks):
+    for _ in range(ticks):
+        await gate
+
+
+async def ticker(start):
+    yield start
+
+
 def closure(number):
     return lambda: number
 
@@ -57,7 +79,8 @@ class Registry:
 
 POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
                "functions": 2000, "floats": 10000, "bytes": 5000, "strs": 5000,
-               "untracked_tuples": 5000}
+               "untracked_tuples": 5000, "generators": 500, "coroutines": 300,
+               "async_generators": 100}
 KEPT = []
 CACHE = {}  # 30,000 entries (build)
 
@@ -81,6 +104,20 @@ def build():
     KEPT.append([b"x" * (2 + i % 64) for i in range(POPULATIONS["bytes"])])
     KEPT.append({"\u00e9t\u00e9 %d" % i for i in range(POPULATIONS["strs"])})
     KEPT.append([(2 ** 40 + i,) for i in range(POPULATIONS["untracked_tuples"])])
+    # Suspended generators, coroutines and async generators.
+    generators = [counter(10) for _ in range(POPULATIONS["generators"])]
+    for g in generators:
+        next(g)
+    coroutines = [waiter(Gate(), 3) for _ in range(POPULATIONS["coroutines"])]
+    for c in coroutines:
+        c.send(None)
+    async_generators = [ticker(i) for i in range(POPULATIONS["async_generators"])]
+    for a in async_generators:
+        try:
+            a.asend(None).send(None)
+        except StopIteration:  # the value it yielded: the async generator waits at its yield
+            pass
+    KEPT.extend([generators, coroutines, async_generators])
 
 
 CONTAINERS = (list, tuple, dict, set, frozenset)

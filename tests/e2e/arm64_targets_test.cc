@@ -37,6 +37,7 @@
 #include <memory>
 #include <ostream>
 #include <sstream>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -230,6 +231,17 @@ const GuestCore& Core(const std::string& sysroot, Build build,
                        "core-" + scenario + "-" + InfoOf(build).cell_name, 0, &c.error, scenario);
     if (!s || !WaitForTruth(*s, &c.error)) return c;
     c.truth = s->truth;
+    // Before the core, every guest thread but the one that spins by design (the truth's GIL
+    // holder) parked, not only the main one: a recorder thread emulated under load was caught
+    // still in write_truth. At most 5 s: a scenario with another running thread waits no more.
+    std::set<pid_t> spinning;
+    const std::string spinner = c.truth.value("gil_holder_role", "");
+    for (const json& thread : c.truth.value("threads", json::array())) {
+      if (!spinner.empty() && thread.value("role", "") == spinner) {
+        spinning.insert(thread.value("native_id", 0));
+      }
+    }
+    WaitUntilThreadsSettle(s->process->pid(), spinning, 5);
     kill(s->process->pid(), SIGABRT);
     if (!s->process->Wait(60)) {
       c.error = "qemu did not exit within 60 s of SIGABRT";

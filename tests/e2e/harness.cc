@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -461,6 +462,43 @@ void WaitUntilMainThreadSettles(pid_t pid) {
     const long now = VoluntarySwitches(pid, pid);
     if (now == before) return;
     before = now;
+  }
+}
+
+// Whether every thread of `pid` but `running` sleeps (state S or D in
+// /proc/PID/task/TID/stat), and the sum of their voluntary switches in *switches; false when
+// the threads cannot be read.
+bool AllThreadsAsleep(pid_t pid, const std::set<pid_t>& running, long* switches) {
+  *switches = 0;
+  std::error_code ec;
+  const std::string tasks = "/proc/" + std::to_string(pid) + "/task";
+  bool any = false;
+  for (const auto& task : std::filesystem::directory_iterator(tasks, ec)) {
+    const auto tid = static_cast<pid_t>(std::atol(task.path().filename().c_str()));
+    if (running.count(tid)) continue;
+    const std::string stat = ReadFile(task.path().string() + "/stat");
+    const size_t paren = stat.rfind(')');  // the name may hold spaces and parentheses
+    if (paren == std::string::npos || paren + 2 >= stat.size()) return false;
+    const char state = stat[paren + 2];
+    if (state != 'S' && state != 'D') return false;
+    const long n = VoluntarySwitches(pid, tid);
+    if (n < 0) return false;
+    *switches += n;
+    any = true;
+  }
+  return any && !ec;
+}
+
+void WaitUntilThreadsSettle(pid_t pid, const std::set<pid_t>& running, double timeout_s) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  long before = -1;
+  while (std::chrono::steady_clock::now() < deadline) {
+    long switches = 0;
+    const bool asleep = AllThreadsAsleep(pid, running, &switches);
+    if (asleep && switches == before) return;
+    before = asleep ? switches : -1;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 }
 

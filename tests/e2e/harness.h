@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,12 @@ std::map<std::string, std::string> CleanEnv();
 // main thread writes the truth just before it parks; in between it still takes the GIL back
 // from other threads, so a debugger attaching at once can find them mid hand-over.
 void WaitUntilMainThreadSettles(pid_t pid);
+
+// Waits (at most `timeout_s`) until every thread of `pid` but `running` (those that spin on
+// purpose) sleeps and none has blocked again for 100 ms: parked. For a scenario whose threads
+// park after the truth is written, under an emulator slow enough that a thread can still be
+// finishing its last line (a qemu guest).
+void WaitUntilThreadsSettle(pid_t pid, const std::set<pid_t>& running, double timeout_s);
 
 // A scenario script running under a given interpreter, parked, with its truth loaded.
 class Scenario {
