@@ -280,7 +280,9 @@ Read ReadGreenlets(GreenletProcess& p, const Layout& layout) {
   if (!snapshot.ok()) return out;
   AddGreenletStacks(objects, codes, p.target, *snapshot);
   for (const Thread& t : snapshot->interpreters.at(0).threads) {
-    for (const GreenletStack& g : t.greenlets) out.greenlets[t.native_id.value_or(0)].push_back(g.address);
+    for (const GreenletStack& g : t.greenlets) {
+      out.greenlets[t.native_id.value_or(0)].push_back(g.address);
+    }
   }
   out.warnings = snapshot->warnings;
   return out;
@@ -296,7 +298,8 @@ TEST(GreenletStacks, ThreadsToldByTheRegionOfTheirStackPointer) {
   Layout layout = p.layout;
   layout.tstate.root_cframe = kAbsent;
   constexpr uint64_t kStackSize = 0x10000, kGuard = 0x1000;
-  const uint64_t first_stack = 0x7f2000000000 + kGuard, second_stack = first_stack + kStackSize + kGuard;
+  const uint64_t first_stack = 0x7f2000000000 + kGuard;
+  const uint64_t second_stack = first_stack + kStackSize + kGuard;
   for (uint64_t stack : {first_stack, second_stack}) {
     p.target.Map(stack - kGuard, kGuard, /*writable=*/false, /*readable=*/false, "");
     p.target.Map(stack, kStackSize, /*writable=*/true, /*readable=*/true, "");
@@ -339,7 +342,13 @@ TEST(GreenletStacks, ThreadsToldByTheRegionOfTheirStackPointer) {
   p.target.stack_pointers[102] = first_stack + 0x20;
   read = ReadGreenlets(p, layout);
   EXPECT_TRUE(read.greenlets.empty());
-  EXPECT_EQ(read.warnings.at(0).substr(0, 2), "6 ");
+  const std::string none_told =
+      " (the debugger told no thread's stack: no stack pointer, or no memory region holding it)";
+  EXPECT_EQ(read.warnings, std::vector<std::string>{"6" + threadless.substr(1) + none_told});
+  // No SP at all (a host that cannot say): the same.
+  p.target.stack_pointers.clear();
+  read = ReadGreenlets(p, layout);
+  EXPECT_EQ(read.warnings, std::vector<std::string>{"6" + threadless.substr(1) + none_told});
 }
 
 // kMaxGreenlets stacks are read; the ones past it are counted in one warning.

@@ -13,8 +13,8 @@
 #include "core/base/limits.h"
 #include "core/greenlet/greenlet_layout.h"
 #include "core/heap/tracked_objects.h"
-#include "core/target/target.h"
 #include "core/objects/remote_collections.h"
+#include "core/target/target.h"
 #include "core/walk/frames.h"
 
 namespace pyunwind {
@@ -102,7 +102,7 @@ ThreadBy ThreadByOf(const gl::GreenletLayout& layout, const Layout& l) {
   return ThreadBy::kStackRegions;
 }
 
-// "greenlet 2.0.x on 3.11, 3.3.x on 3.14 and 3.15": the layouts LayoutOf knows.
+// "greenlet 2.0.x on 3.11, 3.1.x on 3.13, 3.3.x on 3.14 and 3.15": the layouts LayoutOf knows.
 std::string KnownLayouts() {
   std::string out;
   for (size_t i = 0; i < std::size(gl::kKnownLayouts); ++i) {
@@ -236,10 +236,15 @@ class GreenletReader {
       }
     }
     if (threadless_ != 0) {
+      // Where the threads' C stacks come from the debugger and it told none, say so.
+      const bool no_stacks = thread_by_ == ThreadBy::kStackRegions && stacks_.empty();
       snapshot_.warnings.push_back(fmt::format(
           "{} suspended greenlets belong to no thread shown (their thread ended, or their C "
-          "frames or stack cannot be followed to it): their stacks are not shown",
-          threadless_));
+          "frames or stack cannot be followed to it): their stacks are not shown{}",
+          threadless_,
+          no_stacks ? " (the debugger told no thread's stack: no stack pointer, or no memory "
+                      "region holding it)"
+                    : ""));
     }
     if (not_shown_ != 0) {
       snapshot_.warnings.push_back(fmt::format(
@@ -269,8 +274,9 @@ class GreenletReader {
         if (!thread.native_id) continue;
         const std::optional<uint64_t> sp = target.StackPointer(*thread.native_id);
         if (!sp) continue;
-        auto after = std::upper_bound(regions.begin(), regions.end(), *sp,
-                                      [](uint64_t at, const MemoryRegion& r) { return at < r.start; });
+        auto after = std::upper_bound(
+            regions.begin(), regions.end(), *sp,
+            [](uint64_t at, const MemoryRegion& r) { return at < r.start; });
         if (after == regions.begin()) continue;
         const MemoryRegion& region = *std::prev(after);
         if (*sp >= region.end || region.end - region.start > kMaxThreadStackBytes) continue;
