@@ -186,6 +186,8 @@ std::optional<std::string> InterpreterPath(const std::string& interp) {
     return SidPython(interp.substr(4));
   } else if (interp == kBullseyeInterp) {
     return BullseyePython();
+  } else if (interp == kTrixieInterp) {
+    return FetchedPython("trixie", "3.13");
   } else if (interp == "debian_3.11") {
     path = kDebianPython;
   } else if (interp == "debian_3.11d") {
