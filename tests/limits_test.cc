@@ -893,8 +893,9 @@ TEST(Limits, HeapUntrackedEntriesAtAndOverTheCap) {
 }
 
 // A class's __slots__ at and over kMaxClassSlots members (two of them object slots, holding
-// floats, the rest of another member type): at the cap both floats are counted through the
-// instance; over it neither, and the class is counted as damaged once for its two instances.
+// floats, the rest of another member type), two instances: at the cap their four floats are
+// counted; over it none, and the class is counted as damaged once. Their slots count as
+// entries read (kMaxOwnedEntries).
 TEST(Limits, HeapSlotsAtAndOverTheCap) {
   for (int64_t members : {kMaxClassSlots, kMaxClassSlots + 1}) {
     SCOPED_TRACE(members);
@@ -936,6 +937,14 @@ TEST(Limits, HeapSlotsAtAndOverTheCap) {
     EXPECT_EQ(census.through_containers_objects, over ? 0u : 4u);
     EXPECT_EQ(census.through_containers_bytes, over ? 0u : 4u * 24);
     EXPECT_EQ(census.damaged, over ? 1u : 0u);
+    if (over) continue;
+    // Slots are container entries read: past kMaxOwnedEntries (lowered to 3) the second
+    // instance's are not, and "limited" says so.
+    HeapOptions three_entries;
+    three_entries.max_owned_entries = 3;
+    const HeapCensus cut = lists.Take(three_entries);
+    EXPECT_EQ(cut.through_containers_objects, 2u);
+    EXPECT_TRUE(cut.through_containers_limited);
   }
 }
 

@@ -110,6 +110,13 @@ void OwnedObjects::VisitOwner(uint64_t owner, uint64_t owner_type, const TypeSiz
 void OwnedObjects::SlotsAndDict(uint64_t object, uint64_t type, const TypeSize& size) {
   const OwnerType* owner = OwnerTypeOf(type, size);
   if (owner == nullptr || limited_ || walk_.stopped()) return;
+  // Entries read, as a container's are (a hostile class has 4,096 slots).
+  const uint64_t entries = owner->slots.size() + (owner->dict_offset != 0 ? 1 : 0);
+  if (entries > max_entries_ - std::min(entries_read_, max_entries_)) {
+    limited_ = entries_limited_ = true;
+    return;
+  }
+  entries_read_ += entries;
   for (uint64_t offset : owner->slots) {
     auto value = objects_.memory().ReadPointer(object + offset);
     if (!value) {
