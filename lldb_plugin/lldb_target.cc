@@ -134,6 +134,9 @@ std::vector<pyunwind::MemoryRegion> LldbTarget::MemoryRegions() {
     regions.push_back(std::move(region));
   }
   if (regions.empty() && IsGdbRemote()) return ProgramSegmentsFromTheStack();
+  // LLDB names no region of a core: its files come from the core's NT_FILE note, as GDB's do
+  // (then py-heap's writable anonymous memory is the same figure in both).
+  if (core_file_) pyunwind::NameRegionsAfterFiles(regions, core_file_->reader->FileMappings());
   return regions;
 }
 

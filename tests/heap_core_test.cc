@@ -16,8 +16,9 @@
 //   * the untracked objects reached through containers: their own groups (str and int
 //     among them, hundreds each: the module dicts' keys and values; no type objects), at
 //     least 16 bytes each, summed in the through_containers totals; not limited;
-//   * the totals against memory: the core's writable segments listed (ElfCoreTarget names no
-//     file, so all count), the census's bytes a share of them, in JSON and the text's line;
+//   * the totals against memory: the core's writable segments listed that no file of its
+//     NT_FILE note maps (ElfCoreTarget names them from the note, as GDB does), the census's
+//     bytes a share of them, in JSON and the text's line;
 //   * --limit-objects N stops the census at N objects, says so in one warning and in JSON;
 //   * --containers N: the N largest containers, most bytes first, each of a container type and
 //     within its type's group; the largest of 1 is the first of 8; who refers to each looked

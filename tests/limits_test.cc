@@ -892,6 +892,62 @@ TEST(Limits, HeapUntrackedEntriesAtAndOverTheCap) {
   }
 }
 
+// A class's __slots__ at and over kMaxClassSlots members (two of them object slots, holding
+// floats, the rest of another member type), two instances: at the cap their four floats are
+// counted; over it none, and the class is counted as damaged once. Their slots count as
+// entries read (kMaxOwnedEntries).
+TEST(Limits, HeapSlotsAtAndOverTheCap) {
+  for (int64_t members : {kMaxClassSlots, kMaxClassSlots + 1}) {
+    SCOPED_TRACE(members);
+    Limits p(4 << 20);
+    HeapLists lists(p);
+    const Layout& l = p.layout;
+    const uint64_t float_type = lists.Type("float");
+    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
+    p.target.PutU64(float_type + l.type.tp_flags, 0);
+    const uint64_t slotted = lists.Type("Slotted");
+    p.target.Put<int64_t>(slotted + l.type.tp_basicsize, 32);  // PyObject_HEAD, two slots
+    p.target.PutU64(slotted + l.type.tp_flags, kHaveGcFlag | kHeapTypeFlag);
+    p.target.Put<int64_t>(slotted + l.object.ob_size, members);
+    const uint64_t array = p.heap.Alloc(uint64_t(members) * uint64_t(l.member_def.size));
+    p.target.PutU64(slotted + l.type.tp_members, array);
+    for (uint64_t i = 0; i < 2; ++i) {
+      const uint64_t member = array + (uint64_t(members) - 1 - i) * uint64_t(l.member_def.size);
+      p.target.Put<int32_t>(member + l.member_def.type, 16);  // T_OBJECT_EX
+      p.target.Put<int64_t>(member + l.member_def.offset, int64_t(16 + 8 * i));
+    }
+    uint64_t previous = lists.Head(0);
+    for (int n = 0; n < 2; ++n) {
+      const uint64_t node = p.heap.Alloc(16 + 32);
+      p.target.PutU64(node + 16, 1);
+      p.target.PutU64(node + 24, slotted);
+      for (uint64_t i = 0; i < 2; ++i) {
+        const uint64_t number = p.heap.Alloc(24);
+        p.target.PutU64(number, 1);
+        p.target.PutU64(number + 8, float_type);
+        p.target.PutU64(node + 16 + 16 + 8 * i, number);
+      }
+      lists.Link(previous, node);
+      previous = node;
+    }
+    lists.Link(previous, lists.Head(0));
+    const HeapCensus census = lists.Take(HeapOptions{});
+    EXPECT_EQ(census.objects, 2u);
+    const bool over = members > kMaxClassSlots;
+    EXPECT_EQ(census.through_containers_objects, over ? 0u : 4u);
+    EXPECT_EQ(census.through_containers_bytes, over ? 0u : 4u * 24);
+    EXPECT_EQ(census.damaged, over ? 1u : 0u);
+    if (over) continue;
+    // Slots are container entries read: past kMaxOwnedEntries (lowered to 3) the second
+    // instance's are not, and "limited" says so.
+    HeapOptions three_entries;
+    three_entries.max_owned_entries = 3;
+    const HeapCensus cut = lists.Take(three_entries);
+    EXPECT_EQ(cut.through_containers_objects, 2u);
+    EXPECT_TRUE(cut.through_containers_limited);
+  }
+}
+
 // A list that loops back into itself (not through its head) and a node whose _gc_prev is not
 // the node before: each cut there, counted as damaged, one warning for both; the other lists
 // are walked whole.

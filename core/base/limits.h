@@ -11,6 +11,9 @@ namespace pyunwind {
 inline constexpr size_t kMaxInterpreters = 256;
 // Entries of an ELF program header table read from the target (a sane file has a dozen).
 inline constexpr uint64_t kMaxProgramHeaders = 256;
+// Files a core's NT_FILE note names that name its memory regions (a process has at most
+// vm.max_map_count mappings, 65,530 by default); past it the note is not used.
+inline constexpr uint64_t kMaxCoreFileMappings = 1ull << 20;
 // Bytes above the main thread's stack pointer searched for the auxiliary vector (the stack a
 // parked Python thread uses, then argv and envp; the search stops at the stack's end).
 inline constexpr uint64_t kMaxAuxvSearchBytes = 4ull << 20;
@@ -154,6 +157,9 @@ inline constexpr size_t kMaxContainerReferrers = 32;
 inline constexpr uint64_t kMaxReferrerEntries = 1ull << 24;
 inline constexpr size_t kMaxReferrerDictEntries = 1 << 16;
 inline constexpr size_t kMaxReferrerClasses = 1 << 18;
+// ... and the suspended generators, coroutines and async generators whose frames' locals are
+// looked in (the first the census meets; a warning says when there were more).
+inline constexpr size_t kMaxReferrerGenerators = 1 << 18;
 inline constexpr uint64_t kMaxBytesReadForHeap = 16ull << 30;
 // py-heap: the untracked objects reached through containers counted, each once (a set of
 // their addresses, 64 MiB at most; past it the rest are not counted, and "limited" says so).
@@ -162,6 +168,9 @@ inline constexpr uint64_t kMaxOwnedObjects = 1ull << 22;
 // apart from the command's work budget so that a heap of 10^8 objects still gets its census of
 // tracked ones; past it the rest are not counted, and "limited" says so.
 inline constexpr uint64_t kMaxOwnedEntries = 1ull << 28;
+// py-heap: the members read of one class for its instances' __slots__ (a class of more is
+// counted as damaged, its slots not read).
+inline constexpr int64_t kMaxClassSlots = 1 << 12;
 // Free-threaded builds (core/heap/mimalloc_heaps.h): the mimalloc pages looked at in all (each
 // at least 64 KiB: 2^20 pages are 64 GiB of heap, and the set of pages met, which finds loops,
 // stays near 40 MB; past it the rest are not counted, and a warning says so) and the abandoned

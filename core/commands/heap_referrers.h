@@ -11,7 +11,8 @@
 namespace pyunwind {
 
 // Sets each of census.containers' referrers, from the modules of every interpreter, the
-// classes the census met and the Python frames of every thread of `snapshot`; appends the
+// classes the census met, the Python frames of every thread of `snapshot` and the frames of
+// the generators and coroutines the census met that no thread runs; appends the
 // scan's warnings to census.warnings. Leaves them null when a budget ran out in the census.
 void NameContainerReferrers(ObjectReader& objects, ValueFormatter& values,
                             const Snapshot& snapshot, HeapCensus& census,

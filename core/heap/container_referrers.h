@@ -1,6 +1,7 @@
 // py-heap --containers: who refers to each of the largest containers, of the three kinds a
 // person can act on: a module's global (`module.name`), a class's attribute (`Class.attr`)
-// and a frame's local (`function (file:line) local NAME`). One pass over the candidates (each
+// and a frame's local (`function (file:line) local NAME`: a thread's frame, or a suspended
+// generator's or coroutine's). One pass over the candidates (each
 // module of sys.modules, each class the census met, each frame given), every value looked up
 // in a hash set of the containers' addresses. Other holders (a list, an instance) are not
 // named: the answer is "who of these three", not every referrer.

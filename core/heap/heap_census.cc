@@ -76,6 +76,13 @@ class CensusWalk {
         census_.classes.size() < kMaxReferrerClasses) {
       census_.classes.push_back(object);
     }
+    if (options_.containers != 0 && entry->size.rule == SizeRule::kGenerator) {
+      if (census_.generators.size() < kMaxReferrerGenerators) {
+        census_.generators.push_back(object);
+      } else {
+        census_.generators_cut = true;
+      }
+    }
     owned_.VisitOwner(object, *type, entry->size);
   }
 

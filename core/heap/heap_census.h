@@ -58,6 +58,10 @@ struct HeapCensus {
   // With --containers: the classes met (type objects, at most kMaxReferrerClasses), whose
   // dicts may refer to them.
   std::vector<uint64_t> classes;
+  // With --containers: the generators, coroutines and async generators met (at most
+  // kMaxReferrerGenerators), whose suspended frames' locals may refer to them.
+  std::vector<uint64_t> generators;
+  bool generators_cut = false;  // more were met than kept
   // False when a list was cut (a cap, a broken link), the budget or --limit-objects stopped
   // the walk.
   bool complete = true;

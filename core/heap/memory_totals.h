@@ -2,8 +2,9 @@
 // heap, mmap'd arenas and pools, thread stacks) as the debugger lists the target's memory
 // regions (Target::MemoryRegions(): a live process's mappings, a core's PT_LOAD segments), and
 // how much of it the census accounts for. A region counts when it is readable and writable and
-// names no file ("[heap]" included; "[stack]", "[vvar]" and the like not). A core read without
-// its file names (LLDB, pyunwind_core) counts the libraries' writable data too.
+// names no file ("[heap]" included; "[stack]", "[vvar]" and the like not). A core's segments
+// are named from its NT_FILE note in every front-end (GDB itself; LLDB and pyunwind_core
+// through ElfCoreTarget), so one core gives one figure.
 #pragma once
 
 #include <cstdint>

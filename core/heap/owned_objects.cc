@@ -1,6 +1,7 @@
 #include "core/heap/owned_objects.h"
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
@@ -15,6 +16,10 @@ namespace {
 constexpr uint64_t kPointersPerRead = 4096;
 // No container holds more (2^32 items are 32 GiB of pointers): past it a length is garbage.
 constexpr uint64_t kMaxEntries = uint64_t{1} << 32;
+// T_OBJECT_EX (Py_T_OBJECT_EX): the member type of a __slots__ entry; T_OBJECT (_Py_T_OBJECT):
+// an object member of a C type (re.Pattern's `pattern`).
+constexpr int32_t kMemberObjectEx = 16;
+constexpr int32_t kMemberObject = 6;
 
 }  // namespace
 
@@ -67,6 +72,11 @@ struct OwnedObjects::ChildType {
   bool skip = false;  // type objects: static types are no heap objects, classes are tracked
 };
 
+struct OwnedObjects::OwnerType {
+  std::vector<uint64_t> slots;  // offsets of the __slots__ in an instance
+  uint64_t dict_offset = 0;     // 0: no dict at a positive tp_dictoffset
+};
+
 OwnedObjects::OwnedObjects(ObjectReader& objects, ValueFormatter& types, TypeNamer namer,
                            uint64_t max_objects, uint64_t max_entries, size_t max_types,
                            TrackedObjects& walk)
@@ -92,9 +102,113 @@ void OwnedObjects::VisitOwner(uint64_t owner, uint64_t owner_type, const TypeSiz
     default:
       if (size.flags & kTupleSubclassFlag) TupleItems(owner);
   }
-  if ((size.flags & kManagedDictFlag) && !IsPython2(objects_.layout())) {
-    InstanceAttributes(owner, owner_type, size);
+  if (IsPython2(objects_.layout())) return;
+  if (size.flags & kManagedDictFlag) InstanceAttributes(owner, owner_type, size);
+  SlotsAndDict(owner, owner_type, size);
+}
+
+void OwnedObjects::SlotsAndDict(uint64_t object, uint64_t type, const TypeSize& size) {
+  const OwnerType* owner = OwnerTypeOf(type, size);
+  if (owner == nullptr || limited_ || walk_.stopped()) return;
+  // Entries read, as a container's are (a hostile class has 4,096 slots).
+  const uint64_t entries = owner->slots.size() + (owner->dict_offset != 0 ? 1 : 0);
+  if (entries > max_entries_ - std::min(entries_read_, max_entries_)) {
+    limited_ = entries_limited_ = true;
+    return;
   }
+  entries_read_ += entries;
+  for (uint64_t offset : owner->slots) {
+    auto value = objects_.memory().ReadPointer(object + offset);
+    if (!value) {
+      walk_.Damaged(fmt::format("cannot read the slots of the object at {:#x}", object));
+      return;
+    }
+    Child(*value);
+  }
+  if (owner->dict_offset != 0) {
+    auto dict = objects_.memory().ReadPointer(object + owner->dict_offset);
+    if (!dict) {
+      walk_.Damaged(fmt::format("cannot read the dict of the object at {:#x}", object));
+      return;
+    }
+    Child(*dict);
+  }
+}
+
+// A class's __slots__ are members of type T_OBJECT_EX in the PyMemberDef array after its heap
+// type object (tp_members, Py_SIZE(type) of them); subtype_traverse visits those of each base
+// up to the first that is no class statement's (a static type: object, a C type). A C type
+// made as a heap type (PyType_FromSpec: re.Pattern) keeps its members there too, and its own
+// tp_traverse visits its object members (T_OBJECT or T_OBJECT_EX): read alike. A dict at a
+// positive tp_dictoffset (no managed dict) is visited by subtype_traverse or by the C type's
+// own tp_traverse that put it there.
+const OwnedObjects::OwnerType* OwnedObjects::OwnerTypeOf(uint64_t type, const TypeSize& size) {
+  if (auto found = owner_types_.find(type); found != owner_types_.end()) {
+    return found->second.get();
+  }
+  RemoteMemory& memory = objects_.memory();
+  const Layout& l = objects_.layout();
+  const Layout::Type& t = l.type;
+  const Layout::MemberDef& m = l.member_def;
+  auto owner = std::make_unique<OwnerType>();
+  bool damaged = t.tp_members == kAbsent || t.tp_base == kAbsent || t.tp_dictoffset == kAbsent ||
+                 m.size <= 0 || m.type == kAbsent || m.offset == kAbsent;
+  // Inside the instance, past its header.
+  auto inside = [&](int64_t offset) {
+    return offset >= 2 * 8 && uint64_t(offset) + 8 <= size.basicsize;
+  };
+  if (!damaged && !(size.flags & kManagedDictFlag)) {
+    auto dict_offset = memory.ReadValue<int64_t>(type + t.tp_dictoffset);
+    damaged = !dict_offset;
+    if (dict_offset && *dict_offset > 0 && inside(*dict_offset)) {
+      owner->dict_offset = uint64_t(*dict_offset);
+    }
+  }
+  std::vector<uint8_t> members;
+  uint64_t base = type;
+  for (size_t depth = 0; !damaged && base != 0; ++depth) {
+    auto flags = memory.ReadValue<uint64_t>(base + t.tp_flags);
+    auto count = memory.ReadValue<int64_t>(base + l.object.ob_size);
+    auto next = memory.ReadPointer(base + t.tp_base);
+    if (depth == kMaxBaseClasses || !flags || !count || !next || *count < 0 ||
+        *count > kMaxClassSlots) {
+      damaged = true;
+      break;
+    }
+    if (!(*flags & kHeapTypeFlag)) break;  // a static type: its own tp_traverse
+    if (*count > 0) {
+      auto array = memory.ReadPointer(base + t.tp_members);
+      members.resize(uint64_t(*count) * uint64_t(m.size));
+      if (!array || !memory.Read(*array, members.data(), members.size())) {
+        damaged = true;
+        break;
+      }
+      for (int64_t i = 0; i < *count; ++i) {
+        const uint8_t* member = members.data() + i * m.size;
+        int32_t member_type;
+        int64_t offset;
+        std::memcpy(&member_type, member + m.type, sizeof member_type);
+        std::memcpy(&offset, member + m.offset, sizeof offset);
+        if (member_type != kMemberObjectEx && member_type != kMemberObject) continue;
+        if (!inside(offset)) {
+          damaged = true;
+          break;
+        }
+        owner->slots.push_back(uint64_t(offset));
+      }
+    }
+    base = *next;
+  }
+  std::sort(owner->slots.begin(), owner->slots.end());
+  owner->slots.erase(std::unique(owner->slots.begin(), owner->slots.end()), owner->slots.end());
+  if (damaged) {
+    walk_.Damaged(fmt::format("cannot read the slots of the class at {:#x}", type));
+    owner.reset();
+  } else if (owner->slots.empty() && owner->dict_offset == 0) {
+    owner.reset();
+  }
+  if (owner_types_.size() >= 4 * max_types_) return nullptr;  // a hostile heap only: not kept
+  return owner_types_.emplace(type, std::move(owner)).first->second.get();
 }
 
 bool OwnedObjects::ReadPointers(uint64_t address, uint64_t count, const char* what,

@@ -1,7 +1,11 @@
 // py-heap's objects the collector does not track but a tracked one owns directly: the items of
 // lists and tuples, the keys and values of dicts, the elements of sets and frozensets, and an
 // instance's attributes (its managed dict's values, or the dict itself), as tp_traverse visits
-// them. Most are str, int, float, bytes, None and tuples or dicts of such; each is counted
+// them, and an instance's __slots__ (its class's object members, up the heap classes it
+// derives from, as subtype_traverse visits them; a C heap type's object members, as its
+// tp_traverse does) and the dict at a positive tp_dictoffset (a
+// function's __dict__, an exception's, a module's md_dict: their tp_traverse visits it).
+// Most are str, int, float, bytes, None and tuples or dicts of such; each is counted
 // once (by address), in groups by type apart from the tracked ones, with the bytes
 // sys.getsizeof gives. Type objects (static types are not heap objects) are left out, and so
 // are what other tracked objects own (a function's name, a code object's constants).
@@ -59,6 +63,7 @@ class OwnedObjects {
 
  private:
   struct ChildType;
+  struct OwnerType;
   class AddressSet;
 
   void Items(uint64_t array, uint64_t count);
@@ -68,6 +73,10 @@ class OwnedObjects {
   void SetEntries(uint64_t set);
   void InstanceAttributes(uint64_t object, uint64_t type, const TypeSize& size);
   void ValuesOf(uint64_t values, uint64_t count);
+  // The slots and the dict at a positive tp_dictoffset of an instance of `type`.
+  void SlotsAndDict(uint64_t object, uint64_t type, const TypeSize& size);
+  // Where `type`'s instances keep them, read once; null when it has neither (or is damaged).
+  const OwnerType* OwnerTypeOf(uint64_t type, const TypeSize& size);
   // Reads `count` pointers at `address` into `into`; false (damaged, or the budget spent)
   // when it cannot.
   bool ReadPointers(uint64_t address, uint64_t count, const char* what, uint64_t owner,
@@ -88,6 +97,7 @@ class OwnedObjects {
   std::unique_ptr<AddressSet> seen_;
   std::unordered_map<uint64_t, std::unique_ptr<ChildType>> child_types_;
   std::unordered_map<uint64_t, std::optional<uint64_t>> shared_keys_;
+  std::unordered_map<uint64_t, std::unique_ptr<OwnerType>> owner_types_;
   std::vector<OwnedGroup> groups_;
   std::optional<size_t> other_group_;
   std::vector<uint64_t> buffer_;         // a slice of items or entries

@@ -41,6 +41,7 @@ void AddObjectFacts(Layout& l) {
   l.object.ob_refcnt = l.object.ob_type - 8;
   // PyTypeObject (Include/cpython/object.h).
   SetIfAbsent(l.type.tp_basicsize, 32 + d);
+  SetIfAbsent(l.type.tp_members, 240 + d);
   SetIfAbsent(l.type.tp_base, 256 + d);
   SetIfAbsent(l.type.tp_dict, 264 + d);
   SetIfAbsent(l.type.tp_dictoffset, 288 + d);
@@ -65,6 +66,7 @@ void AddObjectFacts(Layout& l) {
   SetIfAbsent(l.descriptor.d_name, 24 + d);
   SetIfAbsent(l.descriptor.d_base, 40 + d);
   SetIfAbsent(l.descriptor.d_member, 40 + d);
+  SetIfAbsent(l.member_def.size, 40);
   SetIfAbsent(l.member_def.name, 0);
   SetIfAbsent(l.member_def.type, 8);
   SetIfAbsent(l.member_def.offset, 16);

@@ -260,6 +260,7 @@ struct Layout {
     int32_t tp_basicsize = kAbsent;
     int32_t tp_itemsize = kAbsent;
     int32_t tp_dictoffset = kAbsent;
+    int32_t tp_members = kAbsent;  // PyMemberDef[Py_SIZE(type)]: a class's __slots__ among them
     int32_t tp_dict = kAbsent;  // a heap type's dict (3.12+ static builtins keep theirs elsewhere)
     int32_t tp_mro = kAbsent;   // the tuple of the class and its bases, in lookup order
     int32_t ht_cached_keys = kAbsent;  // PyHeapTypeObject: the shared keys of its instances
@@ -447,6 +448,7 @@ struct Layout {
     int32_t d_member = kAbsent;  // PyMemberDescrObject's (a __slots__ entry), after it too
   } descriptor;
   struct MemberDef {  // PyMemberDef { name; type; offset; flags; doc; }
+    int32_t size = kAbsent;  // sizeof(PyMemberDef): a type's members are an array of them
     int32_t name = kAbsent;
     int32_t type = kAbsent;    // T_OBJECT_EX (16) for a __slots__ entry
     int32_t offset = kAbsent;  // of the member in its instance

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/base/limits.h"
+
 namespace pyunwind {
 namespace {
 
@@ -26,6 +28,43 @@ bool ReadFileAt(int fd, uint64_t offset, uint8_t* out, uint64_t size) {
 }
 
 }  // namespace
+
+void NameRegionsAfterFiles(std::vector<MemoryRegion>& regions,
+                           const std::vector<MemoryRegion>& files) {
+  for (MemoryRegion& region : regions) {
+    if (!region.name.empty()) continue;
+    auto after = std::upper_bound(files.begin(), files.end(), region.start,
+                                  [](uint64_t a, const MemoryRegion& f) { return a < f.start; });
+    // Mappings do not overlap: only the last one starting at or before can hold it.
+    if (after != files.begin() && region.start < std::prev(after)->end) {
+      region.name = std::prev(after)->name;
+    }
+  }
+}
+
+// NT_FILE (64-bit Linux): count, page size, count {start, end, file offset in pages}, then
+// count NUL-terminated file names.
+void ElfCoreTarget::ReadFileNote(const uint8_t* desc, uint64_t size) {
+  uint64_t count = 0;
+  if (size < 16) return;
+  std::memcpy(&count, desc, 8);
+  if (count > kMaxCoreFileMappings || count * 24 > size - 16) return;
+  std::vector<MemoryRegion> files(count);
+  const char* names = reinterpret_cast<const char*>(desc) + 16 + count * 24;
+  const char* const end = reinterpret_cast<const char*>(desc) + size;
+  for (uint64_t i = 0; i < count; ++i) {
+    std::memcpy(&files[i].start, desc + 16 + i * 24, 8);
+    std::memcpy(&files[i].end, desc + 16 + i * 24 + 8, 8);
+    const char* nul = static_cast<const char*>(std::memchr(names, 0, size_t(end - names)));
+    if (nul == nullptr || files[i].end <= files[i].start) return;  // cut short, or damaged
+    files[i].name.assign(names, std::min<size_t>(size_t(nul - names), kMaxStringLength));
+    files[i].writable = false;
+    names = nul + 1;
+  }
+  std::sort(files.begin(), files.end(),
+            [](const MemoryRegion& a, const MemoryRegion& b) { return a.start < b.start; });
+  files_ = std::move(files);
+}
 
 Result<std::unique_ptr<ElfCoreTarget>> ElfCoreTarget::Open(const std::string& path) {
   RegularFile file = RegularFile::Open(path);
@@ -81,6 +120,7 @@ Status ElfCoreTarget::Index() {
           std::memcpy(&user.gid, bytes + desc + 20, 4);
           user_ = user;
         }
+        if (note.n_type == NT_FILE && files_.empty()) ReadFileNote(bytes + desc, note.n_descsz);
         pos = desc + desc_size;
       }
     }
@@ -123,6 +163,7 @@ std::vector<MemoryRegion> ElfCoreTarget::MemoryRegions() {
     if (segment.file_size == 0) continue;
     regions.push_back({segment.address, segment.address + segment.file_size, true, segment.writable, ""});
   }
+  NameRegionsAfterFiles(regions, files_);
   return regions;
 }
 

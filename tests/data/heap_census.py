@@ -13,30 +13,42 @@ maps a type's name to [count, bytes], "containers" lists the 20 largest lists, t
 and sets as [type name, len, bytes]; "populations" says what was made. Then gc.freeze() moves
 every object to the permanent generation ("frozen" counts them), which py-heap walks too.
 
-Three of the four largest containers are held by a module global (CACHE, a dict), a class
-attribute (Registry.members, a set) and a local of the parked frames (`held`, a list, in main()
-and in park()); the other is the set of 5,000 str below, held by a list. "referrers" maps the address (id()) of each of the 20 largest containers to who
-holds it among those three kinds, as [kind, name] pairs: gc.get_referrers() filtered to the
-dicts of the modules of sys.modules and of the classes among gc.get_objects(), and the
-f_locals of the frames of this thread (gc knows no running frame as a referrer), each named
-as py-heap names it ("module.name", "Class.attr",
-"function (file:line) local NAME", the line where the frame is parked).
+The six largest containers are held by a module global (CACHE, a dict), a class attribute
+(Registry.members, a set), a local of the parked frames (`held`, a list, in main() and in
+park()), a local of a suspended coroutine (`hoard`, a list, in hoarder()) and of a suspended
+generator (`stash`, a list, in stasher()), and a list (the set of 5,000 str below). "referrers"
+maps the address (id()) of each of the 20 largest containers to who holds it among those
+three kinds, as [kind, name] pairs: gc.get_referrers() filtered to the dicts of the modules of
+sys.modules and of the classes among gc.get_objects(), and the f_locals of the frames of this
+thread (gc knows no running frame as a referrer) and of every generator, coroutine and async
+generator that is neither running nor finished, each named as py-heap names it
+("module.name", "Class.attr", "function (file:line) local NAME", the line where the frame is
+parked).
 
 It also makes untracked objects held in containers: 10,000 floats in a list, 5,000 bytes in a
 list, 5,000 non-ASCII str in a set, 5,000
-untracked tuples of a big int in a list, and each Bulky's attributes (an int, "bulky", None),
-and records in "owned" the census py-heap takes of those: for every object of
-gc.get_objects(), the objects it holds directly that the collector does not track -- a list's
-or tuple's items, a dict's keys and values, a set's elements, an instance's attributes (what
-gc.get_referents gives of an instance of a class with a managed dict) -- each counted once (by
-id), type objects left out, as {type name: [count, sys.getsizeof sum]}.
+untracked tuples of a big int in a list, and each Bulky's attributes (an int, "bulky", None);
+held in __slots__: 3,000 instances of Slotted (a str, a big int, a float, bytes) and of its
+subclass SlottedMore (one more float); and held at a positive tp_dictoffset: the __dict__ of
+1,000 functions and of 1,000 exceptions (untracked dicts of atomic values). It records in
+"owned" the census py-heap takes of those: for every object of gc.get_objects(), the objects
+it holds directly that the collector does not track -- a list's or tuple's items, a dict's
+keys and values, a set's elements, an instance's attributes (what gc.get_referents gives of an
+instance of a class with a managed dict), the values of its classes' member descriptors (the
+__slots__ of each class up its __base__ chain while it is a heap type; a C heap type's object
+members: re.Pattern's `pattern`) and the dict at its type's
+positive __dictoffset__ (read there with ctypes), each only if gc.get_referents gives it (what
+tp_traverse visits) -- each counted once (by id), type objects left out, as
+{type name: [count, sys.getsizeof sum]}.
 """
+import ctypes
 import dis
 import gc
 import json
 import os
 import sys
 import time
+import types
 
 from scenario_truth import python_facts
 
@@ -69,8 +81,46 @@ async def ticker(start):
     yield start
 
 
+async def hoarder(gate):
+    hoard = list(range(45000))
+    await gate
+    return hoard
+
+
+def stasher():
+    stash = list(range(44000))
+    yield
+    yield stash
+
+
 def closure(number):
     return lambda: number
+
+
+class Slotted:
+    __slots__ = ("text", "number", "real", "raw", "unset")  # `unset` never set: no value
+
+    def __init__(self, i):
+        self.text = "slot \u00e9 %d" % i
+        self.number = 2 ** 41 + i
+        self.real = i + 0.25
+        self.raw = b"slot %d" % i
+
+
+class SlottedMore(Slotted):
+    __slots__ = ("extra",)
+
+    def __init__(self, i):
+        super().__init__(i)
+        self.extra = i + 0.125
+
+
+class Note(Exception):
+    pass
+
+
+def tagged():
+    pass
 
 
 class Registry:
@@ -79,7 +129,8 @@ class Registry:
 
 POPULATIONS = {"Bulky": 20000, "tuples": 20000, "lists": 300, "dicts": 200, "sets": 100,
                "functions": 2000, "floats": 10000, "bytes": 5000, "strs": 5000,
-               "untracked_tuples": 5000, "generators": 500, "coroutines": 300,
+               "untracked_tuples": 5000, "slotted": 3000, "slotted_more": 3000,
+               "function_dicts": 1000, "exception_dicts": 1000, "generators": 500, "coroutines": 300,
                "async_generators": 100}
 KEPT = []
 CACHE = {}  # 30,000 entries (build)
@@ -104,6 +155,17 @@ def build():
     KEPT.append([b"x" * (2 + i % 64) for i in range(POPULATIONS["bytes"])])
     KEPT.append({"\u00e9t\u00e9 %d" % i for i in range(POPULATIONS["strs"])})
     KEPT.append([(2 ** 40 + i,) for i in range(POPULATIONS["untracked_tuples"])])
+    # Untracked objects in __slots__, and in dicts at a positive tp_dictoffset.
+    KEPT.append([Slotted(i) for i in range(POPULATIONS["slotted"])])
+    KEPT.append([SlottedMore(i) for i in range(POPULATIONS["slotted_more"])])
+    functions = [types.FunctionType(tagged.__code__, globals())
+                 for _ in range(POPULATIONS["function_dicts"])]
+    for i, function in enumerate(functions):
+        function.tag = i + 0.75
+    notes = [Note() for _ in range(POPULATIONS["exception_dicts"])]
+    for i, note in enumerate(notes):
+        note.weight = i + 0.5
+    KEPT.extend([functions, notes])
     # Suspended generators, coroutines and async generators.
     generators = [counter(10) for _ in range(POPULATIONS["generators"])]
     for g in generators:
@@ -118,10 +180,44 @@ def build():
         except StopIteration:  # the value it yielded: the async generator waits at its yield
             pass
     KEPT.extend([generators, coroutines, async_generators])
+    # Large containers only a suspended coroutine's and a generator's locals hold.
+    hoarding = hoarder(Gate())
+    hoarding.send(None)
+    stashing = stasher()
+    next(stashing)
+    KEPT.append((hoarding, stashing))
 
 
 CONTAINERS = (list, tuple, dict, set, frozenset)
 MANAGED_DICT = 1 << 4  # Py_TPFLAGS_MANAGED_DICT
+HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class statement's (or a C module's heap type)
+
+
+def slots_and_dict(o):
+    """The values of `o`'s __slots__ (its classes' member descriptors, up the __base__ chain
+    while the class is a heap type) and the dict at a positive __dictoffset__, those of them
+    gc.get_referents gives (what tp_traverse visits)."""
+    t = type(o)
+    wanted = []
+    cls = t
+    while cls is not None and cls.__flags__ & HEAPTYPE:
+        for value in vars(cls).values():
+            if type(value) is types.MemberDescriptorType:
+                try:
+                    wanted.append(value.__get__(o, t))
+                except AttributeError:  # an unset slot
+                    pass
+        cls = cls.__base__
+    dict_address = None
+    if t.__dictoffset__ > 0 and not t.__flags__ & MANAGED_DICT:
+        dict_address = ctypes.c_void_p.from_address(id(o) + t.__dictoffset__).value
+    if not wanted and not dict_address:
+        return []
+    referents = gc.get_referents(o)
+    visited = {id(r) for r in referents}
+    found = [x for x in wanted if id(x) in visited]
+    found += [r for r in referents if id(r) == dict_address]
+    return found
 
 
 def held(o):
@@ -140,6 +236,7 @@ def held(o):
         held += set.__iter__(o) if issubclass(t, set) else frozenset.__iter__(o)
     if t.__flags__ & MANAGED_DICT:
         held += gc.get_referents(o)
+    held += slots_and_dict(o)
     return held
 
 
@@ -239,6 +336,19 @@ def park(held, python):
         frames.append((frame, frame.f_lineno))
         frame = frame.f_back
     frames[0] = (frames[0][0], PARK_LINE)  # parked at its time.sleep call, not here
+    # Suspended generators' and coroutines' frames (a running one's is on the thread).
+    gc.collect()
+    for o in gc.get_objects():
+        if isinstance(o, types.GeneratorType):
+            frame, running = o.gi_frame, o.gi_running
+        elif isinstance(o, types.CoroutineType):
+            frame, running = o.cr_frame, o.cr_running
+        elif isinstance(o, types.AsyncGeneratorType):
+            frame, running = o.ag_frame, o.ag_running
+        else:
+            continue
+        if frame is not None and not running:
+            frames.append((frame, frame.f_lineno))
     held_by = json.dumps(referrers(largest_containers(), frames)).encode()
     del frames, frame
     data, containers, owned = census()
