@@ -206,6 +206,14 @@ std::vector<NativeFrame> CallbackTarget::NativeFrames(uint64_t thread_id) {
   return ParseNativeFrames(text);
 }
 
+std::optional<uint64_t> CallbackTarget::StackPointer(uint64_t thread_id) {
+  if (callbacks_.stack_pointer == nullptr) return std::nullopt;
+  uint64_t sp = 0;
+  const bool known = callbacks_.stack_pointer(callbacks_.ctx, thread_id, &sp) == 1;
+  if (!known || Interrupted() || sp == 0) return std::nullopt;
+  return sp;
+}
+
 std::vector<uint64_t> CallbackTarget::ThreadIds() {
   if (!thread_ids_) {
     const char* text = nullptr;

@@ -42,6 +42,7 @@ class CallbackTarget : public Target {
   std::vector<LoadedModule> Modules() override;
   std::vector<uint64_t> ThreadIds() override;
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override;
+  std::optional<uint64_t> StackPointer(uint64_t thread_id) override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
   // The host's `interrupted`, until it first says yes. Asked after every other callback too,
   // whose answer is then dropped: a Python callback stopped by Ctrl-C at its first

@@ -37,7 +37,7 @@ extern "C" {
 #endif
 
 /* Bumped when the layout of pyunwind_callbacks or a signature changes. */
-#define PYUNWIND_ABI_VERSION 10
+#define PYUNWIND_ABI_VERSION 11
 
 struct pyunwind_callbacks {
   /* Passed back unchanged as the first argument of every callback. */
@@ -102,6 +102,12 @@ struct pyunwind_callbacks {
    * the calling thread asks, after each callback and piece of output and
    * every 10 ms while it waits. May be NULL. */
   int (*interrupted)(void* ctx);
+
+  /* (ABI 11) The stack pointer of the innermost frame of the thread with OS
+   * thread id `thread_id` (GDB: its newest frame's read_register("sp")): the
+   * memory region holding it is the thread's C stack. Returns 1 and writes
+   * `*sp_out` when known, 0 otherwise. May be NULL. */
+  int (*stack_pointer)(void* ctx, uint64_t thread_id, uint64_t* sp_out);
 };
 
 /* PYUNWIND_ABI_VERSION of the library. */

@@ -82,6 +82,7 @@ WorkerRelay::WorkerRelay(const pyunwind_callbacks& host) : host_(host), relayed_
   relayed_.thread_name = T::For<&C::thread_name>(host);
   relayed_.write_output = host.write_output ? T::WriteOutput : nullptr;
   relayed_.interrupted = host.interrupted ? T::Interrupted : nullptr;
+  relayed_.stack_pointer = T::For<&C::stack_pointer>(host);
 }
 
 bool WorkerRelay::Serving() { return serving; }

@@ -38,6 +38,7 @@ class LldbTarget final : public pyunwind::Target {
   std::vector<uint64_t> ThreadIds() override;
   std::optional<std::string> ThreadName(uint64_t thread_id) override;
   std::vector<pyunwind::NativeFrame> NativeFrames(uint64_t thread_id) override;  // native_frames.cc
+  std::optional<uint64_t> StackPointer(uint64_t thread_id) override;            // native_frames.cc
   // LLDB's Ctrl-C (SBCommandInterpreter::WasInterrupted), until it first says yes.
   bool Interrupted() override;
   // This host's process that /proc/PID/mem reads; the core file's NT_PRPSINFO.

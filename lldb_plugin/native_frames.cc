@@ -1,6 +1,7 @@
 // LldbTarget::NativeFrames: LLDB's own unwind of a thread (inlined frames,
 // signal frames and missing symbols as LLDB handles them), for py-bt --native
-// and for py-up / py-down / py-frame to find the eval-loop frame to select.
+// and for py-up / py-down / py-frame to find the eval-loop frame to select;
+// LldbTarget::StackPointer: its innermost frame's SP.
 #include <algorithm>
 #include <string>
 
@@ -54,6 +55,16 @@ std::vector<pyunwind::NativeFrame> LldbTarget::NativeFrames(uint64_t thread_id) 
     frames.push_back(std::move(out));
   }
   return frames;
+}
+
+std::optional<uint64_t> LldbTarget::StackPointer(uint64_t thread_id) {
+  lldb::SBThread thread = process_.GetThreadByID(thread_id);
+  if (!thread.IsValid()) return std::nullopt;
+  lldb::SBFrame frame = thread.GetFrameAtIndex(0);
+  if (!frame.IsValid()) return std::nullopt;
+  const uint64_t sp = frame.GetSP();
+  if (sp == 0 || sp == LLDB_INVALID_ADDRESS) return std::nullopt;
+  return sp;
 }
 
 }  // namespace pyunwind_lldb

@@ -111,6 +111,11 @@ class FakeTarget : public Target {
   }
   std::vector<LoadedModule> Modules() override { return modules; }
   std::vector<uint64_t> ThreadIds() override { return thread_ids; }
+  std::optional<uint64_t> StackPointer(uint64_t thread_id) override {
+    auto found = stack_pointers.find(thread_id);
+    if (found == stack_pointers.end()) return std::nullopt;
+    return found->second;
+  }
   bool Interrupted() override { return interrupted; }
   std::optional<uint64_t> LocalProcessId() override { return live_pid; }
   std::optional<ProcessUser> CoreUser() override { return core_user; }
@@ -120,6 +125,7 @@ class FakeTarget : public Target {
   std::map<std::string, uint64_t> symbols;
   std::vector<LoadedModule> modules;
   std::vector<uint64_t> thread_ids;
+  std::map<uint64_t, uint64_t> stack_pointers;  // thread id -> its innermost frame's SP
   bool list_regions = true;  // false: a host that cannot list regions
 
   // Every ReadMemory call: address and size.

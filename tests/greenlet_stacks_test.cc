@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -227,7 +229,7 @@ TEST(GreenletStacks, UnknownVersionsAndNoGreenletAreOneWarning) {
   doc = p.BtJson();
   EXPECT_EQ(doc.at("warnings"),
             Json::array({"--greenlets: greenlet 3.0.3 on Python 3.11 is not read (greenlet 2.0.x "
-                         "on 3.11, 3.3.x on 3.14 and 3.15 are)"}));
+                         "on 3.11, 3.1.x on 3.13, 3.3.x on 3.14 and 3.15 are)"}));
   EXPECT_EQ(ThreadOf(doc, 101).at("greenlets"), Json::array());
 }
 
@@ -263,6 +265,92 @@ TEST(GreenletStacks, DamagedGreenletsAreCountedNotShown) {
       << doc.dump(1);
 }
 
+// The greenlets and warnings AddGreenletStacks gives with `layout` (p's, changed).
+struct Read {
+  std::map<uint64_t, std::vector<uint64_t>> greenlets;  // native id -> greenlets, in order
+  std::vector<std::string> warnings;
+};
+Read ReadGreenlets(GreenletProcess& p, const Layout& layout) {
+  RemoteMemory memory(p.target);
+  ObjectReader objects(memory, layout);
+  CodeCache codes(objects);
+  auto snapshot = WalkRuntime(objects, codes, p.runtime, {});
+  EXPECT_TRUE(snapshot.ok()) << snapshot.error().message;
+  Read out;
+  if (!snapshot.ok()) return out;
+  AddGreenletStacks(objects, codes, p.target, *snapshot);
+  for (const Thread& t : snapshot->interpreters.at(0).threads) {
+    for (const GreenletStack& g : t.greenlets) {
+      out.greenlets[t.native_id.value_or(0)].push_back(g.address);
+    }
+  }
+  out.warnings = snapshot->warnings;
+  return out;
+}
+
+// Where the Python keeps neither C frames nor C stack bounds (3.12, 3.13; here a 3.11 layout
+// without root_cframe): a greenlet belongs to the thread whose SP lies in the memory region
+// that holds its saved stack, however deep in it; a stack in no thread's region, in a guard
+// page, or in a region two threads' SPs lie in belongs to none, counted in the warning.
+TEST(GreenletStacks, ThreadsToldByTheRegionOfTheirStackPointer) {
+  GreenletProcess p;
+  p.Import("2.0.2");
+  Layout layout = p.layout;
+  layout.tstate.root_cframe = kAbsent;
+  constexpr uint64_t kStackSize = 0x10000, kGuard = 0x1000;
+  const uint64_t first_stack = 0x7f2000000000 + kGuard;
+  const uint64_t second_stack = first_stack + kStackSize + kGuard;
+  for (uint64_t stack : {first_stack, second_stack}) {
+    p.target.Map(stack - kGuard, kGuard, /*writable=*/false, /*readable=*/false, "");
+    p.target.Map(stack, kStackSize, /*writable=*/true, /*readable=*/true, "");
+  }
+  p.target.stack_pointers[101] = first_stack + 0x8000;
+  p.target.stack_pointers[102] = second_stack + 0x200;
+  // Its saved stack at [start, stop), on the C stack at `start`.
+  auto on_stack = [&](const GreenletProcess::Greenlet& g, uint64_t start, uint64_t stop) {
+    p.target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_start, start);
+    p.target.PutU64(g.pimpl + gl::kGreenlet20On311.stack_stop, stop);
+    return g.object;
+  };
+  const uint64_t above_sp = on_stack(p.Suspended(p.greenlet_type, p.thread), first_stack + 0x9000,
+                                     first_stack + 0xa000);
+  const uint64_t below_sp = on_stack(p.Suspended(p.greenlet_type, p.thread), first_stack + 0x1000,
+                                     first_stack + 0x2000);  // deeper than the thread is now
+  const uint64_t second = on_stack(p.Suspended(p.greenlet_type, p.thread), second_stack + 0x8,
+                                   second_stack + 0x100);
+  const uint64_t main = on_stack(p.Suspended(p.greenlet_type, p.thread), second_stack + 0x300,
+                                 gl::kMainStackStop);
+  on_stack(p.Suspended(p.greenlet_type, p.thread), second_stack - 0x800, second_stack);  // guard
+  on_stack(p.Suspended(p.greenlet_type, p.thread), 0x7f3000000000, 0x7f3000001000);   // no region
+
+  const std::string threadless =
+      "2 suspended greenlets belong to no thread shown (their thread ended, or their C frames or "
+      "stack cannot be followed to it): their stacks are not shown";
+  Read read = ReadGreenlets(p, layout);
+  EXPECT_EQ(read.greenlets[101], (std::vector<uint64_t>{std::min(above_sp, below_sp),
+                                                        std::max(above_sp, below_sp)}));
+  EXPECT_EQ(read.greenlets[102], (std::vector<uint64_t>{main, second}));
+  EXPECT_EQ(read.warnings, std::vector<std::string>{threadless});
+
+  // A thread without an SP has no greenlet; its stack's are counted.
+  p.target.stack_pointers.erase(102);
+  read = ReadGreenlets(p, layout);
+  EXPECT_EQ(read.greenlets[101].size(), 2u);
+  EXPECT_TRUE(read.greenlets[102].empty());
+  EXPECT_EQ(read.warnings.at(0).substr(0, 2), "4 ");
+  // Two threads' SPs in one region: it is neither's.
+  p.target.stack_pointers[102] = first_stack + 0x20;
+  read = ReadGreenlets(p, layout);
+  EXPECT_TRUE(read.greenlets.empty());
+  const std::string none_told =
+      " (the debugger told no thread's stack: no stack pointer, or no memory region holding it)";
+  EXPECT_EQ(read.warnings, std::vector<std::string>{"6" + threadless.substr(1) + none_told});
+  // No SP at all (a host that cannot say): the same.
+  p.target.stack_pointers.clear();
+  read = ReadGreenlets(p, layout);
+  EXPECT_EQ(read.warnings, std::vector<std::string>{"6" + threadless.substr(1) + none_told});
+}
+
 // kMaxGreenlets stacks are read; the ones past it are counted in one warning.
 TEST(GreenletStacks, GreenletsAtAndOverTheCap) {
   for (size_t count : {kMaxGreenlets, kMaxGreenlets + 1}) {
@@ -285,7 +373,7 @@ TEST(GreenletStacks, GreenletsAtAndOverTheCap) {
     CodeCache codes(objects);
     auto snapshot = WalkRuntime(objects, codes, p.runtime, {});
     ASSERT_TRUE(snapshot.ok()) << snapshot.error().message;
-    AddGreenletStacks(objects, codes, *snapshot);
+    AddGreenletStacks(objects, codes, p.target, *snapshot);
     size_t shown = 0;
     for (const Thread& t : snapshot->interpreters.at(0).threads) shown += t.greenlets.size();
     EXPECT_EQ(shown, kMaxGreenlets);

@@ -125,6 +125,9 @@ TEST_P(LayoutFactsTest, FactsAgreeWithDebugInfo) {
     expect("gc.generations", l.interp.gc + l.gc.generations, f.Offset("struct _is", "gc.generations"));
     expect("gc.permanent", l.interp.gc + l.gc.permanent,
            f.Offset("struct _is", "gc.permanent_generation.head"));
+    if (l.gc.generation0 != kAbsent) {
+      expect("gc.generation0", l.interp.gc + l.gc.generation0, f.Offset("struct _is", "gc.generation0"));
+    }
     expect("gc.generation_size", l.gc.generation_count * l.gc.generation_size,
            f.Get("struct _gc_runtime_state", "generations").value_or(testing::Member{}).size);
   } else {

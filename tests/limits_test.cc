@@ -915,6 +915,52 @@ TEST(Limits, HeapBrokenAndLoopingListsAreCutAndCounted) {
       looping[3] + 16)});
 }
 
+// 3.11-3.13: the lists are where `generation0` points when that is inside the struct (Debian
+// 13's 3.13.5 keeps them 4 bytes before 3.13.0's); elsewhere (null here in every other test,
+// or outside the struct) the layout's offset.
+TEST(Limits, HeapListsAreWhereGeneration0Points) {
+  for (const bool inside : {true, false}) {
+    SCOPED_TRACE(inside);
+    Limits p(1 << 20);
+    HeapLists lists(p);
+    const Layout& l = p.layout;
+    ASSERT_NE(l.gc.generation0, kAbsent);
+    const uint64_t gc = p.interp + l.interp.gc;
+    const uint64_t thing = lists.Type("Thing");
+    if (!inside) {
+      // Five objects on the layout's first list; generation0 points at an empty list outside.
+      lists.AddObjects(0, thing, 5);
+      const uint64_t elsewhere = p.heap.Alloc(96);
+      for (int list = 0; list < 3; ++list) {
+        const uint64_t head = elsewhere + list * l.gc.generation_size;
+        lists.Link(head, head);
+      }
+      p.target.PutU64(gc + l.gc.generation0, elsewhere);
+    } else {
+      // Five objects on lists 4 bytes before the layout's, where generation0 points.
+      const uint64_t shifted = gc + l.gc.generations - 4;
+      for (int list = 0; list < 3; ++list) {
+        const uint64_t head = shifted + list * l.gc.generation_size;
+        lists.Link(head, head);
+      }
+      uint64_t tail = shifted;
+      for (int i = 0; i < 5; ++i) {
+        const uint64_t node = p.heap.Alloc(32);
+        p.target.PutU64(node + 16, 1);
+        p.target.PutU64(node + 24, thing);
+        lists.Link(tail, node);
+        tail = node;
+      }
+      lists.Link(tail, shifted);
+      p.target.PutU64(gc + l.gc.generation0, shifted);
+    }
+    const HeapCensus census = lists.Take({});
+    EXPECT_EQ(census.objects, 5u);
+    EXPECT_EQ(census.damaged, 0u);
+    EXPECT_TRUE(census.complete) << (census.warnings.empty() ? "" : census.warnings[0]);
+  }
+}
+
 // An object whose type cannot be read, or whose size fields are impossible, is counted as
 // damaged and the walk goes on along its links.
 TEST(Limits, HeapDamagedObjectsAreCountedAndTheWalkGoesOn) {

@@ -311,6 +311,8 @@ TEST(StackDepth, Python27Bytecode) {
   ASSERT_TRUE(oparg.ok());
   EXPECT_EQ(*oparg, 0x10002u);
   EXPECT_FALSE(analyse(std::string{load_const, 0}).ok()) << "an oparg cut short";
+  const std::string twice = {extended, 1, 0, extended, 1, 0, load_const, 2, 0, return_value};
+  EXPECT_FALSE(analyse(twice).ok()) << "a second EXTENDED_ARG: past 32 bits";
   EXPECT_FALSE(OpargAt(*calls.opcodes, calls.extended_arg, code, 1, calls.have_argument).ok());
 }
 
@@ -365,6 +367,18 @@ TEST(StackDepth, RefusesWhatCannotBeBytecode) {
   EXPECT_FALSE(analyse(std::string{static_cast<char>(forward), 9}).ok()) << "jumps past the end";
   EXPECT_FALSE(analyse(std::string{static_cast<char>(pusher), 0}, 0).ok()) << "above co_stacksize";
   EXPECT_FALSE(analyse("x").ok()) << "odd size";
+  const auto extended = static_cast<char>(calls.extended_arg);
+  const auto cached = static_cast<char>(OpcodeWhere(opcodes, [](const OpcodeFacts& f) {
+    return f.caches > 0 && f.jump == JumpKind::kNone;
+  }));
+  ASSERT_NE(cached, 0);
+  EXPECT_FALSE(analyse(std::string{cached, 0}).ok()) << "caches cut short";
+  const std::string three = {extended, 1, extended, 2, extended, 3, static_cast<char>(pusher), 4};
+  auto wide = OpargAt(opcodes, calls.extended_arg, three, 3);
+  ASSERT_TRUE(wide.ok()) << wide.error().message;
+  EXPECT_EQ(*wide, 0x01020304u);
+  EXPECT_FALSE(OpargAt(opcodes, calls.extended_arg, std::string{extended, 1} + three, 4).ok())
+      << "a fourth EXTENDED_ARG: past 32 bits";
   // A jump over one push to where the push also falls: two depths meet.
   const std::string meet = {static_cast<char>(OpcodeWhere(opcodes, [](const OpcodeFacts& f) {
                               return f.jump == JumpKind::kForward && f.falls_through && f.caches == 0 &&

@@ -175,8 +175,9 @@ inline constexpr uint64_t kMaxAbandonedSegments = 1ull << 16;
 inline constexpr size_t kMaxGreenlets = 1 << 14;
 inline constexpr size_t kMaxGreenletTypes = 1 << 16;
 inline constexpr size_t kMaxGreenletCFrames = 1 << 16;
-// 3.14+: the largest C stack a thread state's bounds are believed for (8 MiB by default;
-// `ulimit -s` raises it), which tell a suspended greenlet's thread.
+// The largest C stack (8 MiB by default; `ulimit -s` raises it) that tells a suspended
+// greenlet's thread: a thread state's bounds (3.14+), or the memory region holding a thread's
+// stack pointer (3.12, 3.13).
 inline constexpr uint64_t kMaxThreadStackBytes = 1ull << 32;
 
 }  // namespace pyunwind

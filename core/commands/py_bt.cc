@@ -201,7 +201,7 @@ CommandOutput Run(const PyBtOptions& options, CommandContext& context) {
   const size_t shown = early ? early->interpreters_shown() : 0;
   // Before the threads not asked for are left out: each greenlet is told its thread among all.
   if (options.greenlets) {
-    AddGreenletStacks(target.objects(), target.codes(), *snapshot);
+    AddGreenletStacks(target.objects(), target.codes(), context.target, *snapshot);
   } else if (options.all && !options.json && GreenletImported(target.objects(), *snapshot)) {
     // Not read by default (it walks every tracked object): said where it would show more.
     snapshot->warnings.push_back(

@@ -52,17 +52,25 @@ inline constexpr GreenletLayout kGreenlet20On311 = {"2.0.", 11, 160, 48, 56, 64,
 // StackState 56..96, PythonState { _context 96; _top_frame 104; int py_recursion_depth;
 // current_executor 120; _PyStackRef* stackpointer 128; delete_later 136; current_frame 144;
 // datastack_chunk, top, limit } 96..176. No _PyCFrame since 3.13.
+// greenlet 3.1.x (Debian 13's 3.1.0) on 3.13: as 2.0.x, `_self` is the subclass's first
+// member. ExceptionState 8..32, SwitchingArgs 32..48, StackState 48..88, PythonState
+// { _context 88; _top_frame 96; int py_recursion_depth, c_recursion_depth; delete_later 112;
+// current_frame 120; datastack_chunk, top, limit } 88..152; _self 152. No _PyCFrame.
+inline constexpr GreenletLayout kGreenlet31On313 = {"3.1.", 13, 152, 48, 56, 64, 72, 96, -1,
+                                                    120, 160};
+
 inline constexpr GreenletLayout kGreenlet33On314 = {"3.3.", 14, 8, 56, 64, 72, 80, 104, -1,
                                                     144, 176};
 inline constexpr GreenletLayout kGreenlet33On315 = {"3.3.", 15, 8, 56, 64, 72, 80, 104, -1,
                                                     144, 176};
 
-inline constexpr GreenletLayout kKnownLayouts[] = {kGreenlet20On311, kGreenlet33On314,
-                                                   kGreenlet33On315};
+inline constexpr GreenletLayout kKnownLayouts[] = {kGreenlet20On311, kGreenlet31On313,
+                                                   kGreenlet33On314, kGreenlet33On315};
 
 // The most bytes of a C++ object read at once: every known layout's read_size.
 inline constexpr int32_t kMaxReadSize = 256;
 static_assert(kGreenlet20On311.read_size <= kMaxReadSize &&
+              kGreenlet31On313.read_size <= kMaxReadSize &&
               kGreenlet33On314.read_size <= kMaxReadSize &&
               kGreenlet33On315.read_size <= kMaxReadSize);
 

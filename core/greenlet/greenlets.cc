@@ -14,6 +14,7 @@
 #include "core/greenlet/greenlet_layout.h"
 #include "core/heap/tracked_objects.h"
 #include "core/objects/remote_collections.h"
+#include "core/target/target.h"
 #include "core/walk/frames.h"
 
 namespace pyunwind {
@@ -79,16 +80,29 @@ std::optional<SavedState> ReadSavedState(RemoteMemory& memory, const gl::Greenle
 const gl::GreenletLayout* LayoutOf(const std::string& version, const Layout& l) {
   if (l.version.major() != 3) return nullptr;
   for (const gl::GreenletLayout& layout : gl::kKnownLayouts) {
-    if (layout.minor != l.version.minor() || !version.starts_with(layout.version_prefix)) continue;
-    // Its thread is told by the C frames (3.11) or by the C stack's bounds (3.14+).
-    const bool told = layout.cframe >= 0 ? l.tstate.root_cframe != kAbsent
-                                         : l.tstate.c_stack_top != kAbsent;
-    return told ? &layout : nullptr;
+    if (layout.minor == l.version.minor() && version.starts_with(layout.version_prefix)) {
+      return &layout;
+    }
   }
   return nullptr;
 }
 
-// "greenlet 2.0.x on 3.11, 3.3.x on 3.14 and 3.15": the layouts LayoutOf knows.
+// How a suspended greenlet's thread is told, the first the Python and greenlet allow:
+enum class ThreadBy {
+  kCFrames,        // its C frames' chain ends at the thread state's root _PyCFrame (3.11)
+  kStackBounds,    // its stack lies within the C stack bounds the thread state keeps (3.14+)
+  kStackRegions,   // its stack lies in the memory region holding the thread's SP (any version)
+};
+
+ThreadBy ThreadByOf(const gl::GreenletLayout& layout, const Layout& l) {
+  if (layout.cframe >= 0 && l.tstate.root_cframe != kAbsent) return ThreadBy::kCFrames;
+  if (l.tstate.c_stack_top != kAbsent && l.tstate.c_stack_hard_limit != kAbsent) {
+    return ThreadBy::kStackBounds;
+  }
+  return ThreadBy::kStackRegions;
+}
+
+// "greenlet 2.0.x on 3.11, 3.1.x on 3.13, 3.3.x on 3.14 and 3.15": the layouts LayoutOf knows.
 std::string KnownLayouts() {
   std::string out;
   for (size_t i = 0; i < std::size(gl::kKnownLayouts); ++i) {
@@ -131,15 +145,19 @@ std::optional<uint64_t> ReadStackWord(RemoteMemory& memory, const SavedState& g,
 
 class GreenletReader {
  public:
-  GreenletReader(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot,
+  GreenletReader(ObjectReader& objects, CodeCache& codes, Target& target, Snapshot& snapshot,
                  const gl::GreenletLayout& layout, uint64_t type)
       : objects_(objects), codes_(codes), snapshot_(snapshot), layout_(layout),
-        greenlet_type_(type) {
+        greenlet_type_(type), thread_by_(ThreadByOf(layout, objects.layout())) {
     const Layout& l = objects.layout();
+    if (thread_by_ == ThreadBy::kStackRegions) {
+      FindStackRegions(target);
+      return;
+    }
     for (Interpreter& interp : snapshot.interpreters) {
       for (Thread& thread : interp.threads) {
         if (thread.tstate_address == 0) continue;
-        if (layout.cframe >= 0) {
+        if (thread_by_ == ThreadBy::kCFrames) {
           roots_.emplace(thread.tstate_address + uint64_t(l.tstate.root_cframe), &thread);
           continue;
         }
@@ -218,10 +236,15 @@ class GreenletReader {
       }
     }
     if (threadless_ != 0) {
+      // Where the threads' C stacks come from the debugger and it told none, say so.
+      const bool no_stacks = thread_by_ == ThreadBy::kStackRegions && stacks_.empty();
       snapshot_.warnings.push_back(fmt::format(
           "{} suspended greenlets belong to no thread shown (their thread ended, or their C "
-          "frames or stack cannot be followed to it): their stacks are not shown",
-          threadless_));
+          "frames or stack cannot be followed to it): their stacks are not shown{}",
+          threadless_,
+          no_stacks ? " (the debugger told no thread's stack: no stack pointer, or no memory "
+                      "region holding it)"
+                    : ""));
     }
     if (not_shown_ != 0) {
       snapshot_.warnings.push_back(fmt::format(
@@ -237,10 +260,38 @@ class GreenletReader {
   }
 
  private:
-  // The thread the greenlet ran in: on 3.14+, the one whose C stack holds its saved stack's
-  // start; before, the one whose root _PyCFrame ends its chain of C frames.
+  // Each thread's C stack: the memory region (a glibc thread stack is a mapping of its own,
+  // its guard page another; the main thread's is [stack]) that holds the thread's stack
+  // pointer. A region that holds two threads' is no one's; one larger than any C stack is
+  // not believed.
+  void FindStackRegions(Target& target) {
+    std::vector<MemoryRegion> regions = target.MemoryRegions();
+    std::sort(regions.begin(), regions.end(),
+              [](const MemoryRegion& a, const MemoryRegion& b) { return a.start < b.start; });
+    std::unordered_map<uint64_t, size_t> claims;  // region start -> threads whose SP it holds
+    for (Interpreter& interp : snapshot_.interpreters) {
+      for (Thread& thread : interp.threads) {
+        if (!thread.native_id) continue;
+        const std::optional<uint64_t> sp = target.StackPointer(*thread.native_id);
+        if (!sp) continue;
+        auto after = std::upper_bound(
+            regions.begin(), regions.end(), *sp,
+            [](uint64_t at, const MemoryRegion& r) { return at < r.start; });
+        if (after == regions.begin()) continue;
+        const MemoryRegion& region = *std::prev(after);
+        if (*sp >= region.end || region.end - region.start > kMaxThreadStackBytes) continue;
+        ++claims[region.start];
+        stacks_.push_back({region.start, region.end, &thread});
+      }
+    }
+    std::erase_if(stacks_, [&](const ThreadStack& s) { return claims[s.low] > 1; });
+  }
+
+  // The thread the greenlet ran in: the one whose C stack holds its saved stack's start (the
+  // thread's bounds on 3.14+, else the region of its SP where there are no C frames to
+  // follow); on 3.11, the one whose root _PyCFrame ends its chain of C frames.
   Thread* ThreadOf(const SavedState& g) {
-    if (layout_.cframe < 0) {
+    if (thread_by_ != ThreadBy::kCFrames) {
       for (const ThreadStack& stack : stacks_) {
         if (g.stack_start >= stack.low && g.stack_start < stack.high) return stack.thread;
       }
@@ -271,9 +322,10 @@ class GreenletReader {
   Snapshot& snapshot_;
   const gl::GreenletLayout& layout_;
   const uint64_t greenlet_type_;
+  const ThreadBy thread_by_;
   std::unordered_map<uint64_t, Thread*> roots_;   // root _PyCFrame address -> its thread
   struct ThreadStack {
-    uint64_t low, high;  // its C stack: [hard limit, top)
+    uint64_t low, high;  // its C stack: [hard limit, top), or its memory region
     Thread* thread;
   };
   std::vector<ThreadStack> stacks_;
@@ -292,7 +344,8 @@ bool GreenletImported(ObjectReader& objects, const Snapshot& snapshot) {
   return GreenletModuleDict(objects, snapshot) != 0;
 }
 
-void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapshot) {
+void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Target& target,
+                       Snapshot& snapshot) {
   snapshot.greenlets_read = true;
   const Layout& l = objects.layout();
   const uint64_t dict = GreenletModuleDict(objects, snapshot);
@@ -326,7 +379,7 @@ void AddGreenletStacks(ObjectReader& objects, CodeCache& codes, Snapshot& snapsh
     heap.address = interp.address;
     for (const Thread& thread : interp.threads) heap.thread_states.push_back(thread.tstate_address);
   }
-  GreenletReader reader(objects, codes, snapshot, *layout, *type);
+  GreenletReader reader(objects, codes, target, snapshot, *layout, *type);
   TrackedObjects walk(objects, kMaxGcListObjects, snapshot.warnings);
   walk.Walk(interpreters, [&](uint64_t object) {
     if (reader.IsGreenlet(object)) reader.Read(object);

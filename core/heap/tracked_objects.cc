@@ -60,9 +60,19 @@ void TrackedObjects::WalkLists(uint64_t interp, const std::function<void(uint64_
         "lists, and some links may read as damaged",
         interp));
   }
+  uint64_t generations = gc + uint64_t(l.gc.generations);
+  if (l.gc.generation0 != kAbsent) {
+    // Where the interpreter itself finds its first list, if that is inside the struct, before
+    // the pointer (layout.h).
+    const uint64_t lists_size = uint64_t(l.gc.generation_count) * uint64_t(l.gc.generation_size);
+    const auto first = objects_.memory().ReadPointer(gc + uint64_t(l.gc.generation0));
+    if (first && *first >= gc && *first - gc + lists_size <= uint64_t(l.gc.generation0)) {
+      generations = *first;
+    }
+  }
   for (int32_t i = 0; i < l.gc.generation_count && !stopped_; ++i) {
     const std::string name = fmt::format("generation {}", i);
-    WalkList(gc + l.gc.generations + uint64_t(i) * l.gc.generation_size, name.c_str(), visit);
+    WalkList(generations + uint64_t(i) * l.gc.generation_size, name.c_str(), visit);
   }
   if (!stopped_) WalkList(gc + l.gc.permanent, "permanent generation", visit);
 }

@@ -22,10 +22,11 @@ void AddHeapFacts(Layout& l) {
   l.gc.preheader_flags = l.version.minor() == 11 ? (1u << 4) : (1u << 4) | (1u << 3);
 }
 
-void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent) {
+void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent, int32_t generation0) {
   if (l.free_threaded) return;
   l.gc.generations = generations;
   l.gc.permanent = permanent;
+  l.gc.generation0 = generation0;
 }
 
 void AddMimallocFacts(Layout& l, int32_t after_tstate) {

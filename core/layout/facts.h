@@ -24,7 +24,9 @@ void AddObjectFacts(Layout& l);
 void AddHeapFacts(Layout& l);
 // The collector's lists at `generations` and `permanent` inside struct _gc_runtime_state,
 // on default builds (free-threaded ones keep tracked objects in mimalloc heaps instead).
-void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent);
+// `generation0`: where 3.11-3.13 point at the first list (kAbsent where there is no such field).
+void AddGcListFacts(Layout& l, int32_t generations, int32_t permanent,
+                    int32_t generation0 = kAbsent);
 // Free-threaded builds: where _PyThreadStateImpl keeps its mimalloc heaps, `after_tstate`
 // bytes past the PyThreadState that _Py_DebugOffsets sizes (layout.h, Layout::Mimalloc), and
 // no PyGC_Head before an object (sys.getsizeof adds only the pre-header). No-op on default

@@ -346,6 +346,10 @@ struct Layout {
     int32_t generations = kAbsent;  // NUM_GENERATIONS (3) struct gc_generation in a row
     int32_t generation_count = 3;
     int32_t permanent = kAbsent;    // permanent_generation (gc.freeze())
+    // 3.11-3.13: `PyGC_Head *generation0`, pointing at generations[0]'s head. Believed over
+    // `generations` where it points inside the struct: Debian 13's 3.13.5 has its lists at
+    // 20, not 24 (checked in a live process: generation0 pointed 4 bytes before 3.13.0's).
+    int32_t generation0 = kAbsent;
     int32_t generation_size = 24;   // struct gc_generation { PyGC_Head head; int threshold, count; }
     int32_t head_size = 16;         // PyGC_Head { _gc_next; _gc_prev }, right before the object
     // _gc_next and _gc_prev carry flags in their low bits (collecting, finalized, old space).

@@ -85,7 +85,7 @@ void AddFacts(Layout& l) {
   AddHeapFacts(l);
   // struct _gc_runtime_state: trash_delete_later, trash_delete_nesting, enabled, debug,
   // generations[3], generation0, permanent_generation.
-  AddGcListFacts(l, 24, 104);
+  AddGcListFacts(l, 24, 104, 96);
 }
 
 }  // namespace

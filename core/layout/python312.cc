@@ -67,7 +67,7 @@ void AddFacts(Layout& l) {
   l.managed_dict.values_tagged = true;
   AddObjectFacts(l);
   AddHeapFacts(l);
-  AddGcListFacts(l, 24, 104);  // as 3.11
+  AddGcListFacts(l, 24, 104, 96);  // as 3.11
 }
 
 }  // namespace

@@ -17,7 +17,7 @@ void AddFacts(Layout& l) {
   AddObjectFacts(l);
   AddDebugOffsetsCompanionFacts(l);
   AddHeapFacts(l);
-  AddGcListFacts(l, 24, 104);  // as 3.11
+  AddGcListFacts(l, 24, 104, 96);  // as 3.11
   // _PyThreadStateImpl: asyncio_running_loop, qsbr, mem_free_queue, gc, then mimalloc's
   // current_object_heap and heaps (3.13.15t: the heaps at 360, the PyThreadState 312).
   AddMimallocFacts(l, 48);

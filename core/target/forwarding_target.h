@@ -46,6 +46,9 @@ class ForwardingTarget : public Target {
   std::vector<NativeFrame> NativeFrames(uint64_t thread_id) override {
     return inner_ ? inner_->NativeFrames(thread_id) : std::vector<NativeFrame>{};
   }
+  std::optional<uint64_t> StackPointer(uint64_t thread_id) override {
+    return inner_ ? inner_->StackPointer(thread_id) : std::nullopt;
+  }
   std::optional<uint64_t> LocalProcessId() override {
     return inner_ ? inner_->LocalProcessId() : std::nullopt;
   }

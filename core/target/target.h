@@ -77,6 +77,11 @@ class Target {
   // frames included). Empty where the host cannot unwind.
   virtual std::vector<NativeFrame> NativeFrames(uint64_t /*thread_id*/) { return {}; }
 
+  // The stack pointer of the innermost frame of the thread with OS thread id `thread_id`: where
+  // its C stack is (the memory region holding it), which tells whose stack an address is on
+  // (core/greenlet). nullopt where the host cannot say.
+  virtual std::optional<uint64_t> StackPointer(uint64_t /*thread_id*/) { return std::nullopt; }
+
   // The PID of a live process on this host that the debugger debugs: its files
   // (/proc/PID/root, /proc/PID/cwd, /proc/PID/status) are then the process's own view, which
   // the source files of its code objects are resolved against (core/pysource/source_policy.h).

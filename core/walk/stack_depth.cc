@@ -10,62 +10,42 @@ struct Decoded {
   std::vector<bool> starts;
 };
 
-// 2.7: instructions of 1 byte, or 3 (a 16-bit oparg) from `have_argument` on; an
-// EXTENDED_ARG gives the next oparg's upper 16 bits.
-Result<Decoded> DecodeBytes(const OpcodeTable& opcodes, uint8_t extended_arg,
-                            uint8_t have_argument, std::string_view code) {
-  const size_t units = code.size();
-  if (units > kMaxBytecodeUnits) {
-    return MakeError(fmt::format("bytecode of {} bytes is not analysed", code.size()));
-  }
-  Decoded out;
-  out.oparg.assign(units, 0);
-  out.starts.assign(units, false);
-  uint32_t extended = 0;
-  size_t i = 0;
-  while (i < units) {
-    const auto op = static_cast<uint8_t>(code[i]);
-    if (!opcodes[op].valid) return MakeError(fmt::format("opcode {} at {} is not known", op, i));
-    if (extended > 0xFFFF) return MakeError("too many EXTENDED_ARG prefixes");
-    const size_t width = op >= have_argument ? 3 : 1;
-    if (units - i < width) return MakeError("the last instruction's oparg runs past the code");
-    const uint32_t oparg = width == 1 ? 0
-                                      : (static_cast<uint8_t>(code[i + 1]) |
-                                         static_cast<uint32_t>(static_cast<uint8_t>(code[i + 2])) << 8 |
-                                         extended << 16);
-    out.starts[i] = true;
-    out.oparg[i] = oparg;
-    extended = op == extended_arg ? oparg : 0;
-    i += width;
-  }
-  return out;
-}
-
+// Decodes 2.7's bytecode (`have_argument` set: an instruction is 1 byte, or 3 with a 16-bit
+// oparg from have_argument on) or 3.6+'s wordcode (`have_argument` 0: 16-bit units of opcode
+// and 8-bit oparg, then the opcode's cache units). An EXTENDED_ARG gives the next oparg's
+// upper bits. Indices are code units: bytes on 2.7, words since.
 Result<Decoded> Decode(const OpcodeTable& opcodes, uint8_t extended_arg, std::string_view code,
                        uint8_t have_argument) {
-  if (have_argument != 0) return DecodeBytes(opcodes, extended_arg, have_argument, code);
-  const size_t units = code.size() / 2;
-  if (code.size() % 2 != 0 || units > kMaxBytecodeUnits) {
+  const bool wordcode = have_argument == 0;
+  const size_t unit_bytes = wordcode ? 2 : 1;
+  const int oparg_bits = wordcode ? 8 : 16;
+  const size_t units = code.size() / unit_bytes;
+  if (code.size() % unit_bytes != 0 || units > kMaxBytecodeUnits) {
     return MakeError(fmt::format("bytecode of {} bytes is not analysed", code.size()));
   }
+  auto byte = [code](size_t at) { return static_cast<uint32_t>(static_cast<uint8_t>(code[at])); };
   Decoded out;
   out.oparg.assign(units, 0);
   out.starts.assign(units, false);
   uint32_t extended = 0;
   size_t i = 0;
   while (i < units) {
-    const auto op = static_cast<uint8_t>(code[2 * i]);
+    const size_t at = i * unit_bytes;
+    const auto op = static_cast<uint8_t>(byte(at));
     const OpcodeFacts& facts = opcodes[op];
-    if (!facts.valid) return MakeError(fmt::format("opcode {} at {} is not known", op, 2 * i));
-    // Three prefixes make 32 bits; a fourth can only come from bad bytecode.
-    if (extended > 0xFFFFFF) return MakeError("too many EXTENDED_ARG prefixes");
-    const uint32_t oparg = static_cast<uint8_t>(code[2 * i + 1]) | (extended << 8);
+    if (!facts.valid) return MakeError(fmt::format("opcode {} at {} is not known", op, at));
+    // Prefixes enough for 32 bits; one more can only come from bad bytecode.
+    if (extended >> (32 - oparg_bits) != 0) return MakeError("too many EXTENDED_ARG prefixes");
+    const bool has_oparg = wordcode || op >= have_argument;
+    const size_t width = wordcode ? 1 + facts.caches : has_oparg ? 3 : 1;
+    if (units - i < width) return MakeError("the last instruction runs past the code");
+    const uint32_t raw = !has_oparg ? 0 : wordcode ? byte(at + 1) : byte(at + 1) | byte(at + 2) << 8;
+    const uint32_t oparg = has_oparg ? raw | extended << oparg_bits : 0;
     out.starts[i] = true;
     out.oparg[i] = oparg;
     extended = facts.base == extended_arg ? oparg : 0;
-    i += 1 + facts.caches;
+    i += width;
   }
-  if (i != units) return MakeError("the last instruction's caches run past the code");
   return out;
 }
 

@@ -1,7 +1,8 @@
 // py-bt --all --greenlets against tests/data/greenlets.py on Debian's 3.11 with Debian's
-// python3-greenlet 2.0.2 and python3-gevent 22.10.2, and on Debian unstable's 3.14 (greenlet
-// 3.3.2, gevent 25.9.1) and 3.15 (greenlet 3.3.2, no gevent built for it) where .ci/fetch-pythons
-// unpacked them: threads with suspended greenlets (one of a subclass), a thread whose main
+// python3-greenlet 2.0.2 and python3-gevent 22.10.2, on Debian 13's 3.13 (greenlet 3.1.0, gevent
+// 24.11.1: threads told by the memory region of their stack pointer) and on Debian unstable's
+// 3.14 (greenlet 3.3.2, gevent 25.9.1) and 3.15 (greenlet 3.3.2, no gevent built for it) where
+// .ci/fetch-pythons unpacked them: threads with suspended greenlets (one of a subclass), a thread whose main
 // greenlet is suspended while another runs, and gevent's greenlets and main greenlet in the
 // main thread while the hub runs. Live, and from a gcore core opened alone and with its
 // executable, in LLDB and GDB:
@@ -55,13 +56,15 @@ std::map<std::string, std::string> ByAddress(const json& greenlets, bool tool) {
 class Greenlets : public ScenarioMatrixTest {
  protected:
   void SetUp() override {
-    // Debian 12's are packages (.ci/packages.txt); unstable's are unpacked beside it.
+    // Debian 12's are packages (.ci/packages.txt); Debian 13's and unstable's are unpacked
+    // beside it.
     const std::optional<std::string> python = InterpreterPath(GetParam().interp);
-    const char* needed = GetParam().interp == "debian_3.11" ? "gevent" : "greenlet";
+    const bool stable = GetParam().interp == "debian_3.11" || GetParam().interp == kTrixieInterp;
+    const char* needed = stable ? "gevent" : "greenlet";
     if (python && !Imports(*python, needed)) {
       GTEST_SKIP() << *python << " cannot import " << needed
-                   << " (.ci/packages.txt installs Debian 12's, .ci/fetch-pythons 3.14 3.15 "
-                      "unpacks Debian unstable's)";
+                   << " (.ci/packages.txt installs Debian 12's, .ci/fetch-pythons trixie 3.14 "
+                      "3.15 unpacks Debian 13's and unstable's)";
     }
     Start(kScript);
   }
@@ -135,7 +138,7 @@ TEST_P(Greenlets, SuspendedGreenletsMatchTheTruth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, Greenlets,
-                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "sid_3.14", "sid_3.15"},
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", kTrixieInterp, "sid_3.14", "sid_3.15"},
                                                              Cores::kBoth)),
                          MatrixCellName);
 

@@ -198,6 +198,8 @@ std::optional<std::string> InterpreterPath(const std::string& interp) {
     return BuiltFreeThreadedPython(interp.substr(std::strlen(kBuiltPrefix)));
   } else if (interp == kBullseyeInterp) {
     return BullseyePython();
+  } else if (interp == kTrixieInterp) {
+    return FetchedPython("trixie", "3.13");
   } else if (interp == "debian_3.11") {
     path = kDebianPython;
   } else if (interp == "debian_3.11d") {

@@ -75,6 +75,9 @@ std::optional<std::string> SidPython(const std::string& minor);
 // SidPython; nullopt when it is not there.
 std::optional<std::string> BullseyePython();
 inline constexpr const char* kBullseyeInterp = "bullseye_3.9";
+// Debian 13's python3.13 (3.13.5, with its greenlet 3.1 and gevent 24.11) as `.ci/fetch-pythons
+// trixie` unpacks it: <cache>/trixie/usr/bin/python3.13.
+inline constexpr const char* kTrixieInterp = "trixie_3.13";
 
 // A free-threaded interpreter ("3.13t") as `.ci/fetch-pythons 3.13t` builds it by hand from
 // Debian's source: <cache>/3.13t/usr/bin/python3.13t, <cache> as for SidPython; nullopt when it
@@ -89,8 +92,8 @@ std::string InterpreterNotUsedOnCi(const std::string& interp);
 
 // The interpreter a test cell names: "debian_3.11" (kDebianPython), "debian_3.11d"
 // (Debian's debug build, python3.11-dbg), "sid_3.14" (SidPython), "bullseye_3.9"
-// (BullseyePython), "built_3.13t" (BuiltFreeThreadedPython) or a pyenv version; nullopt when
-// not installed.
+// (BullseyePython), "trixie_3.13" (kTrixieInterp), "built_3.13t" (BuiltFreeThreadedPython) or
+// a pyenv version; nullopt when not installed.
 std::optional<std::string> InterpreterPath(const std::string& interp);
 
 // A file of this workspace in the test's runfiles (a data dependency: a built file such as

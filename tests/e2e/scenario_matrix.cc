@@ -53,7 +53,8 @@ const Scenario* MatrixScenario(const std::string& interp, const std::string& scr
   const std::optional<std::string> python = InterpreterPath(interp);
   if (!python) {
     *skip = "the interpreter " + interp + " is not installed" +
-            (interp.rfind("sid_", 0) == 0 ? " (.ci/fetch-pythons unpacks it)"
+            (interp.rfind("sid_", 0) == 0 || interp == kTrixieInterp
+                 ? " (.ci/fetch-pythons unpacks it)"
              : interp.rfind(kBuiltPrefix, 0) == 0
                  ? " (.ci/fetch-pythons " + interp.substr(std::strlen(kBuiltPrefix)) + " builds it)"
                  : "");

@@ -7,7 +7,7 @@ header's struct, and that every lib.pyunwind_* named here is exported)."""
 
 import ctypes
 
-ABI_VERSION = 10
+ABI_VERSION = 11
 
 READ = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p,
                         ctypes.c_uint64)
@@ -20,6 +20,8 @@ COMMAND_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_
 THREAD_TEXT = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 WRITE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint64)
 FLAG = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+THREAD_VALUE = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_uint64,
+                                ctypes.POINTER(ctypes.c_uint64))
 
 
 class Callbacks(ctypes.Structure):
@@ -35,6 +37,7 @@ class Callbacks(ctypes.Structure):
         ("write_output", WRITE),
         ("live_pid", ctypes.c_uint64),
         ("interrupted", FLAG),
+        ("stack_pointer", THREAD_VALUE),
     ]
 
 

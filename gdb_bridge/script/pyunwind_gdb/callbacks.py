@@ -58,6 +58,13 @@ def debugger_version():
     return {None: ctypes.addressof(text), "text": text}.get
 
 
+def stack_pointer(session, thread_id, out):
+    sp = session.stack_pointer(thread_id)
+    if sp:
+        out[0] = sp
+    return 1 if sp else 0
+
+
 def make():
     """The callbacks to hand the library; live_pid is set per run."""
     return abi.Callbacks(
@@ -71,4 +78,5 @@ def make():
         abi.THREAD_TEXT(guarded("thread_name", None, text_of("thread_name"))),
         abi.WRITE(guarded("write_output", None, write_output)),
         0,
-        abi.FLAG(interrupt.interrupted))
+        abi.FLAG(interrupt.interrupted),
+        abi.THREAD_VALUE(guarded("stack_pointer", 0, stack_pointer)))

@@ -173,6 +173,30 @@ class Session:
                     selected_frame.select()
         return "\n".join(lines)
 
+    def stack_pointer(self, thread_id):
+        """The SP of one thread's newest frame, or None. Switches to the thread as
+        native_frames does, and back."""
+        thread = self.thread(thread_id)
+        if thread is None or not thread.is_valid():
+            return None
+        selected = gdb.selected_thread()
+        try:
+            selected_frame = gdb.selected_frame()
+        except gdb.error:
+            selected_frame = None
+        switched = selected is None or selected.ptid != thread.ptid
+        try:
+            if switched:
+                thread.switch()
+            return int(gdb.newest_frame().read_register("sp")) & 0xFFFFFFFFFFFFFFFF
+        except gdb.error:
+            return None
+        finally:
+            if switched and selected is not None and selected.is_valid():
+                selected.switch()
+                if selected_frame is not None and selected_frame.is_valid():
+                    selected_frame.select()
+
     def thread_ids(self):
         return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
 
