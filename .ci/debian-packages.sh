@@ -31,9 +31,23 @@
 #                          standard library). With HOST_RUNTIME=1: on this machine's loader, C
 #                          and C++ runtime instead (LD_LIBRARY_PATH=DIR/root's libraries).
 #   suite_libc_is_older    whether $index's libc6 is older than this machine's.
+#
+# Source packages (to build what the suite packages no binary of, e.g. a free-threaded CPython):
+#
+#   fetch_source_index SUITE
+#                          as fetch_index, for main/source/Sources.xz; sets sources=<the
+#                          unpacked Sources>. Once per run and suite (removed at exit).
+#   download_source PACKAGE DIR
+#                          downloads every file of PACKAGE's .dsc (as $sources lists them; its
+#                          newest version where several are listed) from the pool into DIR, each
+#                          checked against Sources' Checksums-Sha256 (a file already there that
+#                          matches is kept); sets source_version=<its version>; returns 1 (and
+#                          says why) if any step fails.
 
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 index=""
+sources=""
+source_version=""
 trap 'rm -rf "$cache"/.index-*' EXIT
 
 fetch_index() {
@@ -42,17 +56,71 @@ fetch_index() {
   index=$work/Packages
   [[ -s $index ]] && return 0
   rm -rf "$work" && mkdir -p "$work" || return 1
+  fetch_release "$suite" "$work" || return 1
+  fetch_checked "$suite" "main/binary-$arch/Packages.xz" "$work/Packages.xz" "$work" || return 1
+  xz -dc "$work/Packages.xz" >"$index.new" && mv "$index.new" "$index"
+}
+
+# The verified Release of SUITE into $1 (a directory); 1 if it cannot be had or does not verify.
+fetch_release() {
+  local suite=$1 work=$2
   curl -fsS --max-time 60 -o "$work/InRelease" "$mirror/dists/$suite/InRelease" 2>"$work/curl.log" || {
     say "$mirror/dists/$suite/InRelease: $(tail -c 200 "$work/curl.log")"; return 1; }
   gpgv --keyring "$keyring" --output "$work/Release" "$work/InRelease" 2>/dev/null || {
     say "$suite's InRelease does not verify with $keyring"; return 1; }
-  curl -fsS --max-time 300 -o "$work/Packages.xz" "$mirror/dists/$suite/main/binary-$arch/Packages.xz" || return 1
-  local want got
-  want=$(awk '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==file{print $1}' \
-    file="main/binary-$arch/Packages.xz" "$work/Release")
-  got=$(sha256sum "$work/Packages.xz" | cut -d' ' -f1)
-  [[ -n $want && $want == "$got" ]] || { say "$suite's Packages.xz does not match its Release"; return 1; }
-  xz -dc "$work/Packages.xz" >"$index.new" && mv "$index.new" "$index"
+}
+
+# Downloads $mirror/dists/SUITE/PATH into FILE and checks it against WORK/Release's SHA256 list.
+fetch_checked() {
+  local suite=$1 path=$2 file=$3 work=$4 want got
+  curl -fsS --max-time 300 -o "$file" "$mirror/dists/$suite/$path" || return 1
+  want=$(awk '/^SHA256:/{s=1;next} /^[^ ]/{s=0} s && $3==file{print $1}' file="$path" "$work/Release")
+  got=$(sha256sum "$file" | cut -d' ' -f1)
+  [[ -n $want && $want == "$got" ]] || { say "$suite's $path does not match its Release"; return 1; }
+}
+
+fetch_source_index() {
+  local suite=$1
+  local work=$cache/.index-$suite-source
+  sources=$work/Sources
+  [[ -s $sources ]] && return 0
+  rm -rf "$work" && mkdir -p "$work" || return 1
+  fetch_release "$suite" "$work" || return 1
+  fetch_checked "$suite" main/source/Sources.xz "$work/Sources.xz" "$work" || return 1
+  xz -dc "$work/Sources.xz" >"$sources.new" && mv "$sources.new" "$sources"
+}
+
+download_source() {
+  local package=$1 dir=$2 version="" directory="" v d sha size name
+  # "V VERSION DIRECTORY" per stanza of PACKAGE, then "F VERSION SHA256 SIZE NAME" per file.
+  local listing
+  listing=$(awk -v want="$package" '
+    /^Package: /{p=$2; v=""; d=""; c=0}
+    p==want && /^Version: /{v=$2}
+    p==want && /^Directory: /{d=$2}
+    p==want && /^Checksums-Sha256:/{c=1; next}
+    p==want && c && /^ /{f[n++]=$1 " " $2 " " $3; next}
+    {c=0}
+    /^$/{ if (p==want && v!="" && d!="") { print "V", v, d; for (i=0; i<n; i++) print "F", v, f[i] }
+          p=""; n=0 }' "$sources")
+  # Sources may list several versions of a package (the newest is kept in the pool).
+  while read -r v d; do
+    if [[ -z $version ]] || dpkg --compare-versions "$v" gt "$version"; then version=$v; directory=$d; fi
+  done < <(awk '$1=="V"{print $2, $3}' <<<"$listing")
+  [[ -n $directory ]] || { say "source package $package is not in the Sources index"; return 1; }
+  mkdir -p "$dir" || return 1
+  while read -r sha size name; do
+    [[ -n $name && $name != */* ]] || continue
+    if [[ ! -s $dir/$name || $(sha256sum "$dir/$name" | cut -d' ' -f1) != "$sha" ]]; then
+      if ! curl -fsS --max-time 600 -o "$dir/$name" "$mirror/$directory/$name" 2>"$dir/.curl.log" ||
+         [[ $(sha256sum "$dir/$name" | cut -d' ' -f1) != "$sha" ]]; then
+        say "cannot download $name of source package $package (or its SHA-256 differs): $(tail -c 200 "$dir/.curl.log")"
+        return 1
+      fi
+    fi
+  done < <(awk -v v="$version" '$1=="F" && $2==v {print $3, $4, $5}' <<<"$listing")
+  rm -f "$dir/.curl.log"
+  source_version=$version
 }
 
 locate() {

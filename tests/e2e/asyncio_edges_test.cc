@@ -1,5 +1,6 @@
 // asyncio, the edge cases, end to end in LLDB and GDB, live on Debian's
-// /usr/bin/python3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 (skipped when not installed):
+// /usr/bin/python3.11, pyenv's 3.12.1 and 3.13.0, Debian unstable's 3.14 and 3.15 and the
+// free-threaded 3.13t built from Debian's source (not on CI) (skipped when not installed):
 //   * tests/data/asyncio_edges.py: two threads, each running its own event loop with its own
 //     tasks (so tasks whose loop belongs to a thread other than the main one, and two loops),
 //     a finished task per loop that is still referenced, and on 3.12+ an eager task
@@ -55,7 +56,7 @@ struct Interpreter {
 const std::vector<Interpreter>& Interpreters() {
   static const std::vector<Interpreter> all = {
       {"debian_3_11", "debian_3.11"}, {"pyenv_3_12_1", "3.12.1"}, {"pyenv_3_13_0", "3.13.0"},
-      {"sid_3_14", "sid_3.14"},       {"sid_3_15", "sid_3.15"},
+      {"sid_3_14", "sid_3.14"},       {"sid_3_15", "sid_3.15"},       {"built_3_13t", "built_3.13t"},
   };
   return all;
 }
@@ -145,8 +146,11 @@ class AsyncioEdges : public ::testing::TestWithParam<Case> {
   static const Running& ScenarioOf(const Interpreter& python) {
     Running& r = scenarios_[python.label];
     if (!r.process && r.error.empty()) {
+      const std::string not_on_ci = InterpreterNotUsedOnCi(python.interp);
       const std::optional<std::string> path = InterpreterPath(python.interp);
-      if (!path) {
+      if (!not_on_ci.empty()) {
+        r.error = "skip: " + not_on_ci;
+      } else if (!path) {
         r.error = "skip: the interpreter " + python.interp + " is not installed";
       } else {
         Start({*path, ProjectFile("tests/data/asyncio_edges.py")}, "asyncio_edges_" + python.label, true, r);

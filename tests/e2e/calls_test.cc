@@ -12,7 +12,8 @@
 // {live, gcore core with its executable, alone} on pyenv's 2.7.18 (bytecode of 1- and 3-byte
 // instructions; the keywords call an epoll's poll) and 3.6.15 to 3.10.13 (frame
 // objects: the value stack at f_valuestack, each frame above a Python one asked), Debian's
-// 3.11, pyenv's 3.11.7, 3.12.1, 3.13.0 and Debian unstable's 3.14 and 3.15
+// 3.11, pyenv's 3.11.7, 3.12.1, 3.13.0, Debian unstable's 3.14 and 3.15 and the free-threaded
+// 3.13t (built from Debian's source; not on CI)
 // (.ci/fetch-pythons), where installed.
 #include <gtest/gtest.h>
 
@@ -86,7 +87,8 @@ TEST_P(Calls, EachFrameCallsWhatTheProcessRecorded) {
 INSTANTIATE_TEST_SUITE_P(Interpreters, Calls,
                          ::testing::ValuesIn(MatrixCells({"2.7.18", "3.6.15", "3.7.16", "3.8.18", "3.9.18", "3.10.13",
                                                           "debian_3.11", "3.11.7", "3.12.1",
-                                                          "3.13.0", "sid_3.14", "sid_3.15"},
+                                                          "3.13.0", "sid_3.14", "sid_3.15",
+                                                          "built_3.13t"},
                                                          Cores::kBoth)),
                          MatrixCellName);
 

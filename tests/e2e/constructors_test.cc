@@ -6,7 +6,8 @@
 // and tracebacks leave it out (_PyFrame_IsIncomplete: its _co_firsttraceable is 4, and it
 // waits at instruction 0). `py-bt --all --json` must show exactly the truth's frames, with no
 // extra frame, in {LLDB, GDB} x {live, gcore core without the executable} on every interpreter
-// present: Debian's 3.11 and its debug build 3.11d, pyenv's 3.11.7, 3.12.1 and 3.13.0, Debian unstable's 3.14 and 3.15. One
+// present: Debian's 3.11 and its debug build 3.11d, pyenv's 3.11.7, 3.12.1 and 3.13.0, Debian
+// unstable's 3.14 and 3.15, the free-threaded 3.13t (built from Debian's source; not on CI). One
 // scenario process (and one core) per interpreter serves all its cells; an interpreter that is
 // not installed is skipped.
 #include <gtest/gtest.h>
@@ -83,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, ClassCalls,
 INSTANTIATE_TEST_SUITE_P(
     Interpreters, Constructors,
     ::testing::ValuesIn(MatrixCells({"debian_3.11", "debian_3.11d", "3.11.7", "3.12.1", "3.13.0",
-                                      "sid_3.14", "sid_3.15"})),
+                                      "sid_3.14", "sid_3.15", "built_3.13t"})),
     MatrixCellName);
 
 }  // namespace

@@ -4,8 +4,8 @@
 // ("exception_state": "raised", `raising RaisedHere` in the header), with its message where
 // the thread state holds the exception itself (3.12+; 3.11 keeps only its type there), over
 // the stack the scenario wrote down before it was told to raise. LLDB and GDB, live, on every
-// interpreter installed of Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's
-// 3.14 and 3.15.
+// interpreter installed of Debian's 3.11, pyenv's 3.12.1 and 3.13.0, Debian unstable's 3.14 and
+// 3.15 and the free-threaded 3.13t built from Debian's source (not on CI).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -23,6 +23,8 @@ class ExceptionRaised : public ::testing::TestWithParam<Cell> {};
 
 TEST_P(ExceptionRaised, AThreadStoppedWhileItRaisesSaysSo) {
   const auto& [debugger, interp] = GetParam();
+  const std::string not_on_ci = InterpreterNotUsedOnCi(interp);
+  if (!not_on_ci.empty()) GTEST_SKIP() << not_on_ci;
   const std::optional<std::string> python = InterpreterPath(interp);
   if (!python) GTEST_SKIP() << interp << " is not installed here";
   std::string error;
@@ -73,7 +75,7 @@ INSTANTIATE_TEST_SUITE_P(
     Interpreters, ExceptionRaised,
     ::testing::Combine(::testing::Values(Debugger::kLldb, Debugger::kGdb),
                        ::testing::Values("debian_3.11", "3.12.1", "3.13.0", "sid_3.14",
-                                         "sid_3.15")),
+                                         "sid_3.15", "built_3.13t")),
     CellName);
 
 }  // namespace

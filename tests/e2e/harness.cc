@@ -180,10 +180,22 @@ std::optional<std::string> SidPython(const std::string& minor) {
 
 std::optional<std::string> BullseyePython() { return FetchedPython("bullseye", "3.9"); }
 
+std::optional<std::string> BuiltFreeThreadedPython(const std::string& target) {
+  return FetchedPython(target, target);
+}
+
+std::string InterpreterNotUsedOnCi(const std::string& interp) {
+  if (interp.rfind(kBuiltPrefix, 0) != 0 || Getenv("CI") != "true") return "";
+  return interp + " is built by hand (.ci/fetch-pythons " + interp.substr(std::strlen(kBuiltPrefix)) +
+         "), not on CI: its cells run on a developer's machine";
+}
+
 std::optional<std::string> InterpreterPath(const std::string& interp) {
   std::string path;
   if (interp.rfind("sid_", 0) == 0) {
     return SidPython(interp.substr(4));
+  } else if (interp.rfind(kBuiltPrefix, 0) == 0) {
+    return BuiltFreeThreadedPython(interp.substr(std::strlen(kBuiltPrefix)));
   } else if (interp == kBullseyeInterp) {
     return BullseyePython();
   } else if (interp == kTrixieInterp) {

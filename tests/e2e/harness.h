@@ -79,9 +79,21 @@ inline constexpr const char* kBullseyeInterp = "bullseye_3.9";
 // trixie` unpacks it: <cache>/trixie/usr/bin/python3.13.
 inline constexpr const char* kTrixieInterp = "trixie_3.13";
 
+// A free-threaded interpreter ("3.13t") as `.ci/fetch-pythons 3.13t` builds it by hand from
+// Debian's source: <cache>/3.13t/usr/bin/python3.13t, <cache> as for SidPython; nullopt when it
+// is not there.
+std::optional<std::string> BuiltFreeThreadedPython(const std::string& target);
+inline constexpr const char* kBuiltPrefix = "built_";
+
+// Why the interpreter a test cell names is not used, or "": a built one ("built_3.13t") is not
+// run on CI (CI=true, which .ci/run passes to the tests): it is built by hand, as the others
+// are fetched by .ci/run, and its cells would add minutes to CI's budget.
+std::string InterpreterNotUsedOnCi(const std::string& interp);
+
 // The interpreter a test cell names: "debian_3.11" (kDebianPython), "debian_3.11d"
 // (Debian's debug build, python3.11-dbg), "sid_3.14" (SidPython), "bullseye_3.9"
-// (BullseyePython), "trixie_3.13" (kTrixieInterp) or a pyenv version; nullopt when not installed.
+// (BullseyePython), "trixie_3.13" (kTrixieInterp), "built_3.13t" (BuiltFreeThreadedPython) or
+// a pyenv version; nullopt when not installed.
 std::optional<std::string> InterpreterPath(const std::string& interp);
 
 // A file of this workspace in the test's runfiles (a data dependency: a built file such as

@@ -1,6 +1,6 @@
 // py-heap against the census tests/data/heap_census.py takes of itself (gc.get_objects(),
-// type(o).__name__, sys.getsizeof), on Debian's 3.11 and pyenv's 3.12.1 and 3.13.0 (where
-// installed), live and from a gcore core opened alone, in LLDB and GDB. The scenario takes its
+// type(o).__name__, sys.getsizeof), on Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and the
+// free-threaded 3.13t and 3.14t .ci/fetch-pythons builds by hand (where installed), live and from a gcore core opened alone, in LLDB and GDB. The scenario takes its
 // census, then moves every object to the permanent generation (gc.freeze()): both kinds of
 // list are walked.
 //   * its own class Bulky (20,000), tuple, list, dict and set: counts exact; bytes exact for
@@ -60,7 +60,9 @@
 namespace pyunwind_e2e {
 namespace {
 
-const std::vector<std::string> kInterpreters = {"debian_3.11", "3.12.1", "3.13.0"};
+// The free-threaded ones (built by hand from Debian's source, not on CI) walk the mimalloc heaps.
+const std::vector<std::string> kInterpreters = {"debian_3.11", "3.12.1", "3.13.0", "built_3.13t",
+                                                "built_3.14t"};
 constexpr double kOwnedTolerance = 0.01;
 
 // The bytes of the writable mappings of a live process that name no file, and [heap].

@@ -3,7 +3,8 @@
 // py-locals shows (a 503-character str, a list nested 6 deep), a cell variable, and the
 // module's GLOBAL_TABLE (about 1,400 characters of repr); it records repr() of each from
 // inside the process ("print_truth"). In LLDB and GDB, live and from a gcore core, on
-// Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's 3.14 and 3.15 where installed, py-print must print exactly
+// Debian's 3.11, pyenv's 3.12.1 and 3.13.0, Debian unstable's 3.14 and 3.15 and the free-threaded
+// 3.13t built from Debian's source (not on CI) where installed, py-print must print exactly
 // that repr, say where the name was found (local, cell, global, builtin) in Python's lookup
 // order, follow py-frame N, cut at --max-chars, and say in one line when a name is not there.
 #include <gtest/gtest.h>
@@ -64,7 +65,8 @@ TEST_P(PyPrint, FullReprAsPythonsRepr) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, PyPrint,
-                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0", "sid_3.14", "sid_3.15"})),
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0", "sid_3.14",
+                                                          "sid_3.15", "built_3.13t"})),
                          MatrixCellName);
 
 }  // namespace

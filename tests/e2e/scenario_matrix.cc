@@ -1,5 +1,6 @@
 #include "tests/e2e/scenario_matrix.h"
 
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -47,11 +48,16 @@ std::string MatrixCellName(const ::testing::TestParamInfo<MatrixCell>& info) {
 
 const Scenario* MatrixScenario(const std::string& interp, const std::string& script,
                                std::string* skip, std::string* error) {
+  *skip = InterpreterNotUsedOnCi(interp);
+  if (!skip->empty()) return nullptr;
   const std::optional<std::string> python = InterpreterPath(interp);
   if (!python) {
     *skip = "the interpreter " + interp + " is not installed" +
-            (interp.rfind("sid_", 0) == 0 || interp == kTrixieInterp ? " (.ci/fetch-pythons unpacks it)"
-                                                                     : "");
+            (interp.rfind("sid_", 0) == 0 || interp == kTrixieInterp
+                 ? " (.ci/fetch-pythons unpacks it)"
+             : interp.rfind(kBuiltPrefix, 0) == 0
+                 ? " (.ci/fetch-pythons " + interp.substr(std::strlen(kBuiltPrefix)) + " builds it)"
+                 : "");
     return nullptr;
   }
   return Scenarios()[{script, interp}].StartScript(*python, ProjectFile(script), error);

@@ -4,7 +4,7 @@
 // time.sleep; it records, from inside the process, what its own traceback module prints
 // under each frame of each parked thread. In LLDB and GDB, live and from a gcore core (no
 // executable), on Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's 3.14 and
-// 3.15 where installed:
+// 3.15 and the free-threaded 3.13t built from Debian's source (not on CI) where installed:
 //   - `py-bt --all` shows, under every frame, exactly those lines (3.11 and 3.12 rules, and
 //     3.13's: every line of the four-line call, calls anchored as `~~~^^^`);
 //   - `py-bt --all --json --source` gives each frame's stripped line as "source", and
@@ -126,7 +126,8 @@ TEST_P(SourceLines, TracebackLinesAsPythonPrintsThem) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, SourceLines,
-                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0", "sid_3.14", "sid_3.15"})),
+                         ::testing::ValuesIn(MatrixCells({"debian_3.11", "3.12.1", "3.13.0", "sid_3.14",
+                                                          "sid_3.15", "built_3.13t"})),
                          MatrixCellName);
 
 // ---- The fixture cores, whose scenario files are in <shared>/fixtures/scenarios here.
