@@ -1,7 +1,7 @@
 // py-heap's free-threaded census (issue 43: a census of 1,000,000 objects at most 1 s and
 // 200 MB more in the debugger) over a synthetic mimalloc heap: a fake CPython 3.11 process
-// (tests/fake_process311.h) given a free-threaded layout, as tests/limits_test.cc's fake
-// mimalloc heaps, whose one thread state's GC heap queues pages of 64-byte blocks in 32 MiB
+// (tests/fake_process311.h) with the fake mimalloc heaps of tests/fake_mimalloc.h (as
+// tests/limits_test.cc's), whose one thread state's GC heap queues pages of 64-byte blocks in 32 MiB
 // segments, every block a tracked object of one of four classes and one in 50 freed (on the
 // page's free list). Runs TakeHeapCensus (the walk of core/heap/mimalloc_heaps.h and the count)
 // and prints its time and the process's peak RSS before and after.
@@ -16,11 +16,13 @@
 #include "core/heap/heap_census.h"
 #include "core/objects/values.h"
 #include "core/target/memory.h"
+#include "tests/fake_mimalloc.h"
 #include "tests/fake_process311.h"
 
 namespace {
 
 using pyunwind::Layout;
+using pyunwind::testing::FakeMimallocHeaps;
 using pyunwind::testing::fake311::Process;
 
 double PeakRssMiB() {
@@ -30,28 +32,15 @@ double PeakRssMiB() {
 }
 
 constexpr uint64_t kSegments = 0x7e0000000000;  // 32 MiB-aligned
-constexpr uint64_t kBlock = 64;
 constexpr uint16_t kBlocksPerPage = 1000;  // of the 1021 a 64 KiB slice holds past its start
 constexpr uint64_t kPagesPerSegment = 500;  // slices 1-500 of 512
 
 class MimallocHeap {
  public:
-  explicit MimallocHeap(uint64_t objects) : p(16 << 20), layout(p.layout) {
+  explicit MimallocHeap(uint64_t objects) : p(16 << 20), heaps(p) {
     p.AddSymbols();
-    layout.free_threaded = true;
-    layout.object.ob_type = 24;
-    layout.gc.head_size = 0;
-    layout.mimalloc.tstate_heaps = 64;
+    const Layout& layout = heaps.layout();
     const Layout::Mimalloc& m = layout.mimalloc;
-    tstate = p.heap.Alloc(64 + m.heap_count * m.heap_size + m.tld_size + 64);
-    const uint64_t tld = Heap(m.heap_count);
-    for (int32_t id = 0; id < m.heap_count; ++id) {
-      p.target.PutU64(Heap(id) + m.heap_tld, tld);
-      p.target.Put<uint8_t>(Heap(id) + m.heap_tag, uint8_t(id));
-    }
-    p.target.Put<int32_t>(tld + m.tld_size, 1);  // initialized
-    const uint64_t pool = p.interp + p.layout.interp.size - 72;  // no abandoned segment
-    p.target.PutU64(tld + m.tld_abandoned_pool, pool);
     for (const char* name : {"Record", "Node", "Edge", "Leaf"}) {
       const uint64_t type = p.objects.Type(name);
       p.target.Put<int64_t>(type + layout.type.tp_basicsize, 48);
@@ -72,41 +61,27 @@ class MimallocHeap {
     }
   }
 
-  uint64_t Heap(int32_t id) const {
-    return tstate + 64 + uint64_t(id) * uint64_t(layout.mimalloc.heap_size);
-  }
-
   // Slice `slice` of `segment` as a page of `used` tracked objects and its freed blocks,
   // queued after `after` (0: first in queue 0 of the GC heap).
   uint64_t AddPage(uint64_t segment, uint64_t slice, uint64_t used, uint64_t after) {
-    const Layout::Mimalloc& m = layout.mimalloc;
-    const uint64_t page = segment + m.segment_slices + slice * m.page_size;
     const uint16_t capacity = uint16_t(used + used / (50 - 1));
-    p.target.Put<uint32_t>(page + m.page_slice_count, 1);
-    p.target.Put<uint16_t>(page + m.page_capacity, capacity);
-    p.target.Put<uint32_t>(page + m.page_used, uint32_t(used));
-    p.target.Put<uint32_t>(page + m.page_block_size, kBlock);
-    p.target.PutU64(page + m.page_heap, Heap(m.heap_gc));
-    const uint64_t first = segment + (slice << m.slice_shift) + 3 * kBlock;
+    const uint64_t page = heaps.AddPage(segment, slice, capacity, uint32_t(used), after);
     uint64_t free_list = 0;
     for (uint16_t i = 0; i < capacity; ++i) {
-      const uint64_t block = first + i * kBlock;
+      const uint64_t block = heaps.Block(segment, slice, i);
       if (i % 50 == 49) {  // freed: on the free list
         p.target.PutU64(block, free_list);
         free_list = block;
         continue;
       }
-      p.target.PutU64(block + layout.object.ob_type, types[i % types.size()]);
-      p.target.Put<uint8_t>(block + m.object_gc_bits, m.tracked_bit);
+      heaps.Track(block, types[i % types.size()]);
     }
-    p.target.PutU64(page + m.page_free, free_list);
-    p.target.PutU64(after ? after + m.page_next : Heap(m.heap_gc) + m.heap_pages, page);
+    p.target.PutU64(page + heaps.layout().mimalloc.page_free, free_list);
     return page;
   }
 
   Process p;
-  Layout layout;
-  uint64_t tstate = 0;
+  FakeMimallocHeaps heaps;
   std::vector<uint64_t> types;
 };
 
@@ -118,9 +93,9 @@ int main(int argc, char** argv) {
   const double rss_before = PeakRssMiB();
   const auto start = std::chrono::steady_clock::now();
   pyunwind::RemoteMemory memory(heap.p.target, pyunwind::kMaxBytesReadForHeap);
-  pyunwind::ObjectReader reader(memory, heap.layout);
+  pyunwind::ObjectReader reader(memory, heap.heaps.layout());
   pyunwind::ValueFormatter types(reader);
-  auto census = pyunwind::TakeHeapCensus(reader, types, {{heap.p.interp, {heap.tstate}}});
+  auto census = pyunwind::TakeHeapCensus(reader, types, {{heap.p.interp, {heap.heaps.tstate()}}});
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   const double rss_after = PeakRssMiB();

@@ -27,6 +27,7 @@
 #include "core/walk/locals.h"
 #include "core/objects/remote_collections.h"
 #include "core/pysource/source_file.h"
+#include "tests/fake_mimalloc.h"
 #include "tests/fake_process311.h"
 #include "tests/temp_dir.h"
 
@@ -35,6 +36,7 @@ namespace {
 
 using Json = nlohmann::json;
 using namespace testing::fake311;
+using testing::FakeMimallocHeaps;
 
 class Limits : public Process {
  public:
@@ -730,6 +732,38 @@ class HeapLists {
     p_.target.PutU64(from, to);
     p_.target.PutU64(to + 8, from);
   }
+  // A new untracked float (24 bytes), of one float type made on first use.
+  uint64_t Float() {
+    const Layout& l = p_.layout;
+    if (float_type_ == 0) {
+      float_type_ = Type("float");
+      p_.target.Put<int64_t>(float_type_ + l.type.tp_basicsize, 24);
+      p_.target.PutU64(float_type_ + l.type.tp_flags, 0);
+    }
+    const uint64_t number = p_.heap.Alloc(24);
+    p_.target.PutU64(number, 1);
+    p_.target.PutU64(number + 8, float_type_);
+    return number;
+  }
+  // A tracked tuple of `items`, list 0's one object: its PyGC_Head.
+  uint64_t OnlyTuple(const std::vector<uint64_t>& items) {
+    const Layout& l = p_.layout;
+    const uint64_t tuple = Type("tuple");
+    p_.target.Put<int64_t>(tuple + l.type.tp_basicsize, 24);
+    p_.target.Put<int64_t>(tuple + l.type.tp_itemsize, 8);
+    p_.target.PutU64(tuple + l.type.tp_flags, (1u << 14) | (1u << 26));
+    const uint64_t node = p_.heap.Alloc(16 + 24 + 8 * items.size());
+    p_.target.PutU64(node + 16, 1);
+    p_.target.PutU64(node + 24, tuple);
+    p_.target.Put<int64_t>(node + 16 + l.tuple.ob_size, int64_t(items.size()));
+    for (size_t i = 0; i < items.size(); ++i) {
+      p_.target.PutU64(node + 16 + l.tuple.ob_item + 8 * i, items[i]);
+    }
+    Link(Head(0), node);
+    Link(node, Head(0));
+    tails_[0] = node;
+    return node;
+  }
   HeapCensus Take(const HeapOptions& options, const WorkBudget::Amounts& work =
                                                   WorkBudget::kDefaultLimits) {
     RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
@@ -743,6 +777,7 @@ class HeapLists {
  private:
   Limits& p_;
   uint64_t tails_[4] = {};
+  uint64_t float_type_ = 0;
 };
 
 // One list at and over its cap (lowered through HeapOptions: 2^27 real objects would be 4 GiB
@@ -798,28 +833,10 @@ TEST(Limits, HeapUntrackedObjectsAtAndOverTheCap) {
     SCOPED_TRACE(distinct);
     Limits p(1 << 20);
     HeapLists lists(p);
-    const Layout& l = p.layout;
-    const uint64_t tuple = lists.Type("tuple");
-    p.target.Put<int64_t>(tuple + l.type.tp_basicsize, 24);
-    p.target.Put<int64_t>(tuple + l.type.tp_itemsize, 8);
-    p.target.PutU64(tuple + l.type.tp_flags, (1u << 14) | (1u << 26));
-    const uint64_t float_type = lists.Type("float");
-    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
-    p.target.PutU64(float_type + l.type.tp_flags, 0);
-    const uint64_t big = p.heap.Alloc(16 + 24 + 8 * (distinct + 1));
-    p.target.PutU64(big + 16, 1);
-    p.target.PutU64(big + 24, tuple);
-    p.target.Put<int64_t>(big + 16 + l.tuple.ob_size, int64_t(distinct + 1));
     std::vector<uint64_t> floats;
-    for (size_t i = 0; i < distinct; ++i) {
-      floats.push_back(p.heap.Alloc(24));
-      p.target.PutU64(floats.back(), 1);
-      p.target.PutU64(floats.back() + 8, float_type);
-      p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * i, floats.back());
-    }
-    p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * distinct, floats[0]);
-    lists.Link(lists.Head(0), big);  // the generation's one object
-    lists.Link(big, lists.Head(0));
+    for (size_t i = 0; i < distinct; ++i) floats.push_back(lists.Float());
+    floats.push_back(floats[0]);  // counted once
+    lists.OnlyTuple(floats);
     HeapOptions options;
     options.max_owned_objects = 5;
     const HeapCensus census = lists.Take(options);
@@ -855,26 +872,9 @@ TEST(Limits, HeapUntrackedEntriesAtAndOverTheCap) {
     SCOPED_TRACE(cap);
     Limits p(1 << 20);
     HeapLists lists(p);
-    const Layout& l = p.layout;
-    const uint64_t tuple = lists.Type("tuple");
-    p.target.Put<int64_t>(tuple + l.type.tp_basicsize, 24);
-    p.target.Put<int64_t>(tuple + l.type.tp_itemsize, 8);
-    p.target.PutU64(tuple + l.type.tp_flags, (1u << 14) | (1u << 26));
-    const uint64_t float_type = lists.Type("float");
-    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
-    p.target.PutU64(float_type + l.type.tp_flags, 0);
-    const uint64_t big = p.heap.Alloc(16 + 24 + 8 * 6);
-    p.target.PutU64(big + 16, 1);
-    p.target.PutU64(big + 24, tuple);
-    p.target.Put<int64_t>(big + 16 + l.tuple.ob_size, 6);
-    for (size_t i = 0; i < 6; ++i) {
-      const uint64_t number = p.heap.Alloc(24);
-      p.target.PutU64(number, 1);
-      p.target.PutU64(number + 8, float_type);
-      p.target.PutU64(big + 16 + l.tuple.ob_item + 8 * i, number);
-    }
-    lists.Link(lists.Head(0), big);
-    lists.Link(big, lists.Head(0));
+    std::vector<uint64_t> floats;
+    for (size_t i = 0; i < 6; ++i) floats.push_back(lists.Float());
+    lists.OnlyTuple(floats);
     lists.AddObjects(1, lists.Type("Thing"), 3);  // walked after the tuple
     HeapOptions options;
     options.max_owned_entries = cap;
@@ -902,9 +902,6 @@ TEST(Limits, HeapSlotsAtAndOverTheCap) {
     Limits p(4 << 20);
     HeapLists lists(p);
     const Layout& l = p.layout;
-    const uint64_t float_type = lists.Type("float");
-    p.target.Put<int64_t>(float_type + l.type.tp_basicsize, 24);
-    p.target.PutU64(float_type + l.type.tp_flags, 0);
     const uint64_t slotted = lists.Type("Slotted");
     p.target.Put<int64_t>(slotted + l.type.tp_basicsize, 32);  // PyObject_HEAD, two slots
     p.target.PutU64(slotted + l.type.tp_flags, kHaveGcFlag | kHeapTypeFlag);
@@ -921,12 +918,7 @@ TEST(Limits, HeapSlotsAtAndOverTheCap) {
       const uint64_t node = p.heap.Alloc(16 + 32);
       p.target.PutU64(node + 16, 1);
       p.target.PutU64(node + 24, slotted);
-      for (uint64_t i = 0; i < 2; ++i) {
-        const uint64_t number = p.heap.Alloc(24);
-        p.target.PutU64(number, 1);
-        p.target.PutU64(number + 8, float_type);
-        p.target.PutU64(node + 16 + 16 + 8 * i, number);
-      }
+      for (uint64_t i = 0; i < 2; ++i) p.target.PutU64(node + 16 + 16 + 8 * i, lists.Float());
       lists.Link(previous, node);
       previous = node;
     }
@@ -1198,58 +1190,29 @@ TEST(Limits, HeapCensusStopsWithTheWorkBudget) {
       "incomplete...truncated"});
 }
 
-// A free-threaded interpreter's mimalloc heaps (core/heap/mimalloc_heaps.h), faked on the
-// 3.11 process: one thread state whose GC heap lists pages of a segment at kSegment, each page
-// one 64 KiB slice of blocks of 64 bytes, each a free-threaded object header (ob_gc_bits at 11,
-// ob_type at 24).
+// The fake mimalloc heaps (tests/fake_mimalloc.h) with the first slices of a segment at
+// kSegment mapped, every block AddPage makes a tracked Thing.
 class MimallocHeaps {
  public:
   static constexpr uint64_t kSegment = 0x7e0000000000;  // 32 MiB-aligned
-  static constexpr uint64_t kBlock = 64;
+  static constexpr uint64_t kBlock = FakeMimallocHeaps::kBlock;
 
-  explicit MimallocHeaps(Limits& p) : p_(p), lists_(p), layout_(p.layout) {
-    layout_.free_threaded = true;
-    layout_.object.ob_type = 24;
-    layout_.gc.head_size = 0;
-    layout_.mimalloc.tstate_heaps = 64;
-    const Layout::Mimalloc& m = layout_.mimalloc;
-    tstate_ = p.heap.Alloc(64 + m.heap_count * m.heap_size + m.tld_size + 64);
-    const uint64_t tld = Heap(m.heap_count);
-    for (int32_t id = 0; id < m.heap_count; ++id) {
-      p.target.PutU64(Heap(id) + m.heap_tld, tld);
-      p.target.Put<uint8_t>(Heap(id) + m.heap_tag, uint8_t(id));
-    }
-    p.target.Put<int32_t>(tld + m.tld_size, 1);  // initialized
-    // An empty pool of abandoned segments inside the interpreter state.
-    pool_ = p.interp + p.layout.interp.size - 72;
-    p.target.PutU64(tld + m.tld_abandoned_pool, pool_);
-    p.target.Map(kSegment, 8 * (1 << m.slice_shift));
+  explicit MimallocHeaps(Limits& p) : p_(p), lists_(p), heaps_(p) {
+    p.target.Map(kSegment, 8 * (1 << layout().mimalloc.slice_shift));
     thing_ = lists_.Type("Thing");
   }
-  uint64_t Heap(int32_t id) const {
-    return tstate_ + 64 + uint64_t(id) * uint64_t(layout_.mimalloc.heap_size);
-  }
+  uint64_t Heap(int32_t id) const { return heaps_.Heap(id); }
   // Slice `slice` (1-7) as a page of `capacity` blocks, every one a tracked Thing, queued after
   // `after` (0: first in queue 0 of the GC heap). Returns the page.
   uint64_t AddPage(int slice, uint16_t capacity, uint64_t after = 0) {
-    const Layout::Mimalloc& m = layout_.mimalloc;
-    const uint64_t page = kSegment + m.segment_slices + uint64_t(slice) * m.page_size;
-    p_.target.Put<uint32_t>(page + m.page_slice_count, 1);
-    p_.target.Put<uint16_t>(page + m.page_capacity, capacity);
-    p_.target.Put<uint32_t>(page + m.page_used, capacity);
-    p_.target.Put<uint32_t>(page + m.page_block_size, kBlock);
-    p_.target.PutU64(page + m.page_heap, Heap(m.heap_gc));
-    for (uint16_t i = 0; i < capacity; ++i) {
-      p_.target.PutU64(Block(page, i) + layout_.object.ob_type, thing_);
-      p_.target.Put<uint8_t>(Block(page, i) + m.object_gc_bits, m.tracked_bit);
-    }
-    p_.target.PutU64(after ? after + m.page_next : Heap(m.heap_gc) + m.heap_pages, page);
+    const uint64_t page = heaps_.AddPage(kSegment, uint64_t(slice), capacity, capacity, after);
+    for (uint16_t i = 0; i < capacity; ++i) heaps_.Track(Block(page, i), thing_);
     return page;
   }
-  // Block i of a page made by AddPage: small blocks start three blocks into their slice.
+  // Block i of a page made by AddPage.
   uint64_t Block(uint64_t page, uint64_t i) const {
-    const uint64_t slice = (page - kSegment - layout_.mimalloc.segment_slices) / layout_.mimalloc.page_size;
-    return kSegment + (slice << layout_.mimalloc.slice_shift) + 3 * kBlock + i * kBlock;
+    const Layout::Mimalloc& m = layout().mimalloc;
+    return heaps_.Block(kSegment, (page - kSegment - m.segment_slices) / m.page_size, i);
   }
   // Links blocks into one of the page's free lists (`list`: a Layout::Mimalloc offset).
   void FreeList(uint64_t page, int32_t list, const std::vector<uint64_t>& blocks, uint64_t flags = 0) {
@@ -1262,7 +1225,7 @@ class MimallocHeaps {
   // slices: the segment's own, then a page of `tracked` objects of the GC heap, then one of the
   // non-GC object heap (not looked at). Returns the segment.
   uint64_t AbandonSegment(uint16_t tracked) {
-    const Layout::Mimalloc& m = layout_.mimalloc;
+    const Layout::Mimalloc& m = layout().mimalloc;
     const uint64_t segment = kSegment + (uint64_t{1} << m.segment_shift);
     p_.target.Map(segment, 3 * (1 << m.slice_shift));
     p_.target.PutU64(segment + m.segment_slice_entries, 3);
@@ -1275,31 +1238,27 @@ class MimallocHeaps {
       p_.target.Put<uint32_t>(page + m.page_used, blocks);
       p_.target.Put<uint32_t>(page + m.page_block_size, kBlock);
       for (uint16_t i = 0; slice != 0 && i < blocks; ++i) {
-        const uint64_t block = segment + (uint64_t(slice) << m.slice_shift) + 3 * kBlock + i * kBlock;
-        p_.target.PutU64(block + layout_.object.ob_type, thing_);
-        p_.target.Put<uint8_t>(block + m.object_gc_bits, m.tracked_bit);
+        heaps_.Track(heaps_.Block(segment, uint64_t(slice), i), thing_);
       }
     }
-    p_.target.PutU64(pool_ + m.pool_abandoned, segment | 5);
+    p_.target.PutU64(heaps_.pool() + m.pool_abandoned, segment | 5);
     return segment;
   }
   HeapCensus Take(const HeapOptions& options = {},
                   const WorkBudget::Amounts& work = WorkBudget::kDefaultLimits) {
     RemoteMemory memory(p_.target, kMaxBytesReadForHeap, work);
-    ObjectReader reader(memory, layout_);
+    ObjectReader reader(memory, layout());
     ValueFormatter types(reader);
-    auto census = TakeHeapCensus(reader, types, {{p_.interp, {tstate_}}}, options);
+    auto census = TakeHeapCensus(reader, types, {{p_.interp, {heaps_.tstate()}}}, options);
     EXPECT_TRUE(census.ok()) << census.error().message;
     return census.ok() ? *census : HeapCensus{};
   }
-  const Layout& layout() const { return layout_; }
+  const Layout& layout() const { return heaps_.layout(); }
 
  private:
   Limits& p_;
   HeapLists lists_;
-  Layout layout_;
-  uint64_t tstate_ = 0;
-  uint64_t pool_ = 0;
+  FakeMimallocHeaps heaps_;
   uint64_t thing_ = 0;
 };
 
