@@ -70,8 +70,8 @@ bool MethodQualnames::RunsCode(uint64_t dict, const std::string& name, uint64_t 
   auto function = collections_.DictGetString(dict, name);
   if (!function.ok() || *function == 0 || !Aligned(*function)) return false;
   // Told by the code it runs, not by its type's name (which a core alone may lack).
-  auto code = objects_.memory().ReadPointer(*function +
-                                            static_cast<uint64_t>(objects_.layout().function.func_code));
+  const auto func_code = static_cast<uint64_t>(objects_.layout().function.func_code);
+  auto code = objects_.memory().ReadPointer(*function + func_code);
   return code && *code == code_address;
 }
 
