@@ -14,7 +14,8 @@ namespace pyunwind_lldb {
 // Reads `size` bytes at load address `address` from the file of the module section LLDB has
 // loaded there, only where that section (its outermost segment) is readable and not writable
 // (a writable one may have changed since the file was mapped) and its file holds all the
-// bytes asked for. False where any of that does not hold.
+// bytes asked for, or the rest of them lie on the segment's last page (the file's next bytes,
+// which that page maps). False where any of that does not hold.
 bool ReadFromReadOnlySection(lldb::SBTarget& target, uint64_t address, void* out, size_t size);
 
 }  // namespace pyunwind_lldb

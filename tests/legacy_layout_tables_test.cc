@@ -183,6 +183,10 @@ std::vector<std::pair<std::string, int32_t>> AllFields(const Layout& l) {
       {"long.ob_digit", l.long_object.ob_digit},
       {"float.ob_fval", l.float_object.ob_fval},
       {"int.ob_ival", l.int_object.ob_ival},
+      {"classic.in_class", l.classic.in_class},
+      {"classic.cl_bases", l.classic.cl_bases},
+      {"classic.cl_dict", l.classic.cl_dict},
+      {"classic.cl_name", l.classic.cl_name},
   };
 }
 
@@ -327,6 +331,11 @@ std::vector<Check> ChecksFor(const Layout& l, const LayoutFacts& f, int minor) {
       {"dict.ma_mask", l.dict.ma_mask, where_declared("PyDictObject", "ma_mask")},
       {"dict.ma_table", l.dict.ma_table, where_declared("PyDictObject", "ma_table")},
       {"int.ob_ival", l.int_object.ob_ival, where_declared("PyIntObject", "ob_ival")},
+      // 2.7's classic classes (3.x has none: no such types).
+      {"classic.in_class", l.classic.in_class, where_declared("PyInstanceObject", "in_class")},
+      {"classic.cl_bases", l.classic.cl_bases, where_declared("PyClassObject", "cl_bases")},
+      {"classic.cl_dict", l.classic.cl_dict, where_declared("PyClassObject", "cl_dict")},
+      {"classic.cl_name", l.classic.cl_name, where_declared("PyClassObject", "cl_name")},
       {"long.ob_size", l.long_object.ob_size, where_declared("struct _longobject", var_size)},
       {"long.ob_digit", l.long_object.ob_digit, where_declared("struct _longobject", "ob_digit")},
       {"float.ob_fval", l.float_object.ob_fval, where_declared("PyFloatObject", "ob_fval")},

@@ -76,8 +76,16 @@ CommandOutput RunPyWaits(const ParsedArgs& args, CommandContext& context) {
   }
   std::vector<std::string> warnings = target.location().warnings;
   for (const std::string& warning : threads->warnings) warnings.push_back(warning);
-  auto tasks = CollectAsyncTasks(target.objects(), target.codes(), *threads);
-  if (!tasks.ok()) warnings.push_back("asyncio tasks not read: " + tasks.error().message);
+  const Layout& layout = target.objects().layout();
+  Result<AsyncSnapshot> tasks = MakeError("no asyncio");
+  if (IsPython2(layout)) {
+    // Not a failure: there are no tasks to wait (2.7's one line says so).
+    warnings.push_back(fmt::format("Python {} has no asyncio: py-waits shows threads only",
+                                   layout.version.MinorString()));
+  } else {
+    tasks = CollectAsyncTasks(target.objects(), target.codes(), *threads);
+    if (!tasks.ok()) warnings.push_back("asyncio tasks not read: " + tasks.error().message);
+  }
   WaitReport report = CollectWaits(target.objects(), target.codes(), *threads,
                                    tasks.ok() ? &*tasks : nullptr,
                                    LoopClockNow(context.target.LocalProcessId()));

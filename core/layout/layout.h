@@ -551,7 +551,21 @@ struct Layout {
     const char* ident_attribute = "_ident";
     const char* main_thread = "_main_thread";
     bool main_thread_is_bound_method = false;
+    // The C lock type under threading.Lock (2.7: module `thread`), and the attribute of the
+    // pure-Python RLock (threading._RLock: 2.7's only RLock, 3.x's fallback) naming its
+    // owner's ident.
+    const char* lock_type = "_thread.lock";
+    const char* rlock_owner_attribute = "_owner";
   } threading;
+
+  // 2.7's classic (old-style) classes: PyInstanceObject { PyObject_HEAD; in_class; in_dict;
+  // ... } and PyClassObject { PyObject_HEAD; cl_bases; cl_dict; cl_name; ... }.
+  struct ClassicClass {
+    int32_t in_class = kAbsent;
+    int32_t cl_bases = kAbsent;
+    int32_t cl_dict = kAbsent;
+    int32_t cl_name = kAbsent;
+  } classic;
 };
 
 // CPython 2's object model: PyStringObject (bytes) and PyUnicodeObject, int beside long.

@@ -95,6 +95,12 @@ void AddFacts(Layout& l) {
   l.threading.ident_attribute = "_Thread__ident";
   l.threading.main_thread = "_shutdown";
   l.threading.main_thread_is_bound_method = true;
+  l.threading.lock_type = "thread.lock";
+  l.threading.rlock_owner_attribute = "_RLock__owner";
+  l.classic.in_class = 16;
+  l.classic.cl_bases = 16;
+  l.classic.cl_dict = 24;
+  l.classic.cl_name = 32;
 }
 
 }  // namespace

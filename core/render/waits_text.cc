@@ -29,7 +29,11 @@ std::string HoldersText(const std::vector<WaitParty>& holders) {
 // The object waited on as the text names it: "RLock 0x...", "Event 0x...".
 std::string ObjectText(const WaitTarget& target) {
   static const std::map<std::string_view, std::string_view> kShortTypes = {
-      {"_thread.RLock", "RLock"}, {"_thread.lock", "Lock"}};
+      {"_thread.RLock", "RLock"}, {"_thread.lock", "Lock"},
+      // 2.7's lock type, and its threading classes behind factory functions.
+      {"thread.lock", "Lock"}, {"_RLock", "RLock"}, {"_Event", "Event"},
+      {"_Condition", "Condition"}, {"_Semaphore", "Semaphore"},
+      {"_BoundedSemaphore", "BoundedSemaphore"}};
   auto short_type = kShortTypes.find(target.type);
   const std::string type = short_type != kShortTypes.end() ? std::string(short_type->second)
                            : target.type.empty()          ? std::string("object")

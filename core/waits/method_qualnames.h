@@ -1,7 +1,8 @@
 // The qualified names py-waits tells stdlib waits by ("Thread.join", "Condition.wait"). 3.11+
 // code objects state theirs (co_qualname); before 3.11 code records its bare name ("join",
 // "wait"), so a method's is found from the frame's `self`: the function along type(self)'s
-// MRO whose code the frame runs, and that function's __qualname__.
+// MRO whose code the frame runs, and that function's __qualname__ (2.7, which has none: its
+// class's name and its own; a classic class's instance: along its class and bases).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +30,10 @@ class MethodQualnames {
   // The __qualname__ of the function of self's class (or a base) that runs `code_address`
   // under the name `name`; "" when none does.
   std::string MethodQualname(uint64_t self, uint64_t code_address, const std::string& name);
+  // The same for 2.7's instance of a classic class (Queue.Queue): "Class.name".
+  std::string ClassicMethodQualname(uint64_t self, uint64_t code_address, const std::string& name);
+  // Whether the class dict `dict` maps `name` to a function running `code_address`.
+  bool RunsCode(uint64_t dict, const std::string& name, uint64_t code_address);
 
   ObjectReader& objects_;
   RemoteCollections collections_;

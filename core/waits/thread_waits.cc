@@ -18,17 +18,23 @@
 namespace pyunwind {
 namespace {
 
+// 2.7's queue module is Queue.py.
 bool IsStdlibWaitFile(std::string_view filename) {
-  return filename.ends_with("/threading.py") || filename.ends_with("/queue.py");
+  return filename.ends_with("/threading.py") || filename.ends_with("/queue.py") ||
+         filename.ends_with("/Queue.py");
 }
 
-// The stdlib functions that wait, by qualname, and the kind of their wait.
+// The stdlib functions that wait, by qualname, and the kind of their wait. 2.7's threading
+// classes are private ones behind factory functions (threading.Event() is an _Event), and its
+// RLock is the pure-Python _RLock (3.x's fallback too), which waits on a plain lock inside.
 const char* StdlibWaitKind(std::string_view qualname) {
   static constexpr std::pair<std::string_view, const char*> kWaits[] = {
       {"Thread.join", "join"},        {"Event.wait", "event"},
       {"Condition.wait", "condition"}, {"Condition.wait_for", "condition"},
       {"Semaphore.acquire", "semaphore"}, {"Barrier.wait", "barrier"},
-      {"Queue.get", "queue_get"},     {"Queue.put", "queue_put"}};
+      {"Queue.get", "queue_get"},     {"Queue.put", "queue_put"},
+      {"_Event.wait", "event"},       {"_Condition.wait", "condition"},
+      {"_Semaphore.acquire", "semaphore"}, {"_RLock.acquire", "rlock"}};
   for (const auto& [name, kind] : kWaits) {
     if (qualname == name) return kind;
   }
@@ -202,6 +208,22 @@ class ThreadWaitReader {
     target.address = SelfOf(*found);
     if (target.address == 0) return target;
     if (auto type = objects_.TypeName(target.address); type.ok()) target.type = *type;
+    if (target.type == "instance" && objects_.layout().classic.in_class != kAbsent) {
+      // 2.7's classic instance (Queue.Queue): named by its class, as the qualname found it.
+      target.type = found_qualname.substr(0, found_qualname.rfind('.'));
+    }
+    if (target.kind == "rlock") {
+      // The owner's ident; None while free.
+      auto owner = collections_.InstanceAttribute(
+          target.address, objects_.layout().threading.rlock_owner_attribute);
+      if (owner.ok() && *owner != 0) {
+        if (auto ident = objects_.ReadInt(*owner); ident.ok() && *ident != 0) {
+          target.held_by = std::vector<WaitParty>{PartyOfIdent(static_cast<uint64_t>(*ident))};
+        } else if (auto type = objects_.TypeName(*owner); type.ok() && *type == "NoneType") {
+          target.held_by.emplace();
+        }
+      }
+    }
     if (target.kind == "join") {
       // The joined Thread's _ident: the thread that ends the wait by ending.
       auto ident = collections_.InstanceAttribute(target.address,
@@ -246,7 +268,9 @@ class ThreadWaitReader {
     auto type = objects_.TypeName(lock);
     if (!type.ok()) return std::nullopt;
     const std::string detail = frame.calling ? *frame.calling : qualnames_.Of(frame) + ": with";
-    if (*type == "_thread.lock") return WaitTarget{"lock", lock, *type, std::nullopt, detail};
+    if (*type == objects_.layout().threading.lock_type) {
+      return WaitTarget{"lock", lock, *type, std::nullopt, detail};
+    }
     if (*type != "_thread.RLock") return std::nullopt;
     WaitTarget target{"rlock", lock, *type, std::nullopt, detail};
     const int32_t owner_offset = objects_.layout().rlock.owner;
@@ -264,7 +288,9 @@ class ThreadWaitReader {
     auto type = objects_.TypeName(value);
     if (!type.ok() || *type != "method_descriptor") return false;
     auto repr = CalleeRepr(objects_, value);
-    return repr.ok() && *repr && **repr == "<method '" + std::string(method) + "' of '_thread.lock' objects>";
+    return repr.ok() && *repr &&
+           **repr == "<method '" + std::string(method) + "' of '" +
+                          objects_.layout().threading.lock_type + "' objects>";
   }
 
   // The lock whose bound __exit__ `value` is (<built-in method __exit__ of _thread.lock
@@ -274,9 +300,9 @@ class ThreadWaitReader {
     auto type = objects_.TypeName(value);
     if (!type.ok() || *type != "builtin_function_or_method") return 0;
     auto repr = CalleeRepr(objects_, value);
-    if (!repr.ok() || !*repr || (*repr)->rfind("<built-in method __exit__ of _thread.lock object", 0) != 0) {
-      return 0;
-    }
+    const std::string exit = std::string("<built-in method __exit__ of ") +
+                             objects_.layout().threading.lock_type + " object";
+    if (!repr.ok() || !*repr || (*repr)->rfind(exit, 0) != 0) return 0;
     auto self = objects_.memory().ReadPointer(value + static_cast<uint64_t>(objects_.layout().cfunction.m_self));
     return self ? *self : 0;
   }

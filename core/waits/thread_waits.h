@@ -4,7 +4,8 @@
 // Future.result, future_waits.h), else the C call the
 // innermost frame is making (a Lock or RLock's acquire or __enter__, time.sleep, select,
 // socket reads), else the GIL. An RLock names its owner thread; a join, the thread it joins;
-// the GIL, its holder.
+// the GIL, its holder. 2.7's threading is Python over thread.lock: its _RLock.acquire,
+// _Event.wait, ... are stdlib waits too (the _RLock's owner: its _RLock__owner ident).
 #pragma once
 
 #include <string>

@@ -3,6 +3,11 @@
 usage: python waits.py TRUTH_JSON          (the deadlocks)
        python waits_calm.py TRUTH_JSON     (the same module, nothing deadlocked)
 
+Runs on CPython 2.7 and 3.6+ (2.7's threading is Python on top of thread.lock: its RLock,
+Condition, Event and Semaphore are the classes _RLock, ... of threading.py, its queue module
+Queue; each thread records its ident with thread.get_ident and its OS thread id itself,
+legacy_truth.py). The tasks (waits_tasks.py) run from 3.8 on; 2.7 has no Barrier either.
+
 deadlocks:
   worker-1   holds RLock R1 (`with`), then enters `with R2:`           } an RLock-order
   worker-2   holds RLock R2 (`with`), then calls R1.acquire()           } deadlock
@@ -21,7 +26,7 @@ deadlocks:
              like loop-main; task "kept" awaits a future a global holds (both wakeable)
   main       holds PLAIN, writes the truth, sleeps
 calm: main sleeps; "busy" spins in Python; "sleeper" is in time.sleep; "event", "condition",
-"semaphore", "barrier", "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
+"semaphore", "barrier" (3.x), "queue-get" and "queue-put" wait in Event.wait, Condition.wait,
 Semaphore.acquire, Barrier.wait, Queue.get (empty) and Queue.put (full), none ever released;
 "loop" runs a loop whose tasks sleep or wait on an Event. No cycle.
 
@@ -34,35 +39,59 @@ the least (kind, id), threads before tasks. Task "sleeper" has "sleep": {"delay"
 (its TimerHandle's _when, on the loop's clock). Each task but those awaiting a task has
 "nothing_can_wake": whether nothing but the task holds the future it awaits.
 """
-import asyncio
+from __future__ import print_function
+
 import sys
 import threading
 import time
 
-from scenario_truth import native_thread_id, truth_of, write_truth
+if sys.version_info[0] == 2:
+    import Queue as queue
+    from legacy_truth import get_ident, gettid as native_thread_id, truth_of, write_truth
+else:
+    import queue
+    from threading import get_ident
+    from scenario_truth import native_thread_id, truth_of, write_truth
 
 THREADS = {}  # name -> [ident, native_id, waits, address, held_by]
-TASKS = {}    # name -> task
 READY = threading.Semaphore(0)
-ALOCK = []  # the asyncio.Lock of the deadlocks' loop
-KEPT = []  # the future task "kept" awaits, which anyone could set through this list
-SLEEP_SECONDS = 3600  # task "sleeper"'s asyncio.sleep
-# Tasks are named from 3.8 on (and asyncio.run is 3.7+): on 3.6 and 3.7 no loop is run, the
-# truth has no tasks, and its cycles are the threads' three.
+# Tasks are named from 3.8 on (and asyncio.run is 3.7+): on 2.7, 3.6 and 3.7 no loop is run,
+# the truth has no tasks, and its cycles are the threads' three.
 WITH_TASKS = sys.version_info >= (3, 8)
+if WITH_TASKS:
+    import waits_tasks
 
 
 def note(name, waits, address=None, held_by=None):
-    THREADS[name] = [threading.get_ident(), native_thread_id(), waits,
+    THREADS[name] = [get_ident(), native_thread_id(), waits,
                      None if address is None else "%#x" % address, held_by]
+
+
+def start_thread(target, args, name):
+    thread = threading.Thread(target=target, args=args, name=name)
+    thread.daemon = True  # 2.7's Thread takes no daemon= argument
+    thread.start()
+    return thread
+
+
+class BothHeld(object):
+    """Where the two halves of a lock-order deadlock meet once each holds its first lock
+    (threading.Barrier(2), which 2.7 lacks)."""
+
+    def __init__(self):
+        self.arrived = [threading.Semaphore(0), threading.Semaphore(0)]
+
+    def wait(self, half):
+        self.arrived[half].release()
+        self.arrived[1 - half].acquire()
 
 
 def lock_order(kind, held, wanted, other, both_held, enters_with):
     """Half of a lock-order deadlock: holds `held` in a `with` block (which names the holder of
     a plain Lock), then waits for `wanted`, which thread `other` holds: entering `with wanted:`
-    (enters_with) or in wanted.acquire()."""
+    (enters_with, the first half) or in wanted.acquire()."""
     with held:
-        both_held.wait()
+        both_held.wait(0 if enters_with else 1)
         note(threading.current_thread().name, kind, id(wanted), [other])
         READY.release()
         if enters_with:
@@ -80,8 +109,7 @@ def joinee(r3):
 
 def joiner(r3):
     r3.acquire()
-    other = threading.Thread(target=joinee, args=(r3,), name="joinee", daemon=True)
-    other.start()
+    other = start_thread(joinee, (r3,), "joinee")
     note("joiner", "join", id(other), ["joinee"])
     READY.release()
     other.join()  # parked
@@ -93,66 +121,11 @@ def lock_waiter(plain):
     plain.acquire()  # parked
 
 
-async def await_task(name):
-    while name not in TASKS:
-        await asyncio.sleep(0)
-    await TASKS[name]
-
-
-async def hold_lock(lock):
-    async with lock:
-        while "lock-waiter" not in TASKS:
-            await asyncio.sleep(0)
-        await TASKS["lock-waiter"]
-
-
-async def wait_lock(lock):
-    async with lock:
-        pass
-
-
-async def forgotten():
-    await asyncio.get_running_loop().create_future()  # handed to no one
-
-
-async def give():
-    future = asyncio.get_running_loop().create_future()
-    TASKS["taker"] = asyncio.get_running_loop().create_task(take(future), name="taker")
-    await asyncio.Event().wait()  # holds `future`, which "taker" awaits
-
-
-async def take(future):
-    await future
-
-
-async def keep():
-    KEPT.append(asyncio.get_running_loop().create_future())
-    await KEPT[0]
-
-
-async def loop_main(deadlocks):
-    loop = asyncio.get_running_loop()
-    if deadlocks:
-        TASKS["a"] = loop.create_task(await_task("b"), name="a")
-        TASKS["b"] = loop.create_task(await_task("a"), name="b")
-        ALOCK.append(asyncio.Lock())
-        TASKS["lock-holder"] = loop.create_task(hold_lock(ALOCK[0]), name="lock-holder")
-        await asyncio.sleep(0)  # the holder takes the lock
-        TASKS["lock-waiter"] = loop.create_task(wait_lock(ALOCK[0]), name="lock-waiter")
-        for name, coroutine in (("forgotten", forgotten), ("giver", give), ("kept", keep)):
-            TASKS[name] = loop.create_task(coroutine(), name=name)
-    TASKS["sleeper"] = loop.create_task(asyncio.sleep(SLEEP_SECONDS), name="sleeper")
-    TASKS["loop-main"] = asyncio.current_task()
-    TASKS["loop-main"].set_name("loop-main")
-    for _ in range(5):
-        await asyncio.sleep(0)
-    note("loop", "io")
-    READY.release()
-    await asyncio.Event().wait()
-
-
 def run_loop(deadlocks):
-    asyncio.run(loop_main(deadlocks))
+    def parked():
+        note("loop", "io")
+        READY.release()
+    waits_tasks.run_loop(deadlocks, parked)
 
 
 def busy():
@@ -177,60 +150,22 @@ def stdlib_waiter(kind, obj, wait):
 
 
 def stdlib_waiters():
-    import queue
     condition, full = threading.Condition(), queue.Queue(1)
     full.put(None)
 
     def in_condition():
         with condition:
             condition.wait()
-    waiters = [("event", threading.Event(), "wait"), ("semaphore", threading.Semaphore(0), "acquire"),
-               ("barrier", threading.Barrier(2), "wait"), ("queue-get", queue.Queue(), "get")]
-    starts = [(name, stdlib_waiter(kind_of, obj, getattr(obj, method)), ())
-              for (name, obj, method), kind_of in zip(waiters, ["event", "semaphore", "barrier", "queue_get"])]
+    waiters = [("event", threading.Event(), "wait", "event"),
+               ("semaphore", threading.Semaphore(0), "acquire", "semaphore"),
+               ("queue-get", queue.Queue(), "get", "queue_get")]
+    if hasattr(threading, "Barrier"):  # 3.2+
+        waiters.append(("barrier", threading.Barrier(2), "wait", "barrier"))
+    starts = [(name, stdlib_waiter(kind, obj, getattr(obj, method)), ())
+              for name, obj, method, kind in waiters]
     starts.append(("condition", stdlib_waiter("condition", condition, in_condition), ()))
     starts.append(("queue-put", stdlib_waiter("queue_put", full, lambda: full.put(None)), ()))
     return starts
-
-
-def sleep_timer(task):
-    """The delay and the deadline (loop time) of the asyncio.sleep `task` is parked in: the
-    TimerHandle of the loop's schedule whose callback sets the task's future."""
-    future = task._fut_waiter
-    for handle in task.get_loop()._scheduled:
-        if handle._args and handle._args[0] is future:
-            return {"delay": SLEEP_SECONDS, "deadline": handle._when}
-    raise AssertionError("no timer of the sleeper's future")
-
-
-def task_truth(deadlocks):
-    tasks = []
-    unwakeable = {"loop-main", "forgotten", "giver"}
-    for name, task in TASKS.items():
-        if name in ("forgotten", "kept", "taker"):
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "future",
-                          "address": "%#x" % id(task._fut_waiter), "held_by": None,
-                          "nothing_can_wake": name in unwakeable})
-            continue
-        if name in ("a", "b"):
-            other = "b" if name == "a" else "a"
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
-                          "held_by": ["%#x" % id(TASKS[other])]})
-        elif name == "lock-holder":
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "task",
-                          "held_by": ["%#x" % id(TASKS["lock-waiter"])]})
-        elif name == "lock-waiter":
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_lock",
-                          "address": "%#x" % id(ALOCK[0]),
-                          "held_by": ["%#x" % id(TASKS["lock-holder"])],
-                          "nothing_can_wake": False})
-        elif name == "sleeper":
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_sleep",
-                          "held_by": None, "sleep": sleep_timer(task), "nothing_can_wake": False})
-        else:
-            tasks.append({"id": "%#x" % id(task), "name": name, "waits": "asyncio_event",
-                          "held_by": None, "nothing_can_wake": name in unwakeable})
-    return tasks
 
 
 def main(mode):
@@ -242,7 +177,7 @@ def main(mode):
     if deadlocks:
         for kind, lock, (one, two) in (("rlock", threading.RLock, ("worker-1", "worker-2")),
                                        ("lock", threading.Lock, ("lock-1", "lock-2"))):
-            first, second, both_held = lock(), lock(), threading.Barrier(2)
+            first, second, both_held = lock(), lock(), BothHeld()
             starts += [(one, lock_order, (kind, first, second, two, both_held, True)),
                        (two, lock_order, (kind, second, first, one, both_held, False))]
         starts += [("joiner", joiner, (threading.RLock(),)), ("lock-waiter", lock_waiter, (plain,))]
@@ -251,30 +186,32 @@ def main(mode):
     if WITH_TASKS:
         starts.append(("loop", run_loop, (deadlocks,)))
     for name, target, args in starts:
-        threading.Thread(target=target, args=args, name=name, daemon=True).start()
+        start_thread(target, args, name)
     for _ in range(len(starts) + (1 if deadlocks else 0)):  # the joinee too
         READY.acquire()
     time.sleep(0.5)  # each thread from its note() into the wait it is parked in
     note("main", "sleep")
-    idents = {name: entry[0] for name, entry in THREADS.items()}
+    idents = dict((name, entry[0]) for name, entry in THREADS.items())
     threads = [{"name": name, "ident": ident, "native_id": native_id, "waits": waits,
                 "address": address,
                 "held_by": None if held_by is None else [idents[h] for h in held_by]}
                for name, (ident, native_id, waits, address, held_by) in THREADS.items()]
     cycles = []
+    tasks = waits_tasks.TASKS if WITH_TASKS else {}
     if deadlocks:
         def party(kind, name):
-            key = idents[name] if kind == "thread" else id(TASKS[name])
+            key = idents[name] if kind == "thread" else id(tasks[name])
             return {"kind": kind, "id": key if kind == "thread" else "%#x" % key, "name": name}
         parties = [("thread", ["worker-1", "worker-2"]), ("thread", ["lock-1", "lock-2"]),
                    ("thread", ["joiner", "joinee"])]
         if WITH_TASKS:
             parties += [("task", ["a", "b"]), ("task", ["lock-holder", "lock-waiter"])]
         for kind, names in parties:
-            ids = [idents[n] if kind == "thread" else id(TASKS[n]) for n in names]
+            ids = [idents[n] if kind == "thread" else id(tasks[n]) for n in names]
             start = ids.index(min(ids))
             cycles.append([party(kind, n) for n in names[start:] + names[:start]])
-    write_truth(sys.argv[1], truth_of("waits", threads, mode=mode, tasks=task_truth(deadlocks),
+    write_truth(sys.argv[1], truth_of("waits", threads, mode=mode,
+                                      tasks=waits_tasks.task_truth() if WITH_TASKS else [],
                                       cycles=cycles))
     while True:
         time.sleep(3600)  # parked

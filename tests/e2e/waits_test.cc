@@ -1,7 +1,10 @@
 // py-waits against what tests/data/waits.py records about itself, on pyenv's 3.6.15 to 3.10.13
 // (3.6, 3.7: threads only), Debian's 3.11, pyenv's 3.12.1 and 3.13.0 and Debian unstable's
 // 3.14 and 3.15 (.ci/fetch-pythons; each where installed), live and from a gcore core, in LLDB
-// and GDB:
+// and GDB; the thread suites (deadlocks, calm) and the GIL also on pyenv's 2.7.18 (threads
+// only, its cores alone and with the executable: threading's Python-level _RLock, _Condition,
+// _Event, _Semaphore and Thread.join on thread.lock, the classic class Queue.Queue; py-waits
+// says in one line that 2.7 has no asyncio):
 //   * Deadlocks (waits.py): an RLock-order deadlock between worker-1 (in `with R2:`) and
 //     worker-2 (in R1.acquire()), a Lock-order one between lock-1 and lock-2 (each Lock held by
 //     a `with` block, whose bound __exit__ on the frame's value stack names the holder),
@@ -28,8 +31,8 @@
 //   * Imports (import_waits.py): a thread waiting for a module lock (in importlib's
 //     _ModuleLock.acquire) is held by the thread its owner ident names, the one running that
 //     module's body; with a Lock between them, a cycle "waits for the import lock ...".
-//   * GIL (gil_wait.py, live, 3.8 to 3.15): the waiter waits for the GIL, held by the spinning
-//     main thread.
+//   * GIL (gil_wait.py, live, 2.7 and 3.8 to 3.15): the waiter waits for the GIL, held by the
+//     spinning main thread.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -54,6 +57,27 @@ namespace {
 const std::vector<std::string> kInterpreters = {"3.6.15", "3.7.16", "3.8.18",   "3.9.18",
                                                  "3.10.13", "debian_3.11", "3.12.1",
                                                  "3.13.0", "sid_3.14", "sid_3.15"};
+
+// The cells of the thread suites: kInterpreters', and 2.7.18's (no asyncio; its Python-level
+// locks read from the instance dicts, which a core alone and one with the executable both hold).
+std::vector<MatrixCell> ThreadSuiteCells() {
+  std::vector<MatrixCell> cells = MatrixCells({"2.7.18"}, Cores::kBoth);
+  for (MatrixCell& cell : MatrixCells(kInterpreters)) cells.push_back(std::move(cell));
+  return cells;
+}
+
+// 2.7 has no asyncio: the text says so in exactly one line, and no other version says it.
+void ExpectAsyncioLine(const json& truth, const std::string& out) {
+  const bool python2 = truth.at("python").at("version").get<std::string>().rfind("2.", 0) == 0;
+  const auto lines = LinesContaining(out, "has no asyncio");
+  size_t text_lines = 0;  // the JSON document states it too, in its warnings
+  for (const std::string& line : lines) {
+    if (line.rfind("{", 0) == 0) continue;
+    ++text_lines;
+    EXPECT_EQ(line, "warning: Python 2.7 has no asyncio: py-waits shows threads only") << out;
+  }
+  EXPECT_EQ(text_lines, python2 ? 1u : 0u) << out;
+}
 
 // The py-waits entry of each waiter, by (kind, id as the truth writes it).
 std::map<std::pair<std::string, std::string>, json> WaitsById(const json& document) {
@@ -264,6 +288,7 @@ TEST_P(Waits, ThreadsTasksAndCyclesMatchTruth) {
   }
   EXPECT_EQ(unwakeable, with_tasks ? 3u : 0u) << truth.dump(1);
   EXPECT_EQ(LinesContaining(run.out, "nothing can wake it").size(), unwakeable) << run.out;
+  ExpectAsyncioLine(truth, run.out);
   const size_t first_deadlock = run.out.find("\ndeadlock: ");
   const size_t first_wait = run.out.find("\nthread \"");
   EXPECT_LT(first_deadlock, first_wait) << run.out;
@@ -281,6 +306,7 @@ TEST_P(CalmWaits, NoCycleAndEachWaitAsTruth) {
   EXPECT_TRUE(got.at("cycles").empty()) << got.dump(1);
   EXPECT_TRUE(LinesContaining(run.out, "deadlock:").empty()) << run.out;
   EXPECT_EQ(LinesContaining(run.out, "no deadlock found").size(), 1u) << run.out;
+  ExpectAsyncioLine(truth, run.out);
 }
 
 using FuturesWaits = WaitsOf<kFuturesWaitsScript>;
@@ -372,7 +398,7 @@ TEST_P(GilWaits, WaiterWaitsForTheGilTheMainThreadHolds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
-                         ::testing::Combine(::testing::Values("3.8.18", "3.9.18", "3.10.13",
+                         ::testing::Combine(::testing::Values("2.7.18", "3.8.18", "3.9.18", "3.10.13",
                                                               "debian_3.11", "3.12.1", "3.13.0",
                                                               "sid_3.14", "sid_3.15"),
                                             ::testing::Values(Debugger::kLldb, Debugger::kGdb)),
@@ -381,9 +407,9 @@ INSTANTIATE_TEST_SUITE_P(Interpreters, GilWaits,
                                   DebuggerName(std::get<1>(info.param));
                          });
 
-INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+INSTANTIATE_TEST_SUITE_P(Interpreters, Waits, ::testing::ValuesIn(ThreadSuiteCells()),
                          MatrixCellName);
-INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
+INSTANTIATE_TEST_SUITE_P(Interpreters, CalmWaits, ::testing::ValuesIn(ThreadSuiteCells()),
                          MatrixCellName);
 INSTANTIATE_TEST_SUITE_P(Interpreters, FuturesWaits, ::testing::ValuesIn(MatrixCells(kInterpreters)),
                          MatrixCellName);

@@ -47,6 +47,8 @@ TYPES = [
     ["PyBytesObject"],
     ["PyStringObject"],
     ["PyIntObject"],
+    ["PyInstanceObject"],
+    ["PyClassObject"],
     ["struct _longobject", "PyLongObject"],
     ["PyFloatObject"],
     ["PyTupleObject"],
