@@ -13,6 +13,7 @@
 
 #include "core/base/limits.h"
 #include "core/target/elf_core_target.h"
+#include "fuzz/elf64_header.h"
 
 namespace pyunwind {
 namespace {
@@ -27,17 +28,8 @@ std::vector<uint8_t> CoreWith(const std::vector<uint8_t>& desc) {
   const size_t note_size = sizeof(Elf64_Nhdr) + 8 + ((desc.size() + 3) & ~size_t{3});
   const size_t data = (headers + note_size + 4095) & ~size_t{4095};
   std::vector<uint8_t> image(data + 2 * 4096);
-  Elf64_Ehdr header{};
-  std::memcpy(header.e_ident, ELFMAG, SELFMAG);
-  header.e_ident[EI_CLASS] = ELFCLASS64;
-  header.e_ident[EI_DATA] = ELFDATA2LSB;
-  header.e_ident[EI_VERSION] = EV_CURRENT;
-  header.e_type = ET_CORE;
-  header.e_machine = EM_X86_64;
-  header.e_version = EV_CURRENT;
+  Elf64_Ehdr header = fuzz::X86_64ElfHeader(ET_CORE);
   header.e_phoff = sizeof header;
-  header.e_ehsize = sizeof header;
-  header.e_phentsize = sizeof(Elf64_Phdr);
   header.e_phnum = 3;
   std::memcpy(image.data(), &header, sizeof header);
   Elf64_Phdr note{PT_NOTE, 0, headers, 0, 0, note_size, 0, 4};

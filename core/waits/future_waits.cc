@@ -24,12 +24,7 @@ FutureWaitReader::FutureWaitReader(ObjectReader& objects, const Interpreter& int
       values_(objects) {}
 
 uint64_t FutureWaitReader::LocalNamed(const Frame& frame, std::string_view name) {
-  auto slots = ReadLocalSlots(objects_, values_, frame.frame_address, frame.code_address);
-  if (!slots.ok()) return 0;
-  for (const LocalSlot& slot : slots->slots) {
-    if (slot.name == name && slot.bound && !slot.error) return slot.object;
-  }
-  return 0;
+  return LocalObjects(objects_, values_, frame.frame_address, frame.code_address, {name})[0];
 }
 
 std::optional<FutureWaitReader::Worker> FutureWaitReader::WorkerOf(const Thread& thread) {

@@ -27,13 +27,8 @@ std::string MethodQualnames::Of(uint64_t frame_address, uint64_t code_address,
     return found->second.empty() ? stated : found->second;
   }
   std::string qualname;
-  auto slots = ReadLocalSlots(objects_, values_, frame_address, code_address);
-  if (slots.ok() && !slots->slots.empty()) {
-    // A method's `self` is its first argument.
-    const LocalSlot& first = slots->slots.front();
-    if (first.name == "self" && first.bound && !first.error && first.object != 0) {
-      qualname = MethodQualname(first.object, code_address, stated);
-    }
+  if (const uint64_t self = SelfOf(objects_, values_, frame_address, code_address)) {
+    qualname = MethodQualname(self, code_address, stated);
   }
   if (found_.size() < kMaxCodeObjectsCached) found_.emplace(code_address, qualname);
   return qualname.empty() ? stated : qualname;

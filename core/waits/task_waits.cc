@@ -60,23 +60,16 @@ std::optional<WaitTarget> AwaitOf(ObjectReader& objects, MethodQualnames& qualna
 std::vector<uint64_t> InnermostLocals(ObjectReader& objects, ValueFormatter& values,
                                       const AsyncTask& task,
                                       const std::vector<std::string_view>& names) {
-  std::vector<uint64_t> found(names.size(), 0);
-  if (task.coroutine_stack.empty()) return found;
+  if (task.coroutine_stack.empty()) return std::vector<uint64_t>(names.size(), 0);
   const CoroutineFrame& innermost = task.coroutine_stack.front();
-  auto slots = ReadLocalSlots(objects, values, innermost.frame_address, innermost.code_address);
-  if (!slots.ok()) return found;
-  for (const LocalSlot& slot : slots->slots) {
-    if (!slot.bound || slot.error) continue;
-    for (size_t i = 0; i < names.size(); ++i) {
-      if (slot.name == names[i]) found[i] = slot.object;
-    }
-  }
-  return found;
+  return LocalObjects(objects, values, innermost.frame_address, innermost.code_address, names);
 }
 
 // The asyncio.Lock a task waits for: the `self` of its innermost coroutine, Lock.acquire.
 uint64_t LockOf(ObjectReader& objects, ValueFormatter& values, const AsyncTask& task) {
-  return InnermostLocals(objects, values, task, {"self"})[0];
+  if (task.coroutine_stack.empty()) return 0;
+  const CoroutineFrame& innermost = task.coroutine_stack.front();
+  return SelfOf(objects, values, innermost.frame_address, innermost.code_address);
 }
 
 // asyncio.sleep(delay) holds its TimerHandle in `h` (loop.call_later), whose `_when` slot is

@@ -149,12 +149,7 @@ class ThreadWaitReader {
 
   // The object the frame's `self` argument holds; 0 where it has none or it cannot be read.
   uint64_t SelfOf(const Frame& frame) {
-    auto slots = ReadLocalSlots(objects_, values_, frame.frame_address, frame.code_address);
-    if (!slots.ok()) return 0;
-    for (const LocalSlot& slot : slots->slots) {
-      if (slot.name == "self" && slot.bound && !slot.error) return slot.object;
-    }
-    return 0;
+    return pyunwind::SelfOf(objects_, values_, frame.frame_address, frame.code_address);
   }
 
   // An import waiting for the module lock another thread owns while it runs the module's body:

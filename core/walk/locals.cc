@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "core/objects/remote_collections.h"
@@ -95,7 +96,8 @@ Result<SlotNames> VarnamesCellsAndFrees(ObjectReader& objects, uint64_t code_add
 }  // namespace
 
 Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
-                                              uint64_t frame_address, uint64_t code_address) {
+                                  uint64_t frame_address, uint64_t code_address,
+                                  size_t first_slots) {
   const Layout& l = objects.layout();
   RemoteMemory& memory = objects.memory();
   const bool frame_objects = UsesFrameObjects(l);
@@ -109,7 +111,7 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
   PYU_ASSIGN_OR_RETURN(SlotNames slot_names, frame_objects
                                                  ? VarnamesCellsAndFrees(objects, code_address)
                                                  : LocalsPlusNames(objects, code_address));
-  const size_t count = slot_names.names.size();
+  const size_t count = std::min(slot_names.names.size(), first_slots);
   const std::string& kinds = slot_names.kinds;
   LocalSlots out;
   out.not_shown = slot_names.size - count;
@@ -160,6 +162,27 @@ Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
     slot.object = value;
   }
   return out;
+}
+
+std::vector<uint64_t> LocalObjects(ObjectReader& objects, ValueFormatter& values,
+                                   uint64_t frame_address, uint64_t code_address,
+                                   const std::vector<std::string_view>& names,
+                                   size_t first_slots) {
+  std::vector<uint64_t> found(names.size(), 0);
+  auto slots = ReadLocalSlots(objects, values, frame_address, code_address, first_slots);
+  if (!slots.ok()) return found;
+  for (const LocalSlot& slot : slots->slots) {
+    if (!slot.bound || slot.error) continue;
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (slot.name == names[i]) found[i] = slot.object;
+    }
+  }
+  return found;
+}
+
+uint64_t SelfOf(ObjectReader& objects, ValueFormatter& values, uint64_t frame_address,
+                uint64_t code_address) {
+  return LocalObjects(objects, values, frame_address, code_address, {"self"}, 1)[0];
 }
 
 FrameLocals ReadFrameLocals(ObjectReader& objects, ValueFormatter& values,

@@ -4,10 +4,12 @@
 // 3.14+ tagged stack references are untagged, tagged ints shown as ints.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/walk/model.h"
@@ -35,9 +37,22 @@ struct LocalSlots {
   size_t not_shown = 0;
 };
 
-// Fails only when the code object's names cannot be read.
+// Fails only when the code object's names cannot be read. Reads at most `first_slots` slots
+// (the rest count as not shown): a caller after a method's `self` needs the first alone.
 Result<LocalSlots> ReadLocalSlots(ObjectReader& objects, ValueFormatter& values,
-                                              uint64_t frame_address, uint64_t code_address);
+                                  uint64_t frame_address, uint64_t code_address,
+                                  size_t first_slots = SIZE_MAX);
+
+// The objects bound to the locals `names` of a frame, in that order: 0 for a name that is
+// not among its first `first_slots` slots, unbound, a tagged int, or unreadable.
+std::vector<uint64_t> LocalObjects(ObjectReader& objects, ValueFormatter& values,
+                                   uint64_t frame_address, uint64_t code_address,
+                                   const std::vector<std::string_view>& names,
+                                   size_t first_slots = SIZE_MAX);
+
+// A method's `self`: its first slot, when that is named self; else 0.
+uint64_t SelfOf(ObjectReader& objects, ValueFormatter& values, uint64_t frame_address,
+                uint64_t code_address);
 
 // A frame's locals (model.h, FrameLocals). A value that cannot be read gets a
 // null repr and the reason; when the code object's names cannot be read,

@@ -2,6 +2,7 @@
 their backtraces. The library's callbacks (callbacks.py) call the methods of the session
 that runs, `running.session`."""
 
+import contextlib
 import ctypes
 import os
 import re
@@ -126,24 +127,35 @@ class Session:
     def debugger_command(self, command):
         return gdb.execute(command.decode("utf-8", "replace"), to_string=True)
 
-    def native_frames(self, thread_id):
-        """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first.
-        Switches to the thread if it is not the selected one, and back."""
-        thread = self.thread(thread_id)
-        if thread is None or not thread.is_valid():
-            return ""
+    @contextlib.contextmanager
+    def _on_thread(self, thread):
+        """Selects `thread` if it is not the selected one, and the selected thread and frame
+        again afterwards."""
         selected = gdb.selected_thread()
         try:
             selected_frame = gdb.selected_frame()
         except gdb.error:
             selected_frame = None
         switched = selected is None or selected.ptid != thread.ptid
-        progspace = self.inferior.progspace
-        objfile_for_address = getattr(progspace, "objfile_for_address", None)  # GDB 14
-        lines = []
         try:
             if switched:
                 thread.switch()
+            yield
+        finally:
+            if switched and selected is not None and selected.is_valid():
+                selected.switch()
+                if selected_frame is not None and selected_frame.is_valid():
+                    selected_frame.select()
+
+    def native_frames(self, thread_id):
+        """GDB's backtrace of one thread: "PC\tFUNCTION\tMODULE" per frame, frame 0 first."""
+        thread = self.thread(thread_id)
+        if thread is None or not thread.is_valid():
+            return ""
+        progspace = self.inferior.progspace
+        objfile_for_address = getattr(progspace, "objfile_for_address", None)  # GDB 14
+        lines = []
+        with self._on_thread(thread):
             frame = gdb.newest_frame()
             while frame is not None and len(lines) < MAX_NATIVE_FRAMES:
                 if self.interrupted:
@@ -166,36 +178,18 @@ class Session:
                     frame = frame.older()
                 except gdb.error:
                     break
-        finally:
-            if switched and selected is not None and selected.is_valid():
-                selected.switch()
-                if selected_frame is not None and selected_frame.is_valid():
-                    selected_frame.select()
         return "\n".join(lines)
 
     def stack_pointer(self, thread_id):
-        """The SP of one thread's newest frame, or None. Switches to the thread as
-        native_frames does, and back."""
+        """The SP of one thread's newest frame, or None."""
         thread = self.thread(thread_id)
         if thread is None or not thread.is_valid():
             return None
-        selected = gdb.selected_thread()
         try:
-            selected_frame = gdb.selected_frame()
-        except gdb.error:
-            selected_frame = None
-        switched = selected is None or selected.ptid != thread.ptid
-        try:
-            if switched:
-                thread.switch()
-            return int(gdb.newest_frame().read_register("sp")) & 0xFFFFFFFFFFFFFFFF
+            with self._on_thread(thread):
+                return int(gdb.newest_frame().read_register("sp")) & 0xFFFFFFFFFFFFFFFF
         except gdb.error:
             return None
-        finally:
-            if switched and selected is not None and selected.is_valid():
-                selected.switch()
-                if selected_frame is not None and selected_frame.is_valid():
-                    selected_frame.select()
 
     def thread_ids(self):
         return " ".join(str(os_thread_id(t)) for t in self.inferior.threads())
